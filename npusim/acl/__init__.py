@@ -1,0 +1,27 @@
+"""``npusim.acl``: the pyACL-style facade (contract: design.md §3.1).
+
+C prefix -> module (``aclrt*`` -> ``acl.rt``, ``aclmdl*`` -> ``acl.mdl``), CamelCase -> snake_case;
+outputs come first in a tuple and the error code last; a call with no outputs returns just the code.
+Misuse never raises: it returns the code the real runtime returns. Constants carry their C names.
+"""
+from __future__ import annotations
+
+from .. import errors as _errors
+from ..runtime import api_device as _dev
+from . import rt, util
+from .constants import *  # noqa: F401,F403  (enum constants with their C names)
+
+for _c in _errors._TABLE:
+    globals()[_c[0]] = _c[1]
+
+
+def init(config_path=None) -> int:
+    """aclInit: fixes the chip profile (NPUSIM_PROFILE / npusim.configure)."""
+    return _dev.init(config_path)
+
+
+def finalize() -> int:
+    return _dev.finalize()
+
+
+__all__ = ["init", "finalize", "rt", "util"]

@@ -1,0 +1,21 @@
+"""Enum constants of the ACL headers, with their C names and values (acl_rt.h, acl_base_rt.h)."""
+from ..runtime.api_event import (ACL_EVENT_RECORDED_STATUS_COMPLETE,  # noqa: F401
+                                 ACL_EVENT_RECORDED_STATUS_NOT_READY, ACL_EVENT_STATUS_COMPLETE,
+                                 ACL_EVENT_STATUS_NOT_READY, ACL_NOTIFY_DEFAULT,
+                                 ACL_NOTIFY_DEVICE_USE_ONLY)
+from ..runtime.api_memory import (ACL_MEM_MALLOC_HUGE1G_ONLY,  # noqa: F401
+                                  ACL_MEM_MALLOC_HUGE1G_ONLY_P2P, ACL_MEM_MALLOC_HUGE_FIRST,
+                                  ACL_MEM_MALLOC_HUGE_FIRST_P2P, ACL_MEM_MALLOC_HUGE_ONLY,
+                                  ACL_MEM_MALLOC_HUGE_ONLY_P2P, ACL_MEM_MALLOC_NORMAL_ONLY,
+                                  ACL_MEM_MALLOC_NORMAL_ONLY_P2P, ACL_MEMCPY_DEFAULT,
+                                  ACL_MEMCPY_DEVICE_TO_DEVICE, ACL_MEMCPY_DEVICE_TO_HOST,
+                                  ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE, ACL_MEMCPY_HOST_TO_DEVICE,
+                                  ACL_MEMCPY_HOST_TO_HOST)
+from ..runtime.api_stream import (ACL_CONTINUE_ON_FAILURE, ACL_STOP_ON_FAILURE,  # noqa: F401
+                                  ACL_STREAM_CPU_SCHEDULE, ACL_STREAM_DEVICE_USE_ONLY,
+                                  ACL_STREAM_FAST_LAUNCH, ACL_STREAM_FAST_SYNC, ACL_STREAM_HUGE,
+                                  ACL_STREAM_PERSISTENT, ACL_STREAM_STATUS_COMPLETE,
+                                  ACL_STREAM_STATUS_NOT_READY)
+from ..runtime.event import (ACL_EVENT_CAPTURE_STREAM_PROGRESS,  # noqa: F401
+                             ACL_EVENT_DEVICE_USE_ONLY, ACL_EVENT_EXTERNAL, ACL_EVENT_IPC,
+                             ACL_EVENT_SYNC, ACL_EVENT_TIME_LINE)

@@ -1,0 +1,185 @@
+"""Simulated memory: one byte arena per device, an address space over it, and the allocator.
+
+Device HBM and pinned host memory live in one numpy ``uint8`` arena so that the engine can copy
+between them with a slice assignment. The arena is created with ``np.zeros``, which the OS commits
+lazily, so a multi-GiB arena costs only the pages a program touches.
+
+::
+
+    arena offset 0 ............ dev_size ............ dev_size+host_size ..... +SINK_SIZE
+                 | device HBM    | pinned host memory   | sink (faulting writes land here)
+    address      DEV_BASE ...     HOST_BASE ...           (not addressable)
+
+Addresses look like real ones (non-zero, 48-bit). Every allocation is tracked; the *context
+array* (``ctx``, int64) carries the address map and the sorted table of live allocations into the
+jitted engine and into kernels, so every kernel access can be bounds-checked against a live
+allocation (``npusim.device.memview``). Pageable host memory (a user's numpy array registered with
+``acl.util.numpy_to_ptr``) is deliberately *not* in the arena: the runtime treats it differently
+(async copies with it become synchronous), so the host layer copies it directly.
+"""
+from __future__ import annotations
+
+import bisect
+
+import numpy as np
+
+DEV_BASE = 0x12C0_4000_0000
+HOST_BASE = 0x7F4A_0000_0000
+PAGEABLE_BASE = 0x5600_0000_0000   # addresses handed out for registered numpy arrays
+SINK_SIZE = 1 << 20
+DEV_ALIGN = 512                    # aclrtMalloc returns 512-byte aligned blocks [fidelity.md]
+HOST_ALIGN = 64
+
+# ---- layout of the context array (one definition; engine, kernels and host all import it) ----
+C_LEN = 0            # length of the ctx array itself
+C_DEV_BASE = 1
+C_DEV_SIZE = 2
+C_HOST_BASE = 3
+C_HOST_OFF = 4       # arena offset of the pinned-host region
+C_HOST_SIZE = 5
+C_SINK_OFF = 6
+C_SINK_SIZE = 7
+C_FAULT = 8          # first access fault in the current kernel (0 none, else FAULT_*)
+C_FAULT_ADDR = 9
+C_FAULT_SIZE = 10
+C_PRINTF_OFF = 11    # arena offset of the device printf buffer
+C_PRINTF_SIZE = 12
+C_PRINTF_POS = 13    # bytes used in the printf buffer
+C_NALLOC = 15
+C_ALLOC = 16         # then pairs (lo, hi) of arena offsets, sorted by lo
+CTX_HEADER = C_ALLOC
+
+FAULT_NONE, FAULT_UNMAPPED, FAULT_OUT_OF_BOUNDS = 0, 1, 2
+
+
+class OutOfMemory(Exception):
+    """The arena region has no hole large enough (the API layer maps it to 207001)."""
+
+
+class _Region:
+    """First-fit allocator over one arena region; holes are kept sorted and merged on free."""
+
+    def __init__(self, off: int, size: int, align: int):
+        self.off, self.size, self.align = off, size, align
+        self.holes = [(off, off + size)]      # sorted, disjoint [lo, hi)
+        self.live: dict[int, int] = {}        # arena offset -> requested size
+
+    def alloc(self, nbytes: int) -> int:
+        need = -(-max(nbytes, 1) // self.align) * self.align
+        for i, (lo, hi) in enumerate(self.holes):
+            if hi - lo >= need:
+                if hi - lo == need:
+                    del self.holes[i]
+                else:
+                    self.holes[i] = (lo + need, hi)
+                self.live[lo] = nbytes
+                return lo
+        raise OutOfMemory(nbytes)
+
+    def free(self, off: int) -> int:
+        nbytes = self.live.pop(off)
+        need = -(-max(nbytes, 1) // self.align) * self.align
+        lo, hi = off, off + need
+        i = bisect.bisect_left(self.holes, (lo, hi))
+        if i > 0 and self.holes[i - 1][1] == lo:
+            lo = self.holes[i - 1][0]
+            del self.holes[i - 1]
+            i -= 1
+        if i < len(self.holes) and self.holes[i][0] == hi:
+            hi = self.holes[i][1]
+            del self.holes[i]
+        self.holes.insert(i, (lo, hi))
+        return nbytes
+
+    @property
+    def used(self) -> int:
+        return sum(self.live.values())
+
+
+class Memory:
+    """One device's arena, its two allocators and the context array the engine reads."""
+
+    def __init__(self, dev_size: int, host_size: int):
+        self.dev_size, self.host_size = dev_size, host_size
+        self.arena = np.zeros(dev_size + host_size + SINK_SIZE, np.uint8)
+        self.dev = _Region(0, dev_size, DEV_ALIGN)
+        self.host = _Region(dev_size, host_size, HOST_ALIGN)
+        self._lo = np.zeros(0, np.int64)    # sorted live allocation table (arena offsets)
+        self._hi = np.zeros(0, np.int64)
+        self.ctx = np.zeros(CTX_HEADER, np.int64)
+        h = self.ctx
+        h[C_DEV_BASE], h[C_DEV_SIZE] = DEV_BASE, dev_size
+        h[C_HOST_BASE], h[C_HOST_OFF], h[C_HOST_SIZE] = HOST_BASE, dev_size, host_size
+        h[C_SINK_OFF], h[C_SINK_SIZE] = dev_size + host_size, SINK_SIZE
+        self._publish()
+
+    # ---- address map ----
+    def to_off(self, addr: int) -> int:
+        """Arena offset of an address, or -1 when it is not in device or pinned-host memory."""
+        if DEV_BASE <= addr < DEV_BASE + self.dev_size:
+            return addr - DEV_BASE
+        if HOST_BASE <= addr < HOST_BASE + self.host_size:
+            return self.dev_size + addr - HOST_BASE
+        return -1
+
+    def to_addr(self, off: int) -> int:
+        return DEV_BASE + off if off < self.dev_size else HOST_BASE + off - self.dev_size
+
+    def is_device(self, addr: int) -> bool:
+        return DEV_BASE <= addr < DEV_BASE + self.dev_size
+
+    def is_pinned_host(self, addr: int) -> bool:
+        return HOST_BASE <= addr < HOST_BASE + self.host_size
+
+    # ---- allocation ----
+    def malloc(self, nbytes: int, host: bool = False) -> int:
+        region = self.host if host else self.dev
+        off = region.alloc(nbytes)
+        i = np.searchsorted(self._lo, off)
+        self._lo = np.insert(self._lo, i, off)
+        self._hi = np.insert(self._hi, i, off + nbytes)
+        self._publish()
+        return self.to_addr(off)
+
+    def free(self, addr: int, host: bool = False) -> int:
+        """Free the allocation starting at ``addr``; KeyError when there is none."""
+        off = self.to_off(addr)
+        region = self.host if host else self.dev
+        if off < 0 or off not in region.live:
+            raise KeyError(addr)
+        nbytes = region.free(off)
+        i = int(np.searchsorted(self._lo, off))
+        self._lo = np.delete(self._lo, i)
+        self._hi = np.delete(self._hi, i)
+        self._publish()
+        return nbytes
+
+    def allocation_of(self, addr: int) -> tuple[int, int] | None:
+        """(start address, size) of the live allocation holding ``addr``, else None."""
+        off = self.to_off(addr)
+        if off < 0:
+            return None
+        i = int(np.searchsorted(self._lo, off, side="right")) - 1
+        if i < 0 or off >= self._hi[i]:
+            return None
+        return self.to_addr(int(self._lo[i])), int(self._hi[i] - self._lo[i])
+
+    def check_range(self, addr: int, nbytes: int) -> bool:
+        """True when ``[addr, addr+nbytes)`` lies inside one live allocation."""
+        a = self.allocation_of(addr)
+        return a is not None and addr + nbytes <= a[0] + a[1]
+
+    def _publish(self) -> None:
+        """Rebuild the allocation table part of the context array (malloc/free are not hot)."""
+        n = len(self._lo)
+        ctx = np.empty(CTX_HEADER + 2 * n, np.int64)
+        ctx[:CTX_HEADER] = self.ctx[:CTX_HEADER]
+        ctx[C_LEN], ctx[C_NALLOC] = len(ctx), n
+        ctx[C_ALLOC::2], ctx[C_ALLOC + 1::2] = self._lo, self._hi
+        self.ctx = ctx
+
+    # ---- host access (the engine must have run first: the runtime layer makes sure) ----
+    def view(self, addr: int, nbytes: int) -> np.ndarray:
+        """A writable uint8 view of simulated memory (caller has checked the range)."""
+        off = self.to_off(addr)
+        return self.arena[off:off + nbytes]

@@ -1,0 +1,92 @@
+"""The SQE: one 64-byte row of a structured numpy array, and the opcode table.
+
+A real STARS SQE is 64 bytes; ours is too, so "bytes of engine memory per queued SQE" is an honest
+64. The host layer writes rows (or whole slices) of ``SQE_DTYPE``; the jitted engine reads them.
+Every opcode is defined once here, with the task-type name the runtime's dumps print for it.
+
+Operand meaning per opcode (``a0`` .. ``a5`` are int64):
+
+=================  =============================================================================
+NOP                 -
+KERNEL              a0 kernel id (row of the kernel table), a1 args device address, a2 args size,
+                    a3 explicit duration in ns (0: the kernel's cost model), blocks = numBlocks
+MEMCPY              a0 dst address, a1 src address, a2 byte count, flag = memcpy kind
+MEMSET              a0 dst address, a1 byte value, a2 byte count
+EVENT_RECORD        a0 sync slot, a1 value written (a record's sequence number; 1 for hardware)
+EVENT_WAIT          a0 sync slot, a1 value waited for (slot >= a1); flag WAIT_RESET clears after
+EVENT_RESET         a0 sync slot
+NOTIFY_RECORD       a0 sync slot (the slot is set to 1)
+NOTIFY_WAIT         a0 sync slot; waits for the slot >= 1 and consumes it (resets to 0)
+MEM_WRITE_VALUE     a0 address, a1 value, a2 width in bytes (1, 2, 4, 8)
+MEM_WAIT_VALUE      a0 address, a1 value, a2 width, flag = comparison (WAIT_GEQ, WAIT_EQ, ...)
+STREAM_ACTIVE       a0 SQ id to activate (cascade hop, model stream activation)
+END_GRAPH           a0 sync slot of the model's EndGraph notify (recorded like NOTIFY_RECORD)
+MODEL_EXECUTE       a0 model id: activates the model's head SQs (device side of a graph launch)
+COND_FIRST          a0 cond id (function-call SQE that reads the cond word and starts a branch)
+COND_NOTIFY_WAIT    a0 cond id (waits for the chosen branch's EndGraph notify)
+COND_JUMP_BACK      a0 cond id (WHILE: back to COND_FIRST)
+SQE_UPDATE          a0 source row in the pool, a1 destination row (task update, async on a stream)
+=================  =============================================================================
+"""
+from __future__ import annotations
+
+import numpy as np
+
+SQE_DTYPE = np.dtype([
+    ("op", np.uint8),        # opcode (OP_* below)
+    ("flag", np.uint8),      # opcode-specific flag (memcpy kind, wait comparison, ...)
+    ("blocks", np.uint16),   # numBlocks of a kernel (the runtime stores it as u16)
+    ("task_id", np.uint32),  # the task id the runtime would report (per stream, wraps at 2**16)
+    ("a0", np.int64), ("a1", np.int64), ("a2", np.int64),
+    ("a3", np.int64), ("a4", np.int64), ("a5", np.int64),
+    ("t_submit", np.int64),  # host time (ns) at which the doorbell for this SQE rang; 0 in models
+])
+assert SQE_DTYPE.itemsize == 64
+
+# name, value, task-type name printed by dumps
+OPCODES = (
+    ("NOP", 0, "NOP"),
+    ("KERNEL", 1, "KERNEL_AICORE"),
+    ("MEMCPY", 2, "MEMCPY_ASYNC"),
+    ("MEMSET", 3, "MEMSET_ASYNC"),
+    ("EVENT_RECORD", 4, "EVENT_RECORD"),
+    ("EVENT_WAIT", 5, "EVENT_WAIT"),
+    ("EVENT_RESET", 6, "EVENT_RESET"),
+    ("NOTIFY_RECORD", 7, "NOTIFY_RECORD"),
+    ("NOTIFY_WAIT", 8, "NOTIFY_WAIT"),
+    ("MEM_WRITE_VALUE", 9, "MEM_WRITE_VALUE"),
+    ("MEM_WAIT_VALUE", 10, "MEM_WAIT_VALUE"),
+    ("STREAM_ACTIVE", 11, "STREAM_ACTIVE"),
+    ("END_GRAPH", 12, "NOTIFY_RECORD"),
+    ("MODEL_EXECUTE", 13, "MODEL_EXECUTE"),
+    ("COND_FIRST", 14, "CONDITION_OP"),
+    ("COND_NOTIFY_WAIT", 15, "NOTIFY_WAIT"),
+    ("COND_JUMP_BACK", 16, "CONDITION_OP"),
+    ("SQE_UPDATE", 17, "SQE_UPDATE"),
+)
+N_OPCODES = len(OPCODES)
+OP_NAME = {v: n for n, v, _ in OPCODES}
+OP_VALUE = {n: v for n, v, _ in OPCODES}
+OP_TASK_TYPE = {v: t for _, v, t in OPCODES}
+assert sorted(OP_NAME) == list(range(N_OPCODES))
+
+OP_NOP, OP_KERNEL, OP_MEMCPY, OP_MEMSET = 0, 1, 2, 3
+OP_EVENT_RECORD, OP_EVENT_WAIT, OP_EVENT_RESET = 4, 5, 6
+OP_NOTIFY_RECORD, OP_NOTIFY_WAIT = 7, 8
+OP_MEM_WRITE_VALUE, OP_MEM_WAIT_VALUE = 9, 10
+OP_STREAM_ACTIVE, OP_END_GRAPH, OP_MODEL_EXECUTE = 11, 12, 13
+OP_COND_FIRST, OP_COND_NOTIFY_WAIT, OP_COND_JUMP_BACK = 14, 15, 16
+OP_SQE_UPDATE = 17
+for _n, _v, _ in OPCODES:
+    assert globals()["OP_" + _n] == _v, _n
+
+# EVENT_WAIT flag bits
+WAIT_RESET = 1            # clear the slot once the wait is satisfied (hardware event, notify)
+
+# MEM_WAIT_VALUE comparisons (the STARS value-wait flags; capture event waits use GEQ)
+WAIT_GEQ, WAIT_EQ, WAIT_AND, WAIT_NEQ = 0, 1, 2, 3
+
+
+def empty(n: int) -> np.ndarray:
+    """A zeroed block of ``n`` SQEs (NOPs)."""
+    return np.zeros(n, SQE_DTYPE)

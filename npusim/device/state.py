@@ -1,0 +1,174 @@
+"""One simulated device: the arrays the engine runs on, and the host-side bookkeeping around them.
+
+``DeviceState`` hands out SQ rings (slices of the SQE pool), sync slots (events, notifies) and model
+head lists; appends SQEs; and runs the engine up to a horizon or a stop condition, growing the
+trace buffer and logging device faults as it goes. It knows nothing about ACL rules: those live in
+``npusim.runtime``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import engine as E
+from .kernels import TABLE
+from .memory import Memory
+from .sqe import OP_KERNEL, SQE_DTYPE
+from .timing import cost_vector
+
+
+@dataclass
+class Fault:
+    """A device fault reported by the engine (kernel exception, bad address, ...)."""
+    sq: int
+    pos: int
+    kind: int
+    info: int
+    info2: int
+    op: int
+    time: int
+    kernel: int = -1     # kernel id when the faulting task is a kernel
+
+
+class DeviceState:
+    def __init__(self, profile, dev_size: int, host_size: int, trace_capacity: int = 1 << 16):
+        self.profile = profile
+        self.mem = Memory(dev_size, host_size)
+        self.pool = np.zeros(1 << 14, SQE_DTYPE)
+        self.pool_used = 0
+        self._free_rings: dict[int, list[int]] = {}     # depth -> free bases
+        self.sqs = np.zeros((64, E.Q_COLS), np.int64)
+        self._free_sqs: list[int] = []
+        self.sync = np.zeros((256, 3), np.int64)
+        self.nslots = 0
+        self._free_slots: list[int] = []
+        self.mptr = np.zeros(1, np.int64)
+        self.msq = np.zeros(0, np.int64)
+        self.st = np.zeros(E.E_COLS, np.int64)
+        self.trace = np.zeros(0, E.TRACE_DTYPE)
+        self._trace_capacity = trace_capacity
+        self.tc = cost_vector(profile)
+        self.faults: list[Fault] = []
+
+    # ---- tracing ----
+    def set_tracing(self, on: bool) -> None:
+        self.st[E.E_TRACE_ON] = 1 if on else 0
+        if on and len(self.trace) == 0:
+            self.trace = np.zeros(self._trace_capacity, E.TRACE_DTYPE)
+
+    def trace_rows(self) -> np.ndarray:
+        return self.trace[:min(int(self.st[E.E_TRACE_N]), len(self.trace))]
+
+    def clear_trace(self) -> None:
+        self.st[E.E_TRACE_N] = 0
+
+    # ---- pool and SQs ----
+    def _pool_alloc(self, depth: int) -> int:
+        free = self._free_rings.get(depth)
+        if free:
+            return free.pop()
+        base = self.pool_used
+        if base + depth > len(self.pool):
+            cap = len(self.pool)
+            while cap < base + depth:
+                cap *= 2
+            grown = np.zeros(cap, SQE_DTYPE)
+            grown[:base] = self.pool[:base]
+            self.pool = grown
+        self.pool_used = base + depth
+        return base
+
+    def alloc_sq(self, depth: int, kind: int = E.K_EAGER, dispatch_ns: int = 0) -> int:
+        """A new SQ with a ring of ``depth`` SQEs; eager SQs start active, model SQs idle."""
+        if self._free_sqs:
+            q = self._free_sqs.pop()
+        else:
+            q = int(self.st[E.E_NSQ])
+            if q >= len(self.sqs):
+                self.sqs = np.concatenate([self.sqs, np.zeros_like(self.sqs)])
+            self.st[E.E_NSQ] = q + 1
+        row = self.sqs[q]
+        row[:] = 0
+        row[E.Q_BASE], row[E.Q_DEPTH] = self._pool_alloc(depth), depth
+        row[E.Q_STATE] = E.S_ACTIVE if kind == E.K_EAGER else E.S_IDLE
+        row[E.Q_KIND], row[E.Q_DISPATCH], row[E.Q_WAIT] = kind, dispatch_ns, -1
+        return q
+
+    def free_sq(self, q: int) -> None:
+        row = self.sqs[q]
+        self._free_rings.setdefault(int(row[E.Q_DEPTH]), []).append(int(row[E.Q_BASE]))
+        row[:] = 0
+        row[E.Q_STATE] = E.S_FREE
+        self._free_sqs.append(q)
+
+    def pending(self, q: int) -> int:
+        return int(self.sqs[q, E.Q_TAIL] - self.sqs[q, E.Q_HEAD])
+
+    def row_of(self, q: int, pos: int) -> int:
+        return int(self.sqs[q, E.Q_BASE] + pos % self.sqs[q, E.Q_DEPTH])
+
+    def push(self, q: int, op: int, t_submit: int, a0=0, a1=0, a2=0, a3=0, a4=0, a5=0, flag=0,
+             blocks=0, task_id=0) -> int:
+        """Append one SQE at the tail of SQ ``q``; the caller made sure the ring has room."""
+        pos = int(self.sqs[q, E.Q_TAIL])
+        self.pool[self.row_of(q, pos)] = (op, flag, blocks, task_id, a0, a1, a2, a3, a4, a5,
+                                          t_submit)
+        self.sqs[q, E.Q_TAIL] = pos + 1
+        return pos
+
+    # ---- sync slots ----
+    def alloc_slot(self) -> int:
+        if self._free_slots:
+            s = self._free_slots.pop()
+        else:
+            s = self.nslots
+            if s >= len(self.sync):
+                self.sync = np.concatenate([self.sync, np.zeros_like(self.sync)])
+            self.nslots += 1
+        self.sync[s] = 0
+        return s
+
+    def free_slot(self, s: int) -> None:
+        self.sync[s] = 0
+        self._free_slots.append(s)
+
+    # ---- models ----
+    def set_model_heads(self, heads: list[list[int]]) -> None:
+        """Replace the model head table: ``heads[m]`` are the SQs MODEL_EXECUTE m activates."""
+        self.mptr = np.zeros(len(heads) + 1, np.int64)
+        self.mptr[1:] = np.cumsum([len(h) for h in heads])
+        self.msq = np.array([q for h in heads for q in h], np.int64)
+
+    # ---- running ----
+    def run(self, horizon: int = int(E.INF), stop_kind: int = E.STOP_NONE, stop_a: int = 0,
+            stop_b: int = 0) -> int:
+        """Run the engine; faults are logged and the run resumes, a full trace buffer grows.
+
+        Returns R_IDLE, R_HORIZON, R_STOPPED or R_DEADLOCK.
+        """
+        st = self.st
+        st[E.E_HORIZON], st[E.E_STOP_KIND], st[E.E_STOP_A], st[E.E_STOP_B] = (
+            horizon, stop_kind, stop_a, stop_b)
+        while True:
+            r = E.run(self.pool, self.sqs, self.sync, self.mptr, self.msq, self.mem.arena,
+                      self.mem.ctx, TABLE.addr, TABLE.cost, self.tc, self.trace, st)
+            if r == E.R_FAULT:
+                q, pos = int(st[E.E_SQ]), int(st[E.E_POS])
+                row = self.pool[self.row_of(q, pos)]
+                op = int(row["op"])
+                self.faults.append(Fault(q, pos, int(st[E.E_FKIND]), int(st[E.E_INFO]),
+                                         int(st[E.E_INFO2]), op, int(self.sqs[q, E.Q_TIME]),
+                                         int(row["a0"]) if op == OP_KERNEL else -1))
+                continue
+            if r == E.R_TRACE_FULL:
+                grown = np.zeros(2 * len(self.trace), E.TRACE_DTYPE)
+                grown[:len(self.trace)] = self.trace
+                self.trace = grown
+                continue
+            return r
+
+    @property
+    def now(self) -> int:
+        """The latest simulated time any SQE has finished at."""
+        return int(self.st[E.E_NOW])

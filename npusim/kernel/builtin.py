@@ -1,0 +1,162 @@
+"""Kernel bodies of the runtime's example kernels and the control-flow helpers (numba cfuncs).
+
+Each body has the ``KERNEL_SIG`` C ABI (``npusim.device.kernels``), reads its arguments from the
+8-byte slots of its args area, and touches memory only through checked views. The bodies are
+registered in the kernel table under the kernel names of the real samples (``spec/kernel.md`` §7),
+so a binary whose kernels carry those names launches these behaviours. Each body catches its own
+exceptions and returns ``KERNEL_TRAP``: a bug in a body is a kernel exception, never a crash.
+
+Durations (the ``cost_ns`` registered with each) are the simulator's stand-in for the real kernels'
+run times; see ``docs/timing.md``.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import cfunc
+
+from ..device import memview as V
+from ..device.half import f2h, h2f
+from ..device.kernels import KERNEL_SIG, KERNEL_TRAP, TABLE, UNIT_AIV, arena
+
+
+@cfunc(KERNEL_SIG, cache=True)
+def easy_op(memp, msize, ctxp, args, b, nb):
+    """EasyOPf(u32* x): x[block_idx] += 1."""
+    mem, ctx = arena(memp, msize, ctxp)
+    try:
+        x = V.u32(mem, ctx, V.args(mem, ctx, args, 1)[0] + 4 * b, 1)
+        x[0] += np.uint32(1)
+        return 0
+    except Exception:
+        return KERNEL_TRAP
+
+
+@cfunc(KERNEL_SIG, cache=True)
+def short_op(memp, msize, ctxp, args, b, nb):
+    """ShortOPf(u32* x): x[block_idx] *= 2."""
+    mem, ctx = arena(memp, msize, ctxp)
+    try:
+        x = V.u32(mem, ctx, V.args(mem, ctx, args, 1)[0] + 4 * b, 1)
+        x[0] *= np.uint32(2)
+        return 0
+    except Exception:
+        return KERNEL_TRAP
+
+
+@cfunc(KERNEL_SIG, cache=True)
+def error_op(memp, msize, ctxp, args, b, nb):
+    """ErrorOPf(): executes ``trap`` — always a kernel exception."""
+    return KERNEL_TRAP
+
+
+@cfunc(KERNEL_SIG, cache=True)
+def add_custom(memp, msize, ctxp, args, b, nb):
+    """add_custom(half* x, half* y, half* z): z = x + y on block b's 2048-element slice."""
+    mem, ctx = arena(memp, msize, ctxp)
+    try:
+        n = 2048
+        off = 2 * n * b
+        a = V.args(mem, ctx, args, 3)
+        x = V.u16(mem, ctx, a[0] + off, n)
+        y = V.u16(mem, ctx, a[1] + off, n)
+        z = V.u16(mem, ctx, a[2] + off, n)
+        for i in range(min(len(x), len(y), len(z))):
+            z[i] = f2h(h2f(x[i]) + h2f(y[i]))
+        return 0
+    except Exception:
+        return KERNEL_TRAP
+
+
+@cfunc(KERNEL_SIG, cache=True)
+def add_kernel(memp, msize, ctxp, args, b, nb):
+    """AddKernel(float* a, float* b, float* dst, u32 total): dst = a + b on block slices
+    of total/numBlocks elements (the remainder is ignored, as in the sample)."""
+    mem, ctx = arena(memp, msize, ctxp)
+    try:
+        s = V.args(mem, ctx, args, 4)
+        per = np.int64(V.slot_u32(s, 3)) // max(nb, 1)
+        off = 4 * per * b
+        a = V.f32(mem, ctx, s[0] + off, per)
+        c = V.f32(mem, ctx, s[1] + off, per)
+        d = V.f32(mem, ctx, s[2] + off, per)
+        for i in range(min(len(a), len(c), len(d))):
+            d[i] = a[i] + c[i]
+        return 0
+    except Exception:
+        return KERNEL_TRAP
+
+
+@cfunc(KERNEL_SIG, cache=True)
+def vector_add(memp, msize, ctxp, args, b, nb):
+    """VectorAddKernel(float* a, float* b, float* dst, float alpha, u32 n): every block computes
+    dst[i] = a[i] + alpha * b[i] for all n (as the quickstart sample does)."""
+    mem, ctx = arena(memp, msize, ctxp)
+    try:
+        s = V.args(mem, ctx, args, 5)
+        n = np.int64(V.slot_u32(s, 4))
+        alpha = V.slot_f32(s, 3)
+        a = V.f32(mem, ctx, s[0], n)
+        c = V.f32(mem, ctx, s[1], n)
+        d = V.f32(mem, ctx, s[2], n)
+        for i in range(min(len(a), len(c), len(d))):
+            d[i] = a[i] + alpha * c[i]
+        return 0
+    except Exception:
+        return KERNEL_TRAP
+
+
+@cfunc(KERNEL_SIG, cache=True)
+def cond_set_u64(memp, msize, ctxp, args, b, nb):
+    """CondSetU64(u64* ptr, u64 value): *ptr = value (block 0 only)."""
+    mem, ctx = arena(memp, msize, ctxp)
+    try:
+        if b == 0:
+            s = V.args(mem, ctx, args, 2)
+            p = V.i64(mem, ctx, s[0], 1)
+            p[0] = s[1]
+        return 0
+    except Exception:
+        return KERNEL_TRAP
+
+
+@cfunc(KERNEL_SIG, cache=True)
+def count_down(memp, msize, ctxp, args, b, nb):
+    """CountDown(i64* counter, u64* cond): counter -= 1; cond = 1 if counter > 0 else 0."""
+    mem, ctx = arena(memp, msize, ctxp)
+    try:
+        if b == 0:
+            s = V.args(mem, ctx, args, 2)
+            c = V.i64(mem, ctx, s[0], 1)
+            w = V.i64(mem, ctx, s[1], 1)
+            c[0] -= 1
+            w[0] = 1 if c[0] > 0 else 0
+        return 0
+    except Exception:
+        return KERNEL_TRAP
+
+
+# name, body, cost of one wave in ns, unit
+BUILTINS = (
+    ("EasyOPf", easy_op, 2_000, UNIT_AIV),
+    ("ShortOPf", short_op, 2_000, UNIT_AIV),
+    ("LongOPf", None, 0, UNIT_AIV),            # bound below: EasyOPf's body, a long duration
+    ("ErrorOPf", error_op, 1_000, UNIT_AIV),
+    ("add_custom", add_custom, 8_000, UNIT_AIV),
+    ("AddKernel", add_kernel, 6_000, UNIT_AIV),
+    ("VectorAddKernel", vector_add, 4_000, UNIT_AIV),
+    ("CondSetU64", cond_set_u64, 1_000, UNIT_AIV),
+    ("CountDown", count_down, 1_000, UNIT_AIV),
+)
+LONG_OP_NS = 50_000_000   # LongOPf spins 10000 x 25000 float iterations: tens of ms on a core
+
+
+def register_builtins() -> None:
+    for name, body, cost, unit in BUILTINS:
+        if name == "LongOPf":
+            TABLE.register(name, easy_op, LONG_OP_NS, unit=unit)
+        else:
+            TABLE.register(name, body, cost, unit=unit)
+
+
+register_builtins()
+

@@ -1,0 +1,160 @@
+"""aclInit/aclFinalize, devices and contexts: check orders and effects of
+docs/eager_api_checks.md §1–3 (each function returns the ACL code, outputs first)."""
+from __future__ import annotations
+
+from .. import errors as ERR
+from ..profiles import get_profile
+from .context import Context
+from .device import Device, DeadlockError
+from .runtime import RT
+
+
+def profile():
+    """The chip profile in force (fixed by ``acl.init``; APIs do not require init, as in the real
+    runtime, so the configured one is used before it)."""
+    if RT.profile is None:
+        p = get_profile(RT.profile_name)
+        return p.with_timing(**RT.profile_overrides) if RT.profile_overrides else p
+    return RT.profile
+
+
+def device(dev_id: int) -> Device:
+    d = RT.devices.get(dev_id)
+    if d is None:
+        d = RT.devices[dev_id] = Device(dev_id, profile())
+    return d
+
+
+def valid_device_id(dev_id) -> bool:
+    return isinstance(dev_id, int) and 0 <= dev_id < profile().device_count
+
+
+def current_context():
+    return RT.current_context
+
+
+# ---- init / finalize ----
+def init(config_path=None) -> int:
+    return RT.init()
+
+
+def finalize() -> int:
+    return RT.finalize()
+
+
+# ---- devices ----
+def get_device_count():
+    return profile().device_count, ERR.ACL_SUCCESS
+
+
+def set_device(dev_id) -> int:
+    if not valid_device_id(dev_id):
+        return ERR.ACL_ERROR_RT_INVALID_DEVICEID
+    RT.tick(profile().timing.host_api_ns)
+    d = device(dev_id)
+    if d.primary is None or d.primary.destroyed:
+        d.primary = Context(d, primary=True)
+        RT.handles.add("context", d.primary)
+    d.set_count += 1
+    RT.tls.context = None
+    RT.tls.primary = d.primary
+    return ERR.ACL_SUCCESS
+
+
+def reset_device(dev_id) -> int:
+    if not valid_device_id(dev_id):
+        return ERR.ACL_ERROR_RT_INVALID_DEVICEID
+    d = RT.devices.get(dev_id)
+    if d is None or d.set_count == 0:
+        return ERR.ACL_ERROR_RT_CONTEXT_RELEASE_ERROR
+    d.set_count -= 1
+    if d.set_count == 0:
+        _teardown(d.primary)
+        d.primary = None
+    return ERR.ACL_SUCCESS
+
+
+def get_device():
+    ctx = RT.current_context
+    if ctx is None:
+        return None, ERR.ACL_ERROR_RT_CONTEXT_NULL
+    return ctx.device.id, ERR.ACL_SUCCESS
+
+
+def synchronize_device() -> int:
+    from .capture_hooks import context_capturing
+    ctx = RT.current_context
+    if ctx is None:
+        return ERR.ACL_ERROR_RT_CONTEXT_NULL
+    if context_capturing(ctx):
+        return ERR.ACL_ERROR_RT_STREAM_CAPTURED
+    RT.tick(profile().timing.host_sync_ns)
+    if ctx.failure_code:
+        return ctx.failure_code
+    try:
+        ctx.device.wait_all()
+    except DeadlockError:
+        return ERR.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
+    code = ERR.ACL_SUCCESS
+    for s in list(ctx.streams):
+        c = s.device.take_sq_error(s.sq)
+        code = code or c
+    return ctx.failure_code or code
+
+
+# ---- contexts ----
+def create_context(dev_id):
+    if not valid_device_id(dev_id):
+        return None, ERR.ACL_ERROR_RT_INVALID_DEVICEID
+    d = device(dev_id)
+    ctx = Context(d, primary=False)
+    h = RT.handles.add("context", ctx)
+    RT.tls.context = ctx
+    RT.tls.primary = None
+    return h, ERR.ACL_SUCCESS
+
+
+def destroy_context(h) -> int:
+    if not h:
+        return ERR.ACL_ERROR_INVALID_PARAM
+    ctx, code = RT.handles.get("context", h)
+    if ctx is None or ctx.primary or ctx.destroyed:
+        return ERR.ACL_ERROR_RT_CONTEXT_NULL
+    _teardown(ctx)
+    RT.handles.remove(h)
+    if RT.tls.context is ctx:
+        RT.tls.context = None
+    return ERR.ACL_SUCCESS
+
+
+def set_current_context(h) -> int:
+    if not h:
+        return ERR.ACL_ERROR_INVALID_PARAM
+    ctx, code = RT.handles.get("context", h)
+    if ctx is None or ctx.destroyed:
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
+    RT.tls.context = ctx
+    RT.tls.primary = None
+    return ERR.ACL_SUCCESS
+
+
+def get_current_context():
+    ctx = RT.current_context
+    if ctx is None:
+        return None, ERR.ACL_ERROR_RT_CONTEXT_NULL
+    return ctx.handle, ERR.ACL_SUCCESS
+
+
+def _teardown(ctx) -> None:
+    """Destroy a context: wait for its streams' work, then free them (doc 04: the runtime waits
+    for unfinished tasks before releasing)."""
+    if ctx is None or ctx.destroyed:
+        return
+    try:
+        ctx.device.wait_all()
+    except DeadlockError:
+        pass
+    for s in list(ctx.streams):
+        s.release()
+    ctx.destroyed = True
+    RT.handles.remove(ctx.handle)

@@ -1,0 +1,281 @@
+"""Events and notifies (docs/eager_api_checks.md §6–7): check orders and device tasks."""
+from __future__ import annotations
+
+from .. import errors as ERR
+from ..device import sqe as S
+from . import api_stream as AS
+from .capture_hooks import stream_capturing
+from .device import DeadlockError
+from .event import (ACL_EVENT_CAPTURE_STREAM_PROGRESS, ACL_EVENT_DEVICE_USE_ONLY,
+                    ACL_EVENT_EXTERNAL, ACL_EVENT_IPC, ACL_EVENT_SYNC, ACL_EVENT_TIME_LINE, EX,
+                    FLAG, LEGACY, LEGACY_RT_FLAG, RT_EVENT_DDSYNC, Event, Notify)
+from .runtime import RT
+
+ACL_EVENT_STATUS_COMPLETE, ACL_EVENT_STATUS_NOT_READY = 0, 1          # aclrtQueryEvent
+ACL_EVENT_RECORDED_STATUS_NOT_READY, ACL_EVENT_RECORDED_STATUS_COMPLETE = 0, 1  # ...Status
+ACL_NOTIFY_DEFAULT, ACL_NOTIFY_DEVICE_USE_ONLY = 0, 1
+_OLD_OR = ACL_EVENT_SYNC | ACL_EVENT_CAPTURE_STREAM_PROGRESS | RT_EVENT_DDSYNC | ACL_EVENT_TIME_LINE
+
+
+def _live_events(dev) -> int:
+    return sum(1 for o in dev.slot_owner.values() if isinstance(o, Event) and not o.destroyed)
+
+
+def _create(kind: str, flag: int):
+    ctx = RT.current_context
+    if ctx is None:
+        return None, ERR.ACL_ERROR_RT_CONTEXT_NULL
+    if kind == FLAG and _live_events(ctx.device) >= ctx.device.profile.max_events:
+        return None, ERR.ACL_ERROR_RT_NO_EVENT_RESOURCE
+    RT.tick(ctx.device.timing.host_api_ns)
+    return RT.handles.add("event", Event(ctx, kind, flag)), ERR.ACL_SUCCESS
+
+
+def create_event():
+    return _create(LEGACY, LEGACY_RT_FLAG)
+
+
+def create_event_with_flag(flag: int):
+    flag = int(flag)
+    ok = (flag != 0 and flag & ~_OLD_OR == 0) or flag in (ACL_EVENT_DEVICE_USE_ONLY,
+                                                         ACL_EVENT_EXTERNAL)
+    if not ok:
+        return None, ERR.ACL_ERROR_RT_PARAM_INVALID
+    return _create(FLAG, flag)
+
+
+def create_event_ex_with_flag(flag: int):
+    flag = int(flag)
+    ok = (flag != 0 and flag & ~_OLD_OR == 0) or flag == ACL_EVENT_IPC
+    if not ok:
+        return None, ERR.ACL_ERROR_RT_PARAM_INVALID
+    return _create(EX, flag)
+
+
+def _event(h):
+    if not h:
+        return None, ERR.ACL_ERROR_INVALID_PARAM
+    return RT.handles.get("event", h)
+
+
+def _event_and_stream(eh, sh, need_wait_task: bool):
+    """The shared prefix of record / wait / reset: (event, stream, code)."""
+    ev, code = _event(eh)
+    if code:
+        return None, None, code
+    s, code = AS.lookup(sh)
+    if code:
+        return None, None, code
+    if ev.flag == ACL_EVENT_DEVICE_USE_ONLY:
+        return None, None, ERR.ACL_ERROR_RT_PARAM_INVALID
+    if ev.flag & ACL_EVENT_IPC and s is not None and stream_capturing(s):
+        return None, None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    if need_wait_task and not ev.has_wait_task:
+        return None, None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    s, code = AS.resolve_same_ctx(s)
+    if code:
+        return None, None, code
+    if s.ctx.failure_code:
+        return None, None, s.ctx.failure_code
+    return ev, s, ERR.ACL_SUCCESS
+
+
+def record_event(eh, sh) -> int:
+    ev, s, code = _event_and_stream(eh, sh, need_wait_task=False)
+    if code:
+        return code
+    v = ev.record_value()
+    pos = s.submit(S.OP_EVENT_RECORD, s.device.timing.host_event_record_ns, a0=ev.slot, a1=v)
+    ev.last = (s, pos)
+    return ERR.ACL_SUCCESS
+
+
+def stream_wait_event(sh, eh) -> int:
+    ev, s, code = _event_and_stream(eh, sh, need_wait_task=True)
+    if code:
+        return code
+    if ev.last is None:
+        if ev.kind == EX:
+            return ERR.ACL_SUCCESS                         # wait before any record: a no-op
+        if ev.kind == LEGACY:
+            return ERR.ACL_ERROR_RT_PARAM_INVALID          # "event has not been recorded"
+    s.submit(S.OP_EVENT_WAIT, s.device.timing.host_event_wait_ns, a0=ev.slot, a1=ev.wait_value())
+    return ERR.ACL_SUCCESS
+
+
+def reset_event(eh, sh) -> int:
+    ev, s, code = _event_and_stream(eh, sh, need_wait_task=True)
+    if code:
+        return code
+    if ev.new_mode:
+        return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    s.submit(S.OP_EVENT_RESET, s.device.timing.host_event_reset_ns, a0=ev.slot)
+    return ERR.ACL_SUCCESS
+
+
+def _observable(ev) -> int:
+    """Checks shared by query / synchronize / elapsed: capture binding, external events."""
+    from .capture_hooks import event_captured
+    if ev.flag & ACL_EVENT_EXTERNAL:
+        return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    if event_captured(ev):
+        return ERR.ACL_ERROR_RT_EVENT_CAPTURED
+    if ev.ctx.failure_code:
+        return ev.ctx.failure_code
+    return ERR.ACL_SUCCESS
+
+
+def synchronize_event(eh, timeout_ms: int = -1) -> int:
+    ev, code = _event(eh)
+    if code:
+        return code
+    code = _observable(ev)
+    if code:
+        return code
+    RT.tick(ev.device.timing.host_sync_ns)
+    if ev.last is None:
+        return ERR.ACL_SUCCESS
+    stream, pos = ev.last
+    if stream.destroyed:
+        return ERR.ACL_SUCCESS
+    start = RT.host_ns
+    try:
+        ev.device.wait_sq(stream.sq, pos + 1)
+    except DeadlockError:
+        return ERR.ACL_ERROR_RT_EVENT_SYNC_TIMEOUT
+    if timeout_ms > 0 and RT.host_ns - start > timeout_ms * 1_000_000:
+        return ERR.ACL_ERROR_RT_EVENT_SYNC_TIMEOUT
+    return stream.ctx.failure_code if stream.stop_on_failure else ERR.ACL_SUCCESS
+
+
+def synchronize_event_with_timeout(eh, timeout_ms: int) -> int:
+    if timeout_ms < -1 or timeout_ms == 0:
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
+    return synchronize_event(eh, timeout_ms)
+
+
+def _done(ev) -> bool:
+    RT.tick(ev.device.timing.host_api_ns)
+    ev.device.advance_to_host()
+    return ev.record_done()
+
+
+def query_event(eh):
+    """aclrtQueryEvent (deprecated): COMPLETE(0) / NOT_READY(1); Ex events are refused."""
+    ev, code = _event(eh)
+    if code:
+        return None, code
+    if ev.new_mode or ev.flag & ACL_EVENT_IPC:
+        return None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    code = _observable(ev)
+    if code:
+        return None, code
+    return (ACL_EVENT_STATUS_COMPLETE if _done(ev) else ACL_EVENT_STATUS_NOT_READY), 0
+
+
+def query_event_status(eh):
+    """aclrtQueryEventStatus: NOT_READY(0) / COMPLETE(1); before any record an Ex event is
+    COMPLETE and the others NOT_READY (event.cc:1193-1198)."""
+    ev, code = _event(eh)
+    if code:
+        return None, code
+    code = _observable(ev)
+    if code:
+        return None, code
+    if ev.last is None:
+        st = ACL_EVENT_RECORDED_STATUS_COMPLETE if ev.new_mode else \
+            ACL_EVENT_RECORDED_STATUS_NOT_READY
+        return st, ERR.ACL_SUCCESS
+    done = _done(ev)
+    return (ACL_EVENT_RECORDED_STATUS_COMPLETE if done else
+            ACL_EVENT_RECORDED_STATUS_NOT_READY), ERR.ACL_SUCCESS
+
+
+def event_elapsed_time(start_h, end_h):
+    """Milliseconds between two completed records (float); may be negative."""
+    if not start_h or not end_h:
+        return None, ERR.ACL_ERROR_INVALID_PARAM
+    a, code = RT.handles.get("event", start_h)
+    if code:
+        return None, code
+    b, code = RT.handles.get("event", end_h)
+    if code:
+        return None, code
+    for ev in (a, b):
+        code = _observable(ev)
+        if code:
+            return None, code
+        if ev.flag & ACL_EVENT_IPC:
+            return None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    if a.last is None or b.last is None:
+        return None, ERR.ACL_ERROR_RT_INTERNAL_ERROR
+    if not (_done(a) and _done(b)):
+        return None, ERR.ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID
+    return (b.timestamp() - a.timestamp()) / 1e6, ERR.ACL_SUCCESS
+
+
+def destroy_event(eh) -> int:
+    ev, code = _event(eh)
+    if code:
+        return code
+    ev.release()
+    RT.handles.remove(eh)
+    return ERR.ACL_SUCCESS
+
+
+# ---- notifies ----
+def create_notify(flag: int = ACL_NOTIFY_DEFAULT):
+    if flag not in (ACL_NOTIFY_DEFAULT, ACL_NOTIFY_DEVICE_USE_ONLY):
+        return None, ERR.ACL_ERROR_RT_PARAM_INVALID
+    ctx = RT.current_context
+    if ctx is None:
+        return None, ERR.ACL_ERROR_RT_CONTEXT_NULL
+    dev = ctx.device
+    live = sum(1 for o in dev.slot_owner.values() if isinstance(o, Notify) and not o.destroyed)
+    if live >= dev.profile.max_notifies:
+        return None, ERR.ACL_ERROR_RT_NO_NOTIFY_RESOURCE
+    return RT.handles.add("notify", Notify(ctx, flag)), ERR.ACL_SUCCESS
+
+
+def _notify_and_stream(nh, sh):
+    if not nh:
+        return None, None, ERR.ACL_ERROR_INVALID_PARAM
+    n, code = RT.handles.get("notify", nh)
+    if code:
+        return None, None, code
+    s, code = AS.lookup(sh)
+    if code:
+        return None, None, code
+    s, code = AS.resolve_same_ctx(s)
+    if code:
+        return None, None, code
+    return n, s, ERR.ACL_SUCCESS
+
+
+def record_notify(nh, sh) -> int:
+    n, s, code = _notify_and_stream(nh, sh)
+    if code:
+        return code
+    s.submit(S.OP_NOTIFY_RECORD, s.device.timing.host_event_record_ns, a0=n.slot)
+    return ERR.ACL_SUCCESS
+
+
+def wait_and_reset_notify(nh, sh, timeout_s: int = 0) -> int:
+    n, s, code = _notify_and_stream(nh, sh)
+    if code:
+        return code
+    s.submit(S.OP_NOTIFY_WAIT, s.device.timing.host_event_wait_ns, a0=n.slot)
+    return ERR.ACL_SUCCESS
+
+
+def destroy_notify(nh) -> int:
+    if not nh:
+        return ERR.ACL_ERROR_INVALID_PARAM
+    n, code = RT.handles.get("notify", nh)
+    if code:
+        return code
+    if RT.current_context is None:
+        return ERR.ACL_ERROR_RT_CONTEXT_NULL
+    n.release()
+    RT.handles.remove(nh)
+    return ERR.ACL_SUCCESS

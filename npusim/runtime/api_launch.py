@@ -1,0 +1,20 @@
+"""Kernel launch onto a stream: the device-side half every launch API shares.
+
+The binary/function handle APIs (``aclrtLaunchKernel`` and friends) resolve their function to a
+kernel-table id and an args area in device memory, then call ``launch``.
+"""
+from __future__ import annotations
+
+from .. import errors as ERR
+from ..device import sqe as S
+
+
+def launch(stream, kernel_id: int, num_blocks: int, args_addr: int, args_size: int,
+           duration_ns: int = 0) -> int:
+    """Queue one kernel task on a resolved stream (all API checks done by the caller)."""
+    if stream.ctx.failure_code:
+        return stream.ctx.failure_code
+    stream.submit(S.OP_KERNEL, stream.device.timing.host_kernel_launch_ns, a0=int(kernel_id),
+                  a1=int(args_addr), a2=int(args_size), a3=int(duration_ns),
+                  blocks=int(num_blocks) & 0xFFFF)
+    return ERR.ACL_SUCCESS

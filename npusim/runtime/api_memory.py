@@ -1,0 +1,222 @@
+"""Memory APIs: malloc/free, host memory, memcpy and memset, sync and async
+(docs/eager_api_checks.md §5)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import errors as ERR
+from ..device import sqe as S
+from ..device.memory import OutOfMemory
+from . import api_stream as AS
+from .capture_hooks import capture_mode_blocked, stream_capturing
+from .hostmem import DEVICE, PAGEABLE, PINNED, host_bytes, locate
+from .runtime import RT
+
+ACL_MEM_MALLOC_HUGE_FIRST, ACL_MEM_MALLOC_HUGE_ONLY, ACL_MEM_MALLOC_NORMAL_ONLY = 0, 1, 2
+ACL_MEM_MALLOC_HUGE_FIRST_P2P, ACL_MEM_MALLOC_HUGE_ONLY_P2P = 3, 4
+ACL_MEM_MALLOC_NORMAL_ONLY_P2P, ACL_MEM_MALLOC_HUGE1G_ONLY, ACL_MEM_MALLOC_HUGE1G_ONLY_P2P = 5, 6, 7
+ACL_MEMCPY_HOST_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE = 0, 1
+ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_DEVICE_TO_DEVICE = 2, 3
+ACL_MEMCPY_DEFAULT, ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE = 4, 5
+_VALID_KINDS = range(0, 6)
+_HOST = (PINNED, PAGEABLE)
+_KIND_OF = {(PINNED, DEVICE): 1, (PAGEABLE, DEVICE): 1, (DEVICE, PINNED): 2, (DEVICE, PAGEABLE): 2,
+            (DEVICE, DEVICE): 3}
+# pageable (unregistered) copies: kinds the runtime accepts per (src, dst) (MemcpyKindReviseMap)
+_PAGEABLE_OK = {(PAGEABLE, DEVICE): {1, 3}, (DEVICE, PAGEABLE): {2, 3}, (PINNED, PAGEABLE): {0, 1},
+                (PAGEABLE, PINNED): {0, 2}, (PAGEABLE, PAGEABLE): {0, 1, 2, 3}}
+
+
+def _real_kind(src_kind: str, dst_kind: str) -> int:
+    return _KIND_OF.get((src_kind, dst_kind), ACL_MEMCPY_HOST_TO_HOST)
+
+
+def _copy_cost(dev_timing, kind: int, n: int) -> int:
+    bw = {1: dev_timing.memcpy_h2d_bytes_per_ns, 2: dev_timing.memcpy_d2h_bytes_per_ns}.get(
+        kind, dev_timing.memcpy_d2d_bytes_per_ns)
+    return dev_timing.memcpy_setup_ns + n // max(bw, 1)
+
+
+# ---- allocation ----
+def malloc(size, policy=ACL_MEM_MALLOC_HUGE_FIRST):
+    if not isinstance(size, (int, np.integer)) or size <= 0:
+        return None, ERR.ACL_ERROR_INVALID_PARAM
+    ctx = RT.current_context
+    if ctx is None:
+        return None, ERR.ACL_ERROR_RT_CONTEXT_NULL
+    dev = ctx.device
+    pad = 0 if policy in (ACL_MEM_MALLOC_HUGE1G_ONLY, ACL_MEM_MALLOC_HUGE1G_ONLY_P2P) \
+        else dev.profile.malloc_padding
+    nbytes = -(-(int(size) + pad) // 32) * 32 if pad else -(-int(size) // 32) * 32
+    RT.tick(dev.timing.host_malloc_ns)
+    try:
+        return dev.state.mem.malloc(nbytes), ERR.ACL_SUCCESS
+    except OutOfMemory:
+        return None, ERR.ACL_ERROR_RT_MEMORY_ALLOCATION
+
+
+def free(ptr) -> int:
+    if not ptr:
+        return ERR.ACL_ERROR_INVALID_PARAM
+    w = locate(ptr)
+    if w.kind != DEVICE or w.start != ptr:
+        return ERR.ACL_ERROR_RT_PARAM_INVALID           # double free, host or interior pointer
+    RT.tick(w.device.timing.host_free_ns)
+    w.device.state.mem.free(int(ptr))
+    return ERR.ACL_SUCCESS
+
+
+def malloc_host(size):
+    if not isinstance(size, (int, np.integer)) or size <= 0:
+        return None, ERR.ACL_ERROR_INVALID_PARAM
+    ctx = RT.current_context
+    if ctx is None:
+        return None, ERR.ACL_ERROR_RT_CONTEXT_NULL
+    RT.tick(ctx.device.timing.host_malloc_ns)
+    try:
+        return ctx.device.state.mem.malloc(-(-int(size) // 32) * 32, host=True), ERR.ACL_SUCCESS
+    except OutOfMemory:
+        return None, ERR.ACL_ERROR_RT_MEMORY_ALLOCATION
+
+
+def free_host(ptr) -> int:
+    if not ptr:
+        return ERR.ACL_ERROR_INVALID_PARAM
+    w = locate(ptr)
+    if w.kind != PINNED or w.start != ptr:
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
+    RT.tick(w.device.timing.host_free_ns)
+    w.device.state.mem.free(int(ptr), host=True)
+    return ERR.ACL_SUCCESS
+
+
+# ---- copies ----
+def _sync_copy(dst, src, count, sw, dw) -> int:
+    """The driver copy of aclrtMemcpy: observe the device at the host's time, then copy."""
+    for w in (sw, dw):
+        if w.device is not None:
+            w.device.advance_to_host()
+    host_bytes(dw, dst, count)[:] = host_bytes(sw, src, count)
+    dev = (sw.device or dw.device)
+    if dev is not None:
+        RT.tick(_copy_cost(dev.timing, _real_kind(sw.kind, dw.kind), count))
+    return ERR.ACL_SUCCESS
+
+
+def memcpy(dst, dest_max, src, count, kind) -> int:
+    if count == 0:
+        return ERR.ACL_SUCCESS
+    if not dst or not src or kind not in _VALID_KINDS:
+        return ERR.ACL_ERROR_INVALID_PARAM
+    if dest_max == 0 or count > dest_max or count < 0:
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
+    if dst == src:
+        return ERR.ACL_SUCCESS
+    if RT.current_context is None:
+        return ERR.ACL_ERROR_RT_CONTEXT_NULL
+    if capture_mode_blocked():
+        return ERR.ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT
+    sw, dw = locate(src), locate(dst)
+    if not sw.fits(src, count) or not dw.fits(dst, count):
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
+    RT.tick(RT.current_context.device.timing.host_api_ns)
+    return _sync_copy(dst, src, count, sw, dw)
+
+
+def memcpy_async(dst, dest_max, src, count, kind, stream) -> int:
+    if count == 0:
+        return ERR.ACL_SUCCESS
+    if not dst or not src or kind not in _VALID_KINDS:
+        return ERR.ACL_ERROR_INVALID_PARAM
+    s, code = AS.lookup(stream)
+    if code:
+        return code
+    if dest_max == 0 or count > dest_max or count < 0:
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
+    if RT.current_context is None:
+        return ERR.ACL_ERROR_RT_CONTEXT_NULL
+    sw, dw = locate(src), locate(dst)
+    if not sw.fits(src, count) or not dw.fits(dst, count):
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
+    pageable = PAGEABLE in (sw.kind, dw.kind)
+    if pageable:
+        ok = _PAGEABLE_OK[(sw.kind, dw.kind)]
+        if kind != ACL_MEMCPY_DEFAULT and {5: 1}.get(kind, kind) not in ok:
+            return ERR.ACL_ERROR_RT_PARAM_INVALID
+    real = _real_kind(sw.kind, dw.kind)                 # the runtime corrects the kind
+    if real == ACL_MEMCPY_HOST_TO_HOST:
+        return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    if dst == src:
+        return ERR.ACL_SUCCESS
+    if pageable:                                        # stream sync + synchronous copy
+        if s is not None and stream_capturing(s):
+            return ERR.ACL_ERROR_RT_PARAM_INVALID
+        code = AS.synchronize_stream(stream)
+        if code:
+            return code
+        if capture_mode_blocked():
+            return ERR.ACL_ERROR_RT_CAPTURE_MODE_BLOCK_ASYNC
+        return _sync_copy(dst, src, count, sw, dw)
+    s, code = AS.resolve_same_ctx(s)
+    if code:
+        return code
+    if s.ctx.failure_code:
+        return s.ctx.failure_code
+    for w in (sw, dw):
+        if w.device is not s.device:
+            return ERR.ACL_ERROR_RT_PARAM_INVALID       # no peer access in the simulator
+    s.submit(S.OP_MEMCPY, s.device.timing.host_memcpy_async_ns, a0=int(dst), a1=int(src),
+             a2=int(count), flag=real)
+    return ERR.ACL_SUCCESS
+
+
+# ---- memset ----
+def memset(ptr, max_count, value, count) -> int:
+    if count == 0:
+        return ERR.ACL_SUCCESS
+    if not ptr:
+        return ERR.ACL_ERROR_INVALID_PARAM
+    if RT.current_context is None:
+        return ERR.ACL_ERROR_RT_CONTEXT_NULL
+    if capture_mode_blocked():
+        return ERR.ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT
+    if count > max_count or count < 0:
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
+    w = locate(ptr)
+    if not w.fits(ptr, count):
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
+    if w.device is not None:
+        w.device.advance_to_host()
+    host_bytes(w, ptr, count)[:] = np.uint8(int(value) & 0xFF)
+    RT.tick(RT.current_context.device.timing.host_api_ns)
+    return ERR.ACL_SUCCESS
+
+
+def memset_async(ptr, max_count, value, count, stream) -> int:
+    if count == 0:
+        return ERR.ACL_SUCCESS
+    if not ptr:
+        return ERR.ACL_ERROR_INVALID_PARAM
+    s, code = AS.lookup(stream)
+    if code:
+        return code
+    if count > max_count or count < 0:
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
+    s, code = AS.resolve_same_ctx(s)
+    if code:
+        return code
+    w = locate(ptr)
+    if not w.fits(ptr, count):
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
+    if w.kind in (PINNED, PAGEABLE):           # host memory is set at once, out of stream order
+        if w.device is not None:
+            w.device.advance_to_host()
+        host_bytes(w, ptr, count)[:] = np.uint8(int(value) & 0xFF)
+        return ERR.ACL_SUCCESS
+    if w.device is not s.device:
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
+    if s.ctx.failure_code:
+        return s.ctx.failure_code
+    s.submit(S.OP_MEMSET, s.device.timing.host_memset_async_ns, a0=int(ptr),
+             a1=int(value) & 0xFF, a2=int(count))
+    return ERR.ACL_SUCCESS

@@ -1,0 +1,159 @@
+"""Streams: create, destroy, synchronize, query, failure mode (docs/eager_api_checks.md §4)."""
+from __future__ import annotations
+
+from .. import errors as ERR
+from ..device import engine as E
+from .capture_hooks import stream_capturing
+from .device import DeadlockError
+from .runtime import RT
+from .stream import Stream
+
+ACL_STREAM_STATUS_COMPLETE, ACL_STREAM_STATUS_NOT_READY = 0, 1
+ACL_CONTINUE_ON_FAILURE, ACL_STOP_ON_FAILURE = 0, 1
+ACL_STREAM_FAST_LAUNCH, ACL_STREAM_FAST_SYNC, ACL_STREAM_PERSISTENT = 0x1, 0x2, 0x4
+ACL_STREAM_HUGE, ACL_STREAM_CPU_SCHEDULE, ACL_STREAM_DEVICE_USE_ONLY = 0x8, 0x10, 0x20
+_STREAM_FLAGS = 0x3F
+_NO_SYNC_FLAGS = ACL_STREAM_PERSISTENT | ACL_STREAM_CPU_SCHEDULE | ACL_STREAM_DEVICE_USE_ONLY
+
+
+def lookup(h):
+    """(stream or None for NULL, code): only handle validation (107017)."""
+    s, code = RT.handles.get("stream", h)
+    return s, code
+
+
+def resolve(s):
+    """A NULL stream is the current context's default stream: (stream, code)."""
+    ctx = RT.current_context
+    if ctx is None:
+        return None, ERR.ACL_ERROR_RT_CONTEXT_NULL
+    if s is None:
+        return ctx.default_stream, ERR.ACL_SUCCESS
+    return s, ERR.ACL_SUCCESS
+
+
+def resolve_same_ctx(s):
+    """As ``resolve``, plus 107003 for a stream of another context."""
+    s, code = resolve(s)
+    if code:
+        return None, code
+    if s.ctx is not RT.current_context:
+        return None, ERR.ACL_ERROR_RT_STREAM_CONTEXT
+    return s, ERR.ACL_SUCCESS
+
+
+def _count_streams(dev) -> int:
+    return sum(len(c.streams) for c in dev.contexts if not c.destroyed)
+
+
+def create_stream():
+    return create_stream_with_config(0, 0)
+
+
+def create_stream_with_config(priority: int = 0, flag: int = 0):
+    flag = int(flag) & _STREAM_FLAGS                      # unknown bits are dropped
+    if flag & ACL_STREAM_DEVICE_USE_ONLY and flag != ACL_STREAM_DEVICE_USE_ONLY:
+        return None, ERR.ACL_ERROR_RT_PARAM_INVALID
+    ctx = RT.current_context
+    if ctx is None:
+        return None, ERR.ACL_ERROR_RT_CONTEXT_NULL
+    dev = ctx.device
+    if _count_streams(dev) >= dev.profile.max_user_streams:
+        return None, ERR.ACL_ERROR_RT_NO_STREAM_RESOURCE
+    RT.tick(dev.timing.host_api_ns)
+    s = Stream(ctx, flags=flag, priority=min(max(int(priority), 0), 7))
+    return RT.handles.add("stream", s), ERR.ACL_SUCCESS
+
+
+def destroy_stream(h) -> int:
+    if not h:
+        return ERR.ACL_ERROR_INVALID_PARAM
+    s, code = lookup(h)
+    if code:
+        return code
+    if stream_capturing(s):
+        return ERR.ACL_ERROR_RT_STREAM_CAPTURED
+    s, code = resolve_same_ctx(s)
+    if code:
+        return code
+    try:                                                   # waits for pending tasks [doc 06]
+        s.device.wait_sq(s.sq, s.tail)
+    except DeadlockError:
+        pass
+    s.release()
+    return ERR.ACL_SUCCESS
+
+
+def synchronize_stream(h, timeout_ms: int = -1) -> int:
+    s, code = lookup(h)
+    if code:
+        return code
+    if s is not None and stream_capturing(s):
+        return ERR.ACL_ERROR_RT_STREAM_CAPTURED
+    if s is not None and s.flags & _NO_SYNC_FLAGS:
+        return ERR.ACL_SUCCESS
+    s, code = resolve(s)
+    if code:
+        return code
+    if s.ctx.failure_code:
+        return s.ctx.failure_code
+    dev = s.device
+    RT.tick(dev.timing.host_sync_ns)
+    start = RT.host_ns
+    try:
+        dev.wait_sq(s.sq, s.tail)
+    except DeadlockError:
+        return ERR.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
+    if timeout_ms > 0 and RT.host_ns - start > timeout_ms * 1_000_000:
+        return ERR.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
+    return s.ctx.failure_code or dev.take_sq_error(s.sq)
+
+
+def synchronize_stream_with_timeout(h, timeout_ms: int) -> int:
+    if timeout_ms < -1:
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
+    if timeout_ms == 0:
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
+    return synchronize_stream(h, timeout_ms)
+
+
+def stream_query(h):
+    s, code = lookup(h)
+    if code:
+        return None, code
+    if s is not None and stream_capturing(s):
+        return None, ERR.ACL_ERROR_RT_STREAM_CAPTURED
+    if s is not None and s.flags & _NO_SYNC_FLAGS:
+        return ACL_STREAM_STATUS_COMPLETE, ERR.ACL_SUCCESS
+    s, code = resolve(s)
+    if code:
+        return None, code
+    if s.ctx.failure_code:
+        return None, s.ctx.failure_code
+    RT.tick(s.device.timing.host_api_ns)
+    s.device.advance_to_host()
+    done = s.device.state.sqs[s.sq, E.Q_HEAD] >= s.tail
+    return (ACL_STREAM_STATUS_COMPLETE if done else ACL_STREAM_STATUS_NOT_READY), ERR.ACL_SUCCESS
+
+
+def set_stream_failure_mode(h, mode: int) -> int:
+    s, code = lookup(h)
+    if code:
+        return code
+    s, code = resolve(s)
+    if code:
+        return ERR.ACL_ERROR_RT_PARAM_INVALID if s is None and h is None else code
+    if s.flags & ACL_STREAM_DEVICE_USE_ONLY:
+        return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    mode = int(mode) & 1
+    if mode == int(s.stop_on_failure):
+        return ERR.ACL_SUCCESS
+    if mode == ACL_CONTINUE_ON_FAILURE:                    # STOP -> CONTINUE is refused
+        return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    if s.ctx is not RT.current_context:
+        return ERR.ACL_ERROR_RT_STREAM_CONTEXT
+    ctx = s.ctx                                            # the whole context switches mode
+    ctx.stop_on_failure = True
+    for t in ctx.streams:
+        t.set_stop_on_failure()
+    return ERR.ACL_SUCCESS

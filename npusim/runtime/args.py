@@ -1,0 +1,42 @@
+"""Device args areas: where a launch's argument bytes live in device memory.
+
+Like the runtime's per-stream args pool (``spec/kernel.md`` §5.3: ``1024 * rtsqDepth`` bytes,
+used for launches of at most 1024 bytes of args), each stream gets a ring of args slots in device
+memory on its first launch. A slot is reused only after ``rtsq_depth`` later launches on the same
+stream, and a stream never has more tasks in flight than that, so a slot is never overwritten
+while a task still reads it. Larger args get their own allocation, kept for the stream's life.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+SLOT = 1024
+
+
+def pack(values) -> bytes:
+    """Arguments as the device sees them: one little-endian 8-byte slot each; Python floats
+    and np.float32 go into the low 4 bytes as fp32, everything else as a 64-bit integer."""
+    out = np.zeros(len(values), np.uint64)
+    for i, v in enumerate(values):
+        if isinstance(v, (float, np.floating)):
+            out[i] = np.array([v], np.float32).view(np.uint32)[0]
+        else:
+            out[i] = np.uint64(int(v) & 0xFFFF_FFFF_FFFF_FFFF)
+    return out.tobytes()
+
+
+def place(stream, data: bytes) -> int:
+    """Copy ``data`` into a device args area for one launch on ``stream``; its address."""
+    mem = stream.device.state.mem
+    n = max(len(data), 8)
+    if n > SLOT:
+        addr = mem.malloc(n)
+        stream.extra_args = getattr(stream, "extra_args", []) + [addr]
+    else:
+        ring = getattr(stream, "args_ring", None)
+        if ring is None:
+            ring = stream.args_ring = [mem.malloc(SLOT * stream.device.profile.rtsq_depth), 0]
+        addr = ring[0] + SLOT * (ring[1] % stream.device.profile.rtsq_depth)
+        ring[1] += 1
+    mem.view(addr, len(data))[:] = np.frombuffer(data, np.uint8)
+    return addr

@@ -1,0 +1,25 @@
+"""Contexts: a device binding, its default stream, its streams, and its failure state.
+
+Per thread the runtime keeps (``curCtx``, ``curRef``): an explicit context set by
+``aclrtCreateContext``/``aclrtSetCurrentContext``, or the device's primary context referenced by
+``aclrtSetDevice``. The current context is the first that is still valid (docs/eager_api_checks.md
+§0, §3).
+"""
+from __future__ import annotations
+
+
+class Context:
+    def __init__(self, device, primary: bool):
+        from .stream import Stream
+        self.device = device
+        self.primary = primary
+        self.destroyed = False
+        self.streams: list = []
+        self.failure_code = 0          # sticky code once a STOP_ON_FAILURE stream faulted
+        self.stop_on_failure = False
+        self.handle = 0
+        device.contexts.append(self)
+        self.default_stream = Stream(self, is_default=True)
+
+    def describe(self) -> str:
+        return f"{'primary ' if self.primary else ''}context of device {self.device.id}"

@@ -1,0 +1,188 @@
+"""A device as the host runtime sees it: contexts, streams, events, memory, and observation.
+
+``Device`` owns the ``DeviceState`` (the engine's arrays) and is where "observing the device"
+happens: synchronizing a stream, an event or the whole device, querying, or copying back to the
+host runs the engine just far enough — up to the host's current time, or until the awaited work
+is done — and then moves the host clock to when that work finished. Work is lazy but exact: it
+always runs in simulated-time order, whenever it actually runs.
+"""
+from __future__ import annotations
+
+import itertools
+
+from .. import errors as ERR
+from ..device import engine as E
+from ..device.state import DeviceState
+from .runtime import RT
+
+
+def fault_code(f) -> int:
+    """The code a synchronize reports for a device fault: a vector-core kernel exception is
+    507035 (what the runtime's ErrorOP sample gets), a cube/mix kernel 507015 (eager_api_checks
+    §4.7); a bad address in a copy or value task is reported as a vector-core exception too."""
+    from ..device.kernels import TABLE, UNIT_AIC
+    if f.kind == E.F_BAD_OP:
+        return ERR.ACL_ERROR_RT_INTERNAL_ERROR
+    if 0 <= f.kernel < len(TABLE.entries) and TABLE.entries[f.kernel].unit == UNIT_AIC:
+        return ERR.ACL_ERROR_RT_AICORE_EXCEPTION
+    return ERR.ACL_ERROR_RT_VECTOR_CORE_EXCEPTION
+
+FAULT_NAMES = {E.F_KERNEL_TRAP: "kernel trap", E.F_KERNEL_OOB: "out-of-bounds kernel access",
+               E.F_BAD_ADDRESS: "unmapped address in a copy/value task", E.F_BAD_OP: "bad opcode"}
+
+
+class DeadlockError(Exception):
+    """Raised inside the runtime when the engine can make no progress; carries the diagnosis."""
+
+    def __init__(self, diagnosis: str):
+        super().__init__(diagnosis)
+        self.diagnosis = diagnosis
+
+
+class Device:
+    def __init__(self, dev_id: int, profile):
+        self.id = dev_id
+        self.profile = profile
+        opts = RT.device_options
+        self.state = DeviceState(profile, int(opts.get("hbm_bytes", min(profile.hbm_bytes, 4 << 30))),
+                                 int(opts.get("host_bytes", min(profile.host_pinned_bytes, 1 << 30))))
+        self.state.set_tracing(RT.trace_on)
+        self.set_count = 0                 # aclrtSetDevice reference count
+        self.contexts: list = []
+        self.primary = None                # the default context (created by set_device)
+        self.streams: dict[int, object] = {}   # sq -> Stream
+        self.slot_owner: dict[int, object] = {}
+        self._stream_ids = itertools.count(0)
+        self.last_error_detail = ""
+        self._faults_seen = 0
+        self.sq_fault_code: dict[int, int] = {}
+
+    # ---- ids ----
+    def next_stream_id(self) -> int:
+        return next(self._stream_ids)
+
+    @property
+    def timing(self):
+        return self.profile.timing
+
+    # ---- observation ----
+    def _run(self, horizon=int(E.INF), kind=E.STOP_NONE, a=0, b=0) -> int:
+        with RT.lock:
+            r = self.state.run(horizon, kind, a, b)
+            faults = self.state.faults
+            for f in faults[self._faults_seen:]:
+                self._on_fault(f)
+            self._faults_seen = len(faults)
+            return r
+
+    def _on_fault(self, f) -> None:
+        """A fault the engine logged: remember its code for the stream's next synchronize; a
+        STOP_ON_FAILURE stream makes the code sticky for its whole context."""
+        code = fault_code(f)
+        self.sq_fault_code.setdefault(f.sq, code)
+        s = self.streams.get(f.sq)
+        if s is not None and s.stop_on_failure and not s.ctx.failure_code:
+            s.ctx.failure_code = code
+        self.last_error_detail = self.describe_fault(f)
+
+    def advance_to_host(self) -> None:
+        """Run everything the device would have done by the host's current time."""
+        self._run(horizon=RT.host_ns)
+
+    def wait_sq(self, sq: int, pos: int) -> None:
+        """Block the host until SQ ``sq`` has executed up to ``pos``; DeadlockError if it never
+        can. The host clock moves to that SQ's completion time."""
+        r = self._run(kind=E.STOP_SQ_POS, a=sq, b=pos)
+        if r == E.R_DEADLOCK or (r == E.R_IDLE and self.state.sqs[sq, E.Q_HEAD] < pos):
+            raise DeadlockError(self.explain_stall())
+        RT.host_at_least(self.state.sqs[sq, E.Q_TIME])
+
+    def wait_slot(self, slot: int, value: int) -> None:
+        r = self._run(kind=E.STOP_SLOT, a=slot, b=value)
+        if r != E.R_STOPPED:
+            raise DeadlockError(self.explain_stall(extra_slot=slot))
+        RT.host_at_least(self.state.sync[slot, E.Y_TIME])
+
+    def wait_all(self) -> None:
+        r = self._run()
+        if r == E.R_DEADLOCK:
+            raise DeadlockError(self.explain_stall())
+        RT.host_at_least(self.state.now)
+
+    def take_sq_error(self, sq: int) -> int:
+        """The code of the first device fault on an SQ since the last report, then cleared
+        (``Stream::GetError`` clears it: a second synchronize returns 0)."""
+        code = self.sq_fault_code.pop(sq, ERR.ACL_SUCCESS)
+        s = self.streams.get(sq)
+        if code and not (s is not None and s.stop_on_failure):
+            self.state.sqs[sq, E.Q_ERR] = 0
+        return code
+
+    # ---- explanations ----
+    def stream_name(self, sq: int) -> str:
+        s = self.streams.get(sq)
+        return s.describe() if s is not None else f"sq{sq}"
+
+    def slot_name(self, slot: int) -> str:
+        o = self.slot_owner.get(slot)
+        return o.describe() if o is not None else f"sync slot {slot}"
+
+    def describe_fault(self, f) -> str:
+        from ..device.kernels import TABLE
+        what = FAULT_NAMES.get(f.kind, "device fault")
+        if 0 <= f.kernel < len(TABLE.entries):
+            what += f" in kernel {TABLE.name(f.kernel)}"
+        if f.kind in (E.F_KERNEL_OOB, E.F_BAD_ADDRESS):
+            what += f" at 0x{f.info:x} ({f.info2} bytes)"
+        return f"{what} on {self.stream_name(f.sq)}, task position {f.pos}"
+
+    def _pending_records(self, slot: int) -> list[tuple[int, int]]:
+        """(sq, pos) of every queued SQE that would set ``slot``."""
+        from ..device import sqe as S
+        st = self.state
+        found = []
+        for q in range(int(st.st[E.E_NSQ])):
+            if st.sqs[q, E.Q_STATE] == E.S_FREE:
+                continue
+            for pos in range(int(st.sqs[q, E.Q_HEAD]), int(st.sqs[q, E.Q_TAIL])):
+                e = st.pool[st.row_of(q, pos)]
+                if e["op"] in (S.OP_EVENT_RECORD, S.OP_NOTIFY_RECORD, S.OP_END_GRAPH) \
+                        and e["a0"] == slot:
+                    found.append((q, pos))
+                    break
+        return found
+
+    def explain_stall(self, extra_slot: int | None = None) -> str:
+        """Who waits on what, and who (if anyone) would record it: the deadlock diagnosis."""
+        st = self.state
+        lines = []
+        for q in range(int(st.st[E.E_NSQ])):
+            if st.sqs[q, E.Q_STATE] != E.S_PARKED:
+                continue
+            slot = int(st.sqs[q, E.Q_WAIT])
+            head = int(st.sqs[q, E.Q_HEAD])
+            if slot < 0:
+                lines.append(f"{self.stream_name(q)} waits (task position {head}) on a memory value")
+                continue
+            recs = self._pending_records(slot)
+            if recs:
+                by = "; ".join(f"{self.stream_name(rq)} would record it at task position {rp}, "
+                               f"but that stream is stuck at position {int(st.sqs[rq, E.Q_HEAD])}"
+                               for rq, rp in recs)
+            else:
+                by = "nothing queued on any stream records it"
+            lines.append(f"{self.stream_name(q)} waits (task position {head}) on "
+                         f"{self.slot_name(slot)}: {by}")
+        if extra_slot is not None and not lines:
+            lines.append(f"{self.slot_name(extra_slot)} is never recorded by any queued task")
+        msg = "deadlock: no stream can make progress\n  " + "\n  ".join(lines or ["(no waiter)"])
+        self.last_error_detail = msg
+        return msg
+
+    # ---- teardown ----
+    def close(self) -> None:
+        for s in list(self.streams.values()):
+            RT.handles.remove(getattr(s, "handle", 0))
+        self.streams.clear()
+        for c in self.contexts:
+            c.destroyed = True

@@ -1,0 +1,109 @@
+"""Events and notifies, with the semantics of each creation API (docs/eager_api_checks.md §6–7).
+
+Three event behaviours, keyed by how the event was made:
+
+* ``EX``     ``aclrtCreateEventExWithFlag``: a CUDA-like event. A record captures the work issued so
+  far on its stream; a wait waits for the latest record at issue time; a wait before any record is a
+  no-op; reset is refused (207000).
+* ``LEGACY`` ``aclrtCreateEvent`` (rt flag 0xE): like EX, but a wait before any record is 107000.
+* ``FLAG``   ``aclrtCreateEventWithFlag``: a sticky hardware flag with one id. A wait blocks the
+  stream until the flag is set by a record; waits do not clear it; ``aclrtResetEvent`` does.
+
+On the device every event is one sync slot. EX and LEGACY records write an increasing sequence
+number and waits wait for ``slot >= seq`` of the record they bind to; FLAG records write 1 and waits
+wait for ``slot >= 1``. Synchronize and query look at the latest record task only (its stream
+position), so a reset never changes them.
+
+A notify is a binary flag: a record sets it, a wait blocks until it is set and clears it.
+"""
+from __future__ import annotations
+
+from ..device import engine as E
+
+EX, LEGACY, FLAG = "ex", "legacy", "flag"
+
+ACL_EVENT_SYNC = 0x1
+ACL_EVENT_CAPTURE_STREAM_PROGRESS = 0x2
+RT_EVENT_DDSYNC = 0x4
+ACL_EVENT_TIME_LINE = 0x8
+ACL_EVENT_DEVICE_USE_ONLY = 0x10
+ACL_EVENT_EXTERNAL = 0x20
+ACL_EVENT_IPC = 0x40
+LEGACY_RT_FLAG = RT_EVENT_DDSYNC | ACL_EVENT_TIME_LINE | ACL_EVENT_CAPTURE_STREAM_PROGRESS
+_WAITABLE = ACL_EVENT_SYNC | RT_EVENT_DDSYNC | ACL_EVENT_EXTERNAL | ACL_EVENT_IPC
+
+
+class Event:
+    def __init__(self, ctx, kind: str, flag: int):
+        self.ctx = ctx
+        self.device = ctx.device
+        self.kind = kind
+        self.flag = flag
+        self.handle = 0
+        self.slot = self.device.state.alloc_slot()
+        self.device.slot_owner[self.slot] = self
+        self.seq = 0                  # records issued (EX/LEGACY sequence numbers)
+        self.last = None              # (stream, position) of the latest record task
+        self.destroyed = False
+
+    @property
+    def has_wait_task(self) -> bool:
+        """Events with only CAPTURE_STREAM_PROGRESS / TIME_LINE flags are markers: no wait."""
+        return bool(self.flag & _WAITABLE)
+
+    @property
+    def new_mode(self) -> bool:
+        return self.kind == EX
+
+    @property
+    def has_timeline(self) -> bool:
+        return bool(self.flag & ACL_EVENT_TIME_LINE)
+
+    def describe(self) -> str:
+        api = {EX: "aclrtCreateEventExWithFlag", LEGACY: "aclrtCreateEvent",
+               FLAG: "aclrtCreateEventWithFlag"}[self.kind]
+        return f"event 0x{self.handle:x} ({api}, flag 0x{self.flag:x})"
+
+    def record_value(self) -> int:
+        """Value the next record writes (and remember it)."""
+        if self.kind == FLAG:
+            return 1
+        self.seq += 1
+        return self.seq
+
+    def wait_value(self) -> int:
+        """Value a wait issued now waits for: the latest record's (1 for FLAG events)."""
+        return 1 if self.kind == FLAG else self.seq
+
+    def record_done(self) -> bool:
+        """Has the latest record task executed (the device has run up to the caller's time)?"""
+        if self.last is None:
+            return True
+        stream, pos = self.last
+        return self.device.state.sqs[stream.sq, E.Q_HEAD] > pos or stream.destroyed
+
+    def timestamp(self) -> int:
+        """Simulated time (ns) the latest record completed; 0 without TIME_LINE."""
+        return int(self.device.state.sync[self.slot, E.Y_TIME]) if self.has_timeline else 0
+
+    def release(self) -> None:
+        """Invalidate the handle. The slot is not reused: tasks already queued may still name
+        it (the runtime frees an event's resources only when its pending tasks finish)."""
+        self.destroyed = True
+
+
+class Notify:
+    def __init__(self, ctx, flag: int):
+        self.ctx = ctx
+        self.device = ctx.device
+        self.flag = flag
+        self.handle = 0
+        self.slot = self.device.state.alloc_slot()
+        self.device.slot_owner[self.slot] = self
+        self.destroyed = False
+
+    def describe(self) -> str:
+        return f"notify 0x{self.handle:x}"
+
+    def release(self) -> None:
+        self.destroyed = True

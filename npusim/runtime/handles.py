@@ -1,0 +1,60 @@
+"""Handles: the plain non-zero ints the facade hands out, and their validation.
+
+The real runtime validates a handle by the magic word embedded in the object it points to: the
+wrong type, or a destroyed object (magic reset to 0), gives ``ACL_ERROR_RT_INVALID_HANDLE``
+(107017); a NULL handle passes validation and is judged by the API's own null checks
+(``spec/aclgraph.md`` §0.3, ``spec/kernel.md`` §0). The registry reproduces that: a handle maps to
+its live object; anything else non-zero — stale, foreign, or of another kind — is invalid.
+"""
+from __future__ import annotations
+
+import itertools
+import threading
+
+from .. import errors as ERR
+
+# kind -> high bits of its handles, so handles look like pointers and kinds never collide
+_KIND_BASE = {
+    "context": 0x5A10_0000_0000, "stream": 0x5A20_0000_0000, "event": 0x5A30_0000_0000,
+    "notify": 0x5A40_0000_0000, "model": 0x5A50_0000_0000, "binary": 0x5A60_0000_0000,
+    "function": 0x5A70_0000_0000, "args": 0x5A80_0000_0000, "param": 0x5A90_0000_0000,
+    "cond": 0x5AA0_0000_0000, "taskgrp": 0x5AB0_0000_0000, "task": 0x5AC0_0000_0000,
+}
+_STRIDE = 0x40
+
+
+class Registry:
+    """Live objects by handle. ``get`` returns (object, code): code is 0, or 107017."""
+
+    def __init__(self):
+        self._live: dict[int, tuple[str, object]] = {}
+        self._counters = {k: itertools.count(1) for k in _KIND_BASE}
+        self._lock = threading.Lock()
+
+    def add(self, kind: str, obj) -> int:
+        with self._lock:
+            h = _KIND_BASE[kind] + next(self._counters[kind]) * _STRIDE
+            self._live[h] = (kind, obj)
+        obj.handle = h
+        return h
+
+    def remove(self, h: int) -> None:
+        self._live.pop(h, None)
+
+    def get(self, kind: str, h):
+        """(obj, 0) for a live handle of this kind, (None, 0) for NULL, else (None, 107017)."""
+        if h is None or h == 0:
+            return None, ERR.ACL_SUCCESS
+        try:
+            k, obj = self._live[h]
+        except (KeyError, TypeError):
+            return None, ERR.ACL_ERROR_RT_INVALID_HANDLE
+        if k != kind:
+            return None, ERR.ACL_ERROR_RT_INVALID_HANDLE
+        return obj, ERR.ACL_SUCCESS
+
+    def live(self, kind: str) -> list:
+        return [o for k, o in list(self._live.values()) if k == kind]
+
+    def clear(self) -> None:
+        self._live.clear()

@@ -1,0 +1,93 @@
+"""Host memory the runtime did not allocate: numpy arrays registered as pageable memory, and
+the lookup that classifies any pointer (device, pinned host, pageable, unknown).
+
+The runtime treats pageable memory differently from pinned memory (an async copy with it becomes
+a synchronous one; a capturing stream refuses it), so the simulator keeps the two apart: pinned
+memory lives in a device's arena, pageable memory stays in the user's numpy array.
+"""
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..device.memory import PAGEABLE_BASE
+from .runtime import RT
+
+DEVICE, PINNED, PAGEABLE, UNKNOWN = "device", "pinned", "pageable", "unknown"
+
+
+@dataclass
+class Where:
+    kind: str
+    device: object = None        # Device owning the arena (DEVICE, PINNED)
+    array: np.ndarray = None     # uint8 view of the registered array (PAGEABLE)
+    offset: int = 0              # offset inside ``array`` (PAGEABLE)
+    start: int = 0               # start address of the allocation / registration
+    size: int = 0                # its size in bytes
+
+    def fits(self, addr: int, n: int) -> bool:
+        return self.kind != UNKNOWN and self.start <= addr and addr + n <= self.start + self.size
+
+
+class PageableRegistry:
+    def __init__(self):
+        self._starts: list[int] = []
+        self._items: list[tuple[int, int, np.ndarray, object]] = []   # start, size, bytes, owner
+        self._by_id: dict[int, int] = {}
+        self._next = PAGEABLE_BASE
+
+    def register(self, array: np.ndarray) -> int:
+        if not isinstance(array, np.ndarray) or not array.flags.c_contiguous:
+            raise ValueError("numpy_to_ptr needs a C-contiguous numpy array")
+        key = id(array)
+        if key in self._by_id:
+            return self._by_id[key]
+        start = self._next
+        size = max(array.nbytes, 1)
+        self._next += -(-size // 4096) * 4096 + 4096
+        i = bisect.bisect(self._starts, start)
+        self._starts.insert(i, start)
+        self._items.insert(i, (start, size, array.reshape(-1).view(np.uint8), array))
+        self._by_id[key] = start
+        return start
+
+    def find(self, addr: int):
+        i = bisect.bisect(self._starts, addr) - 1
+        if i >= 0:
+            start, size, data, _ = self._items[i]
+            if addr < start + size:
+                return start, size, data
+        return None
+
+
+PAGEABLE_MEM = PageableRegistry()
+
+
+def locate(addr) -> Where:
+    """Classify an address: device memory or pinned host memory of some device's arena (live
+    allocations only), a registered pageable array, or unknown."""
+    if not isinstance(addr, (int, np.integer)) or addr <= 0:
+        return Where(UNKNOWN)
+    addr = int(addr)
+    for dev in RT.devices.values():
+        mem = dev.state.mem
+        if mem.is_device(addr) or mem.is_pinned_host(addr):
+            a = mem.allocation_of(addr)
+            if a is None:
+                return Where(UNKNOWN)
+            return Where(DEVICE if mem.is_device(addr) else PINNED, dev, start=a[0], size=a[1])
+    hit = PAGEABLE_MEM.find(addr)
+    if hit is not None:
+        start, size, data = hit
+        return Where(PAGEABLE, array=data, offset=addr - start, start=start, size=size)
+    return Where(UNKNOWN)
+
+
+def host_bytes(w: Where, addr: int, n: int) -> np.ndarray:
+    """A uint8 view of ``n`` bytes at ``addr`` (the caller checked ``w.fits``)."""
+    if w.kind == PAGEABLE:
+        o = addr - w.start
+        return w.array[o:o + n]
+    return w.device.state.mem.view(addr, n)

@@ -1,0 +1,119 @@
+"""Process-wide runtime state: init/finalize, the chip profile, devices, handles, host clock.
+
+One ``Runtime`` exists per process (``RT``), like the real ``Runtime`` singleton. ``acl.init``
+fixes the chip profile (``NPUSIM_PROFILE`` or ``npusim.configure``); everything after follows it.
+The host clock is simulated time on the host side: every API call advances it by the profile's
+cost for that call, and observing the device (synchronize, query, D2H copy) moves it to the time
+the device work it waited for finished.
+"""
+from __future__ import annotations
+
+import os
+import threading
+
+from .. import errors as ERR
+from ..profiles import DEFAULT_PROFILE, get_profile
+from .handles import Registry
+
+
+class _ThreadState(threading.local):
+    """Per thread: ``context`` (curCtx, set explicitly) and ``primary`` (curRef, the primary
+    context of the device this thread set)."""
+
+    def __init__(self):
+        self.context = None
+        self.primary = None
+
+
+class Runtime:
+    def __init__(self):
+        self.initialized = False
+        self.init_refs = 0
+        self.finalized = False
+        self.profile_name = os.environ.get("NPUSIM_PROFILE", DEFAULT_PROFILE)
+        self.profile_overrides: dict = {}
+        self.profile = None
+        self.devices: dict = {}           # device id -> Device (opened by set_device/create ctx)
+        self.handles = Registry()
+        self.tls = _ThreadState()
+        self.host_ns = 0
+        self.lock = threading.RLock()
+        self.trace_on = False
+        self.device_options: dict = {}
+
+    # ---- configuration ----
+    def configure(self, profile: str | None = None, trace: bool | None = None,
+                  **options) -> None:
+        """Choose the chip profile (and simulator options) used by the next ``acl.init``."""
+        if profile is not None:
+            get_profile(profile)                       # KeyError with the valid names
+            self.profile_name = profile
+        if trace is not None:
+            self.trace_on = bool(trace)
+            for d in self.devices.values():
+                d.state.set_tracing(self.trace_on)
+        timing = options.pop("timing", None)
+        if timing:
+            self.profile_overrides.update(timing)
+        self.device_options.update(options)
+
+    # ---- host clock ----
+    def tick(self, ns: int) -> int:
+        """Advance the host clock by an API's cost; returns the new host time."""
+        self.host_ns += int(ns)
+        return self.host_ns
+
+    def host_at_least(self, t: int) -> None:
+        if t > self.host_ns:
+            self.host_ns = int(t)
+
+    # ---- init / finalize ----
+    def init(self) -> int:
+        """aclInit: a second init counts a reference and returns 100002 (acl.cpp:388-391)."""
+        if self.init_refs > 0:
+            self.init_refs += 1
+            return ERR.ACL_ERROR_REPEAT_INITIALIZE
+        prof = get_profile(self.profile_name)
+        if self.profile_overrides:
+            prof = prof.with_timing(**self.profile_overrides)
+        if self.profile is not None and prof != self.profile:
+            self.reset()                 # a new chip: nothing of the old one survives
+        self.profile = prof
+        self.initialized = True
+        self.finalized = False
+        self.init_refs = 1
+        return ERR.ACL_SUCCESS
+
+    def finalize(self) -> int:
+        """aclFinalize: 100037 only after a finalize; it does not reset devices or free memory
+        (acl.cpp:547-646), so neither does the simulator. ``reset`` wipes everything."""
+        if self.finalized:
+            return ERR.ACL_ERROR_REPEAT_FINALIZE
+        self.init_refs = 0
+        self.finalized = True
+        self.initialized = False
+        return ERR.ACL_SUCCESS
+
+    def reset(self) -> None:
+        """Forget every device, handle and thread binding (a fresh process, for tests)."""
+        for d in list(self.devices.values()):
+            d.close()
+        self.devices.clear()
+        self.handles.clear()
+        self.tls = _ThreadState()
+        self.initialized = self.finalized = False
+        self.init_refs = 0
+        self.profile = None
+        self.host_ns = 0
+
+    # ---- contexts ----
+    @property
+    def current_context(self):
+        """curCtx if still valid, else the referenced primary context if still valid."""
+        for ctx in (self.tls.context, self.tls.primary):
+            if ctx is not None and not ctx.destroyed:
+                return ctx
+        return None
+
+
+RT = Runtime()

@@ -1,0 +1,70 @@
+"""Streams: an eager SQ ring on the device, task ids, and submission with back-pressure.
+
+Submitting a task writes one SQE at the ring's tail with the host time at which its doorbell
+rang. A full ring makes the host wait (the engine runs until a slot frees up), as the real
+runtime blocks a thread whose stream has ``maxTaskNumPerStream`` tasks in flight.
+"""
+from __future__ import annotations
+
+from ..device import engine as E
+from .runtime import RT
+
+
+class Stream:
+    def __init__(self, ctx, is_default: bool = False, flags: int = 0, priority: int = 0):
+        self.ctx = ctx
+        self.device = ctx.device
+        self.is_default = is_default
+        self.flags = flags
+        self.priority = priority
+        self.destroyed = False
+        self.handle = 0
+        prof = self.device.profile
+        self.depth = prof.max_task_num_per_stream
+        self.sq = self.device.state.alloc_sq(prof.rtsq_depth, E.K_EAGER,
+                                             prof.timing.sqe_dispatch_eager_ns)
+        self.id = self.device.next_stream_id()
+        self.task_seq = 0
+        self.stop_on_failure = ctx.stop_on_failure
+        if self.stop_on_failure:
+            self.device.state.sqs[self.sq, E.Q_STOP_ON_FAIL] = 1
+        self.device.streams[self.sq] = self
+        ctx.streams.append(self)
+
+    def describe(self) -> str:
+        kind = "default stream" if self.is_default else "stream"
+        return f"{kind} {self.id} (device {self.device.id})"
+
+    # ---- submission ----
+    @property
+    def tail(self) -> int:
+        return int(self.device.state.sqs[self.sq, E.Q_TAIL])
+
+    def submit(self, op: int, host_cost_ns: int, **fields) -> int:
+        """Append one task; returns its position in the stream."""
+        dev = self.device
+        RT.tick(host_cost_ns)
+        st = dev.state
+        if st.pending(self.sq) >= self.depth:
+            dev.wait_sq(self.sq, self.tail - self.depth + 1)
+        t = RT.host_ns + dev.timing.doorbell_ns
+        task_id = self.task_seq & 0xFFFF
+        self.task_seq += 1
+        return st.push(self.sq, op, t, task_id=task_id, **fields)
+
+    def set_stop_on_failure(self) -> None:
+        self.stop_on_failure = True
+        self.device.state.sqs[self.sq, E.Q_STOP_ON_FAIL] = 1
+
+    def release(self) -> None:
+        """Free the SQ (after the stream's work is done)."""
+        self.destroyed = True
+        self.device.streams.pop(self.sq, None)
+        if self in self.ctx.streams:
+            self.ctx.streams.remove(self)
+        self.device.state.free_sq(self.sq)
+        mem = self.device.state.mem
+        ring = getattr(self, "args_ring", None)
+        for addr in ([ring[0]] if ring else []) + getattr(self, "extra_args", []):
+            mem.free(addr)
+        RT.handles.remove(self.handle)
