@@ -210,3 +210,88 @@ class Device:
 
     def reset(self) -> None:
         _ok(acl.rt.reset_device(self.id))
+
+
+_MODES = {"global": 0, "thread_local": 1, "relaxed": 2}
+
+
+class Graph:
+    """A captured model (``aclmdlRI``): replay it, inspect it, destroy it.
+
+    Made by ``npusim.graph(stream=...)``, in the shape of ``torch.npu.graph``.
+    """
+
+    def __init__(self, stream: Stream | None = None, mode: str | int = "global"):
+        self.stream = stream
+        self.mode = _MODES[mode] if isinstance(mode, str) else int(mode)
+        self.handle: int | None = None
+
+    # ---- capture ----
+    def capture_begin(self, stream: Stream | None = None) -> None:
+        self.stream = stream or self.stream
+        if self.stream is None:
+            raise ValueError("graph capture needs a stream (the default stream cannot capture)")
+        _ok(acl.mdl.ri_capture_begin(self.stream.handle, self.mode))
+
+    def capture_end(self) -> None:
+        self.handle = _out(acl.mdl.ri_capture_end(self.stream.handle))
+
+    def __enter__(self) -> "Graph":
+        self.capture_begin()
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            self.capture_end()
+        elif self.stream is not None and self.stream.handle:
+            acl.mdl.ri_capture_end(self.stream.handle)     # leave capture; the error wins
+
+    # ---- use ----
+    def replay(self, stream: Stream | None = None) -> None:
+        """Launch the graph on ``stream`` (default: the capture stream); asynchronous."""
+        s = stream or self.stream
+        _ok(acl.mdl.ri_execute_async(self.handle, s.handle if s else None))
+
+    def destroy(self) -> None:
+        _ok(acl.mdl.ri_destroy(self.handle))
+        self.handle = None
+
+    @property
+    def _model(self):
+        from .runtime.api_mdl import _model
+        m, code = _model(self.handle)
+        _ok(code)
+        return m
+
+    @property
+    def num_tasks(self) -> int:
+        return self._model.n_tasks()
+
+    @property
+    def streams(self) -> list[int]:
+        return _out(acl.mdl.ri_get_streams(self.handle))
+
+    def debug_print(self) -> list[str]:
+        """aclmdlRIDebugPrint; returns the log lines too."""
+        _ok(acl.mdl.ri_debug_print(self.handle))
+        return self._model.last_debug_lines
+
+    def to_json(self, path, verbose: bool = False) -> str:
+        """aclmdlRIDebugJsonPrint to ``path``."""
+        _ok(acl.mdl.ri_debug_json_print(self.handle, str(path), 1 if verbose else 0))
+        return str(path)
+
+    def to_dot(self, path=None) -> str:
+        """Graphviz DOT of the captured DAG (stream order, cascades, event/notify edges)."""
+        from .runtime.dump import to_dot
+        text = to_dot(self._model)
+        if path is not None:
+            with open(path, "w") as f:
+                f.write(text)
+        return text
+
+
+def graph(stream: Stream | None = None, mode: str | int = "global") -> Graph:
+    """``with npusim.graph(stream=s) as g: ...`` captures the work issued on ``s`` (and on the
+    streams it joins through events) into ``g``."""
+    return Graph(stream, mode)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .. import errors as _errors
 from ..runtime import api_device as _dev
-from . import rt, util
+from . import mdl, rt, util
 from .constants import *  # noqa: F401,F403  (enum constants with their C names)
 
 for _c in _errors._TABLE:
@@ -24,4 +24,4 @@ def finalize() -> int:
     return _dev.finalize()
 
 
-__all__ = ["init", "finalize", "rt", "util"]
+__all__ = ["init", "finalize", "rt", "mdl", "util"]

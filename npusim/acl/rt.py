@@ -15,3 +15,4 @@ from ..runtime.api_memory import (free, free_host, malloc, malloc_host, memcpy, 
 from ..runtime.api_stream import (create_stream, create_stream_with_config,  # noqa: F401
                                   destroy_stream, set_stream_failure_mode, stream_query,
                                   synchronize_stream, synchronize_stream_with_timeout)
+from ..runtime.api_mdl import stream_add_to_model  # noqa: F401,E402

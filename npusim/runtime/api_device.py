@@ -91,8 +91,11 @@ def synchronize_device() -> int:
     RT.tick(profile().timing.host_sync_ns)
     if ctx.failure_code:
         return ctx.failure_code
-    try:
-        ctx.device.wait_all()
+    from .api_stream import _NO_SYNC_FLAGS
+    try:                      # the current context's streams only (context.cc:1219-1242)
+        for s in list(ctx.streams):
+            if not s.flags & _NO_SYNC_FLAGS:
+                ctx.device.wait_sq(s.sq, s.tail)
     except DeadlockError:
         return ERR.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
     code = ERR.ACL_SUCCESS

@@ -4,6 +4,7 @@ from __future__ import annotations
 from .. import errors as ERR
 from ..device import sqe as S
 from . import api_stream as AS
+from . import capture
 from .capture_hooks import stream_capturing
 from .device import DeadlockError
 from .event import (ACL_EVENT_CAPTURE_STREAM_PROGRESS, ACL_EVENT_DEVICE_USE_ONLY,
@@ -84,6 +85,8 @@ def record_event(eh, sh) -> int:
     ev, s, code = _event_and_stream(eh, sh, need_wait_task=False)
     if code:
         return code
+    if s.capture is not None and not ev.flag & ACL_EVENT_EXTERNAL:
+        return capture.record(ev, s)
     v = ev.record_value()
     pos = s.submit(S.OP_EVENT_RECORD, s.device.timing.host_event_record_ns, a0=ev.slot, a1=v)
     ev.last = (s, pos)
@@ -94,6 +97,8 @@ def stream_wait_event(sh, eh) -> int:
     ev, s, code = _event_and_stream(eh, sh, need_wait_task=True)
     if code:
         return code
+    if capture.event_capturing(ev) or s.capture is not None:
+        return capture.wait(s, ev)
     if ev.last is None:
         if ev.kind == EX:
             return ERR.ACL_SUCCESS                         # wait before any record: a no-op
@@ -109,6 +114,8 @@ def reset_event(eh, sh) -> int:
         return code
     if ev.new_mode:
         return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    if capture.event_capturing(ev):
+        return capture.reset(ev, s)
     s.submit(S.OP_EVENT_RESET, s.device.timing.host_event_reset_ns, a0=ev.slot)
     return ERR.ACL_SUCCESS
 

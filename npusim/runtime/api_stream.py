@@ -132,7 +132,8 @@ def stream_query(h):
         return None, s.ctx.failure_code
     RT.tick(s.device.timing.host_api_ns)
     s.device.advance_to_host()
-    done = s.device.state.sqs[s.sq, E.Q_HEAD] >= s.tail
+    sq = s.device.state.sqs[s.sq]       # the engine may have started the last task, not ended it
+    done = sq[E.Q_HEAD] >= s.tail and sq[E.Q_TIME] <= RT.host_ns
     return (ACL_STREAM_STATUS_COMPLETE if done else ACL_STREAM_STATUS_NOT_READY), ERR.ACL_SUCCESS
 
 
@@ -140,11 +141,14 @@ def set_stream_failure_mode(h, mode: int) -> int:
     s, code = lookup(h)
     if code:
         return code
-    s, code = resolve(s)
-    if code:
-        return ERR.ACL_ERROR_RT_PARAM_INVALID if s is None and h is None else code
+    if s is None:                                          # NULL: the default stream, if any
+        s, code = resolve(None)
+        if code:
+            return ERR.ACL_ERROR_RT_PARAM_INVALID
     if s.flags & ACL_STREAM_DEVICE_USE_ONLY:
         return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    if RT.current_context is None:
+        return ERR.ACL_ERROR_RT_CONTEXT_NULL
     mode = int(mode) & 1
     if mode == int(s.stop_on_failure):
         return ERR.ACL_SUCCESS

@@ -56,6 +56,24 @@ class Device:
         self.last_error_detail = ""
         self._faults_seen = 0
         self.sq_fault_code: dict[int, int] = {}
+        self.models: list = []                 # live capture models (creation order)
+        self.model_slots: list = []            # engine model id -> model (None when freed)
+        self.streams_by_sq_model: dict = {}    # sq -> CaptureStream
+        self.sqcq_used = 0                     # SQ/CQ pairs taken from the device pool
+
+    # ---- models on the engine ----
+    def publish_models(self) -> None:
+        """Give each live model a stable engine id and publish every model's head SQs, the
+        list MODEL_EXECUTE activates (ids of freed models stay empty, never reused)."""
+        for m in self.models:
+            if m.engine_id < 0:
+                m.engine_id = len(self.model_slots)
+                self.model_slots.append(m)
+        for i, m in enumerate(self.model_slots):
+            if m is not None and m.destroyed:
+                self.model_slots[i] = None
+        self.state.set_model_heads([m.heads if m is not None else []
+                                    for m in self.model_slots])
 
     # ---- ids ----
     def next_stream_id(self) -> int:
@@ -120,7 +138,7 @@ class Device:
 
     # ---- explanations ----
     def stream_name(self, sq: int) -> str:
-        s = self.streams.get(sq)
+        s = self.streams.get(sq) or self.streams_by_sq_model.get(sq)
         return s.describe() if s is not None else f"sq{sq}"
 
     def slot_name(self, slot: int) -> str:

@@ -76,11 +76,16 @@ class Event:
         return 1 if self.kind == FLAG else self.seq
 
     def record_done(self) -> bool:
-        """Has the latest record task executed (the device has run up to the caller's time)?"""
+        """Has the latest record task completed by the host's current time (the device has run
+        up to it)? The engine may have run it already while its end lies in the host's future."""
+        from .runtime import RT
         if self.last is None:
             return True
         stream, pos = self.last
-        return self.device.state.sqs[stream.sq, E.Q_HEAD] > pos or stream.destroyed
+        if stream.destroyed:
+            return True
+        return bool(self.device.state.sqs[stream.sq, E.Q_HEAD] > pos
+                    and self.device.state.sync[self.slot, E.Y_TIME] <= RT.host_ns)
 
     def timestamp(self) -> int:
         """Simulated time (ns) the latest record completed; 0 without TIME_LINE."""

@@ -25,6 +25,7 @@ class Stream:
                                              prof.timing.sqe_dispatch_eager_ns)
         self.id = self.device.next_stream_id()
         self.task_seq = 0
+        self.capture = None            # CaptureLink while the stream captures (capture.py)
         self.stop_on_failure = ctx.stop_on_failure
         if self.stop_on_failure:
             self.device.state.sqs[self.sq, E.Q_STOP_ON_FAIL] = 1
@@ -41,7 +42,11 @@ class Stream:
         return int(self.device.state.sqs[self.sq, E.Q_TAIL])
 
     def submit(self, op: int, host_cost_ns: int, **fields) -> int:
-        """Append one task; returns its position in the stream."""
+        """Append one task; returns its position in the stream (in its capture stream while the
+        stream captures: the task is recorded into the model, not run)."""
+        if self.capture is not None:
+            from . import capture
+            return capture.append(self, op, fields)
         dev = self.device
         RT.tick(host_cost_ns)
         st = dev.state

@@ -23,6 +23,7 @@ class Trace:
     @classmethod
     def from_device(cls, dev) -> "Trace":
         names = {sq: s.describe() for sq, s in dev.streams.items()}
+        names.update({sq: cs.describe() for sq, cs in dev.streams_by_sq_model.items()})
         return cls(dev.state.trace_rows().copy(), names, dev.id)
 
     def __len__(self):

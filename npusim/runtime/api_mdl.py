@@ -1,0 +1,437 @@
+"""aclmdlRI* capture and model APIs: check orders of ``spec/aclgraph.md`` §1, §4.5, §6."""
+from __future__ import annotations
+
+import threading
+
+from .. import errors as ERR
+from ..device import sqe as S
+from . import api_stream as AS
+from . import capture as C
+from . import model as M
+from .device import DeadlockError
+from .runtime import RT
+
+# stream flags a capture refuses (StreamFlagIsSupportCapture, v100; v200 adds PERSISTENT)
+_NO_CAPTURE_FLAGS = AS.ACL_STREAM_DEVICE_USE_ONLY | AS.ACL_STREAM_CPU_SCHEDULE
+DESTROY_WAIT_NS = 10_000 * 1_000_000      # 10 000 polls of 1 ms before 107037
+RELAXED = C.RELAXED
+
+
+def _feature() -> int:
+    from .api_device import profile
+    return ERR.ACL_SUCCESS if profile().acl_graph else ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+
+
+def _bad_capture_flags(s) -> bool:
+    from .api_device import profile
+    bad = _NO_CAPTURE_FLAGS | (AS.ACL_STREAM_PERSISTENT if profile().is_v200 else 0)
+    return bool(s.flags & bad)
+
+
+def _model(h):
+    return RT.handles.get("model", h)
+
+
+def _ctx_checks(s) -> int:
+    ctx = RT.current_context
+    if ctx is None:
+        return ERR.ACL_ERROR_RT_CONTEXT_NULL
+    if s.ctx is not ctx:
+        return ERR.ACL_ERROR_RT_STREAM_CONTEXT
+    return ERR.ACL_SUCCESS
+
+
+# ---- capture begin / end ----
+def ri_capture_begin(stream, mode) -> int:
+    if not stream:
+        return ERR.ACL_ERROR_INVALID_PARAM
+    code = _feature()
+    if code:
+        return code
+    s, code = AS.lookup(stream)
+    if code:
+        return code
+    return _begin(s, mode, None)
+
+
+def ri_capture_to_model_ri_begin(stream, model_ri, mode) -> int:
+    if not stream or not model_ri:
+        return ERR.ACL_ERROR_INVALID_PARAM
+    code = _feature()
+    if code:
+        return code
+    s, code = AS.lookup(stream)
+    if code:
+        return code
+    m, code = _model(model_ri)
+    if code:
+        return code
+    if not m.sub:
+        return ERR.ACL_ERROR_RT_PARAM_INVALID              # a root is never re-captured into
+    return _begin(s, mode, m)
+
+
+def _begin(s, mode, sub_model) -> int:
+    if not isinstance(mode, int) or not 0 <= mode < 3:
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
+    if _bad_capture_flags(s):
+        return ERR.ACL_ERROR_RT_INTERNAL_ERROR
+    code = _ctx_checks(s)
+    if code:
+        return code
+    if getattr(s, "model", None) is not None:
+        return ERR.ACL_ERROR_RT_STREAM_MODEL
+    if s.is_default:
+        return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    with RT.lock:
+        if sub_model is not None and sub_model.status != M.NONE:
+            return ERR.ACL_ERROR_RT_MODEL_CAPTURED
+        if s.capture is not None:
+            return ERR.ACL_ERROR_RT_STREAM_CAPTURED
+        RT.tick(s.device.timing.host_capture_begin_ns)
+        if sub_model is None:
+            m = M.CaptureModel(s.ctx)
+            RT.handles.add("model", m)
+        else:
+            m = sub_model
+        C.enter(s, m, "origin", original=True, head=True)
+        C.mode_enter(s, mode)
+    return ERR.ACL_SUCCESS
+
+
+def ri_capture_end(stream):
+    if not stream:
+        return None, ERR.ACL_ERROR_INVALID_PARAM
+    code = _feature()
+    if code:
+        return None, code
+    s, code = AS.lookup(stream)
+    if code:
+        return None, code
+    if _bad_capture_flags(s):
+        return None, ERR.ACL_ERROR_RT_INTERNAL_ERROR
+    code = _ctx_checks(s)
+    if code:
+        return None, code
+    if s.is_default:
+        return None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    with RT.lock:
+        link = s.capture
+        if link is None:
+            return None, ERR.ACL_ERROR_RT_STREAM_NOT_CAPTURED
+        if link.kind != "origin":
+            return None, ERR.ACL_ERROR_RT_STREAM_CAPTURE_UNMATCHED
+        m = link.model
+        if link.mode != RELAXED and link.thread != threading.get_ident():
+            C.mode_exit(s)
+            C.exit_capture(m)                       # READY, neither returned nor destroyed
+            return None, ERR.ACL_ERROR_RT_STREAM_CAPTURE_WRONG_THREAD
+        C.mode_exit(s)
+        RT.tick(s.device.timing.host_capture_end_ns)
+        code = C.finish(m)
+        C.exit_capture(m)
+        if code:
+            if not m.sub:
+                _destroy(m)
+            return None, code
+    return m.handle, ERR.ACL_SUCCESS
+
+
+def ri_capture_get_info(stream):
+    """(status, model handle or None, code)."""
+    if not stream:
+        return None, None, ERR.ACL_ERROR_INVALID_PARAM
+    code = _feature()
+    if code:
+        return None, None, code
+    s, code = AS.lookup(stream)
+    if code:
+        return None, None, code
+    if s.capture is None:
+        return 0, None, ERR.ACL_SUCCESS
+    return s.capture.status, s.capture.model.handle or None, ERR.ACL_SUCCESS
+
+
+def ri_capture_thread_exchange_mode(mode):
+    """(old mode, code): C swaps ``*mode`` in place; the facade returns the old one."""
+    if mode is None:
+        return None, ERR.ACL_ERROR_INVALID_PARAM
+    code = _feature()
+    if code:
+        return None, code
+    if not isinstance(mode, int) or not 0 <= mode < 3:
+        return None, ERR.ACL_ERROR_RT_PARAM_INVALID
+    if RT.current_context is None:
+        return None, ERR.ACL_ERROR_RT_CONTEXT_NULL
+    return C.exchange_mode(mode), ERR.ACL_SUCCESS
+
+
+def stream_add_to_model(stream, model_ri) -> int:
+    """rtStreamAddToModel (§4.5)."""
+    if not stream or not model_ri:
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
+    code = _feature()
+    if code:
+        return code
+    s, code = AS.lookup(stream)
+    if code:
+        return code
+    m, code = _model(model_ri)
+    if code:
+        return code
+    if _bad_capture_flags(s):
+        return ERR.ACL_ERROR_RT_INTERNAL_ERROR
+    if m.sub:
+        return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    code = _ctx_checks(s)
+    if code:
+        return code
+    if getattr(s, "model", None) is not None:
+        return ERR.ACL_ERROR_RT_STREAM_MODEL
+    if s.is_default:
+        return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    if s in m.added:
+        return ERR.ACL_SUCCESS
+    if s.capture is not None:
+        m.terminate_capture()
+        return ERR.ACL_ERROR_RT_STREAM_CAPTURED
+    if m.status != M.CAPTURE_ACTIVE:
+        m.terminate_capture()
+        return ERR.ACL_ERROR_RT_INTERNAL_ERROR
+    C.enter(s, m, "added", original=False, head=True)
+    return ERR.ACL_SUCCESS
+
+
+# ---- execution (§1.6, §6.3) ----
+def ri_execute_async(model_ri, stream) -> int:
+    if not model_ri:
+        return ERR.ACL_ERROR_INVALID_PARAM
+    m, code = _model(model_ri)
+    if code:
+        return code
+    s, code = AS.lookup(stream)
+    if code:
+        return code
+    if s is not None and getattr(s, "model", None) is not None:
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
+    if s is not None and s.capture is not None:
+        return ERR.ACL_ERROR_RT_STREAM_CAPTURED
+    if s is not None and s.flags & (AS.ACL_STREAM_PERSISTENT | AS.ACL_STREAM_DEVICE_USE_ONLY):
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
+    if m.sub:
+        return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    ctx = RT.current_context
+    if ctx is None:
+        return ERR.ACL_ERROR_RT_CONTEXT_NULL
+    if m.ctx is not ctx:
+        return ERR.ACL_ERROR_RT_MODEL_CONTEXT
+    if m.is_capturing:
+        return ERR.ACL_ERROR_RT_MODEL_CAPTURED
+    if m.status != M.READY:
+        return ERR.ACL_ERROR_RT_MODEL_EXECUTE
+    s, code = AS.resolve(s)
+    if code:
+        return code
+    if s.ctx.failure_code:
+        return s.ctx.failure_code
+    with RT.lock:
+        code = _build(m)
+        if code:
+            return code
+        dev = m.device
+        t = dev.timing
+        for added in m.added:                              # notify sync before the launch
+            slot = dev.state.alloc_slot()
+            added.submit(S.OP_NOTIFY_RECORD, 0, a0=slot)
+            s.submit(S.OP_NOTIFY_WAIT, 0, a0=slot)
+        hook = getattr(RT, "before_model_launch", None)
+        if hook is not None:
+            hook(m, s)                                     # cond default values (§6.3 step 4)
+        s.submit(S.OP_MODEL_EXECUTE, t.host_model_execute_ns, a0=m.engine_id)
+        pos = s.submit(S.OP_NOTIFY_WAIT, 0, a0=m.endgraph_slot)
+        m.runs.append((s, pos))
+        for added in m.added:                              # and after it
+            slot = dev.state.alloc_slot()
+            s.submit(S.OP_NOTIFY_RECORD, 0, a0=slot)
+            added.submit(S.OP_NOTIFY_WAIT, 0, a0=slot)
+    return ERR.ACL_SUCCESS
+
+
+def _build(m) -> int:
+    """BuildSqCq on the first execution (and after a release): SQ/CQ pairs from the device pool
+    (at most 1024 per graph, sub-models included), EndGraph, publication of the head SQs."""
+    if m.built:
+        return ERR.ACL_SUCCESS
+    dev = m.device
+    models = m.all_models()
+    need = sum(len(x.streams) for x in models)
+    if need == 0:
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
+    pool = dev.profile.sqcq_pool
+    if need > pool:
+        return ERR.ACL_ERROR_RT_RESOURCE_ALLOC_FAIL
+    if dev.sqcq_used + need > pool:                        # recycle idle models' resources
+        for other in dev.models:
+            if other is not m and other.built and not other.running():
+                other.release_resources()
+                if dev.sqcq_used + need <= pool:
+                    break
+        if dev.sqcq_used + need > pool:
+            return ERR.ACL_ERROR_RT_RESOURCE_ALLOC_FAIL
+    for x in models:
+        C.add_endgraph(x)
+    dev.sqcq_used += need
+    m.sqcq, m.built = need, True
+    RT.tick(dev.timing.host_model_first_execute_per_stream_ns * need)
+    dev.publish_models()
+    return ERR.ACL_SUCCESS
+
+
+def ri_execute(model_ri, timeout) -> int:
+    if not model_ri:
+        return ERR.ACL_ERROR_INVALID_PARAM
+    m, code = _model(model_ri)
+    if code:
+        return code
+    if timeout < -1 or timeout == 0:
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
+    return ERR.ACL_ERROR_RT_PARAM_INVALID                  # capture models: not supported
+
+
+# ---- destroy / update ----
+def ri_destroy(model_ri) -> int:
+    if not model_ri:
+        return ERR.ACL_ERROR_INVALID_PARAM
+    m, code = _model(model_ri)
+    if code:
+        return code
+    if m.sub:
+        return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    ctx = RT.current_context
+    if ctx is not None and m.ctx is not ctx:
+        return ERR.ACL_ERROR_RT_MODEL_CONTEXT
+    if m.is_capturing:
+        return ERR.ACL_ERROR_RT_MODEL_CAPTURED
+    dev = m.device
+    dev.advance_to_host()
+    if m.running():                                        # poll up to ~10 s of device time
+        try:
+            dev._run(horizon=RT.host_ns + DESTROY_WAIT_NS)
+        except DeadlockError:
+            pass
+        if m.running():
+            RT.tick(DESTROY_WAIT_NS)
+            return ERR.ACL_ERROR_RT_MODEL_RUNNING
+        RT.host_at_least(dev.state.now)
+    _destroy(m)
+    return ERR.ACL_SUCCESS
+
+
+def _destroy(m) -> None:
+    RT.handles.remove(m.handle)
+    m.free()
+
+
+def ri_update(model_ri) -> int:
+    if not model_ri:
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
+    m, code = _model(model_ri)
+    if code:
+        return code
+    if m.sub or not m.device.profile.model_update_supported:
+        return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    if m.status == M.READY:
+        return ERR.ACL_SUCCESS
+    if m.status != M.UPDATING:
+        return ERR.ACL_ERROR_RT_MODEL_UPDATE_FAILED
+    hook = getattr(RT, "model_update", None)
+    code = hook(m) if hook else ERR.ACL_SUCCESS
+    m.status = M.FAULT if code else M.READY
+    return code
+
+
+# ---- introspection ----
+def ri_get_streams(model_ri):
+    """(list of the model's capture stream handles, code)."""
+    if not model_ri:
+        return None, ERR.ACL_ERROR_INVALID_PARAM
+    code = _feature()
+    if code:
+        return None, code
+    m, code = _model(model_ri)
+    if code:
+        return None, code
+    if m.sub:
+        return None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    return [capture_stream_handle(cs) for cs in m.streams], ERR.ACL_SUCCESS
+
+
+def capture_stream_handle(cs) -> int:
+    if not cs.handle:
+        RT.handles.add("stream", cs)
+    return cs.handle
+
+
+def ri_get_id(model_ri):
+    m, code = _model(model_ri) if model_ri else (None, ERR.ACL_ERROR_INVALID_PARAM)
+    return (m.id if m else None), code
+
+
+def ri_set_name(model_ri, name) -> int:
+    if not model_ri or name is None:
+        return ERR.ACL_ERROR_INVALID_PARAM
+    m, code = _model(model_ri)
+    if code:
+        return code
+    m.name = str(name)
+    return ERR.ACL_SUCCESS
+
+
+def ri_get_name(model_ri, max_len):
+    if not model_ri:
+        return None, ERR.ACL_ERROR_INVALID_PARAM
+    m, code = _model(model_ri)
+    if code:
+        return None, code
+    if max_len == 0:
+        return None, ERR.ACL_ERROR_RT_PARAM_INVALID
+    if max_len < len(m.name.encode()) + 1:
+        return None, ERR.ACL_ERROR_RT_INTERNAL_ERROR
+    return m.name, ERR.ACL_SUCCESS
+
+
+
+# ---- dumps (§1.12, §10) ----
+def ri_debug_print(model_ri) -> int:
+    from . import dump
+    if not model_ri:
+        return ERR.ACL_ERROR_INVALID_PARAM
+    code = _feature()
+    if code:
+        return code
+    m, code = _model(model_ri)
+    if code:
+        return code
+    if RT.current_context is not None and m.ctx is not RT.current_context:
+        return ERR.ACL_ERROR_RT_MODEL_CONTEXT
+    dump.debug_print(m)
+    return ERR.ACL_SUCCESS
+
+
+def ri_debug_json_print(model_ri, path, flags=0) -> int:
+    from . import dump
+    if not model_ri or not path:
+        return ERR.ACL_ERROR_INVALID_PARAM
+    code = _feature()
+    if code:
+        return code
+    m, code = _model(model_ri)
+    if code:
+        return code
+    if RT.current_context is not None and m.ctx is not RT.current_context:
+        return ERR.ACL_ERROR_RT_MODEL_CONTEXT
+    try:
+        dump.debug_json_print(m, str(path), int(flags))
+    except OSError:
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
+    return ERR.ACL_SUCCESS

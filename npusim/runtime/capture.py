@@ -1,0 +1,323 @@
+"""Stream capture rules: modes, task redirection, cascades, cross-stream joins, EndCapture.
+
+A user stream that captures carries a ``CaptureLink``: the model, its current capture stream and
+its own capture status (ACTIVE or INVALIDATED — the stream's status and the model's are separate
+flags, §3.5). Every task submitted on it is written into the current capture stream instead of
+running; when that stream is nearly full a cascade stream is chained with a STREAM_ACTIVE (§5).
+"""
+from __future__ import annotations
+
+import threading
+
+from .. import errors as ERR
+from ..device import sqe as S
+from . import model as M
+from .runtime import RT
+
+GLOBAL, THREAD_LOCAL, RELAXED, MODE_MAX = 0, 1, 2, 3
+ACTIVE, INVALIDATED = 1, 2      # aclmdlRICaptureStatus of a stream (NONE = 0)
+
+
+class CaptureLink:
+    def __init__(self, model, cstream, kind: str, mode: int = MODE_MAX):
+        self.model = model
+        self.cstream = cstream          # current (last-level) capture stream
+        self.kind = kind                # "origin" | "joined" | "added"
+        self.status = ACTIVE
+        self.mode = mode
+        self.thread = threading.get_ident()
+
+
+# ---- mode bookkeeping (§3.2) ----
+def _tls():
+    t = RT.tls
+    if not hasattr(t, "capture_refs"):
+        t.capture_refs = [0, 0, 0]
+        t.exchange_mode = GLOBAL
+    return t
+
+
+def _ctx_refs(ctx):
+    if not hasattr(ctx, "capture_refs"):
+        ctx.capture_refs = [0, 0, 0]
+    return ctx.capture_refs
+
+
+def _min_mode(refs) -> int:
+    return next((m for m in range(3) if refs[m] > 0), MODE_MAX)
+
+
+def mode_enter(stream, mode: int) -> None:
+    stream.capture.mode = mode
+    stream.capture.thread = threading.get_ident()
+    _ctx_refs(stream.ctx)[mode] += 1
+    _tls().capture_refs[mode] += 1
+
+
+def mode_exit(stream) -> None:
+    """Decrements the *calling* thread's counters (a RELAXED capture ended on another thread
+    leaves the begin thread's counters untouched, as the runtime does)."""
+    link = stream.capture
+    mode, link.mode = link.mode, MODE_MAX
+    if mode == MODE_MAX:
+        return
+    refs = _ctx_refs(stream.ctx)
+    refs[mode] = max(0, refs[mode] - 1)
+    t = _tls().capture_refs
+    t[mode] = max(0, t[mode] - 1)
+
+
+def exchange_mode(mode: int) -> int:
+    t = _tls()
+    old, t.exchange_mode = t.exchange_mode, mode
+    return old
+
+
+def unsafe_call_blocked() -> bool:
+    """Context::IsCaptureModeSupport (§3.3): would a synchronous memory call be refused?"""
+    ctx = RT.current_context
+    if ctx is None:
+        return False
+    c = _min_mode(_ctx_refs(ctx))
+    if c == MODE_MAX:
+        return False
+    t = _tls()
+    x, tm = t.exchange_mode, _min_mode(t.capture_refs)
+    if x == RELAXED:
+        return False
+    if x == GLOBAL and (c == GLOBAL or tm == THREAD_LOCAL):
+        return True
+    if x == THREAD_LOCAL and tm in (GLOBAL, THREAD_LOCAL):
+        return True
+    return False
+
+
+RT.capture_mode_check = unsafe_call_blocked
+
+
+# ---- entering capture ----
+def enter(stream, model, kind: str, original: bool, head: bool = True):
+    """Give a user stream a new capture stream in ``model`` and put it in capture."""
+    cs = M.CaptureStream(model, original=original, head=head, user_stream=stream,
+                         added=(kind == "added"))
+    stream.capture = CaptureLink(model, cs, kind)
+    model.participants.add(stream)
+    if kind == "added":
+        model.added.setdefault(stream, []).append(cs)
+    if model.status in (M.NONE, M.CAPTURE_ACTIVE):
+        model.status = M.CAPTURE_ACTIVE
+    return cs
+
+
+def invalidate(stream) -> None:
+    """SingleStreamTerminateCapture: the stream and its model are invalidated."""
+    if stream.capture is not None:
+        stream.capture.status = INVALIDATED
+        stream.capture.model.terminate_capture()
+
+
+# ---- tasks ----
+def append(stream, op: int, fields: dict) -> int:
+    """Write a task submitted on a capturing stream into its capture stream (§3.1, §5)."""
+    link = stream.capture
+    model = link.model
+    prof = model.device.profile
+    RT.tick(model.device.timing.host_capture_task_ns)
+    check_task_group(stream, op)
+    cs = link.cstream
+    reserve = prof.capture_reserve + prof.expand_stream_rsv_task_num
+    if cs.sqe_num + reserve >= cs.depth:
+        cs = cascade(stream)
+    return cs.append(op, M.sqe_count(op, fields.get("flag", 0)), **fields)
+
+
+def cascade(stream):
+    """AllocCascadeCaptureStream for a user stream's current capture stream."""
+    link = stream.capture
+    new = cascade_from(link.cstream)
+    link.cstream = new
+    if new.added:
+        link.model.added.setdefault(stream, []).append(new)
+    return new
+
+
+def cascade_from(old):
+    """Chain a new capture stream after ``old`` with a STREAM_ACTIVE (not counted in
+    captureSqeNum: the 32-SQE reserve covers it). The new stream inherits original/added and the
+    open task group; only ``old`` is no longer last-level."""
+    new = M.CaptureStream(old.model, original=old.original, head=False,
+                          user_stream=old.user_stream, added=old.added, parent=old)
+    old.append(S.OP_STREAM_ACTIVE, 0, a0=new.sq)
+    old.last_level = False
+    new.task_group = old.task_group
+    return new
+
+
+def append_internal(cs, op: int, **fields):
+    """A task the runtime itself adds (event resets, notifies, EndGraph) at the end of capture
+    stream ``cs``, cascading when the ring has no room; returns the stream written to."""
+    if cs.tail + 2 > cs.depth:
+        cs = cascade_from(cs)
+    cs.append(op, **fields)
+    return cs
+
+
+def check_task_group(stream, op: int) -> None:
+    """Task-group packing rules (§7) — filled in by the task-group layer."""
+    hook = getattr(RT, "task_group_check", None)
+    if hook is not None:
+        hook(stream, op)
+
+
+# ---- events (§4.1) ----
+def capture_event_of(ev, model):
+    """The capture event a user event currently names in ``model`` (or a new one)."""
+    ce = getattr(ev, "capture_event", None)
+    if ce is not None and ce.model is model:
+        return ce
+    ce = M.CaptureEvent(model, ev)
+    ev.capture_event = ce
+    ev.capture_model = model
+    model.user_events.add(ev)
+    return ce
+
+
+def event_capturing(ev) -> bool:
+    m = getattr(ev, "capture_model", None)
+    return m is not None and m.is_capturing
+
+
+def record(ev, stream) -> int:
+    """aclrtRecordEvent on a capturing stream."""
+    from .event import EX
+    if ev.kind != EX:
+        return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    if stream.is_default:
+        return ERR.ACL_ERROR_RT_STREAM_CAPTURE_IMPLICIT
+    if not ev.has_wait_task:
+        return ERR.ACL_SUCCESS                             # captures nothing
+    model = stream.capture.model
+    old = getattr(ev, "capture_model", None)
+    if old is not None and old is not model and old.is_capturing:
+        old.terminate_capture()
+        invalidate(stream)
+        return ERR.ACL_ERROR_STREAM_CAPTURE_CONFLICT
+    ce = M.CaptureEvent(model, ev)                         # a new capture event per record
+    ev.capture_event, ev.capture_model = ce, model
+    model.user_events.add(ev)
+    append(stream, S.OP_EVENT_RECORD, dict(a0=ce.slot, a1=1))
+    ce.recorded = True
+    stream.capture.cstream.last_event = ce
+    return ERR.ACL_SUCCESS
+
+
+def wait(stream, ev) -> int:
+    """aclrtStreamWaitEvent where the event is capturing (joins a non-capturing stream) or the
+    stream is capturing (§4.1)."""
+    from .event import EX
+    if event_capturing(ev):
+        if stream.is_default:
+            return ERR.ACL_ERROR_RT_STREAM_CAPTURE_IMPLICIT
+        model = ev.capture_model
+        if stream.capture is None:
+            enter(stream, model, "joined", original=False, head=True)
+        elif stream.capture.model is not model:
+            model.terminate_capture()
+            invalidate(stream)
+            return ERR.ACL_ERROR_STREAM_CAPTURE_CONFLICT
+        ce = ev.capture_event
+        append(stream, S.OP_EVENT_WAIT, dict(a0=ce.slot, a1=1))
+        ce.waited_by.add(stream.capture.cstream)
+        return ERR.ACL_SUCCESS
+    # the stream captures, the event does not
+    if ev.kind != EX and not ev.flag & 0x20:
+        return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    if ev.kind == EX and ev.last is not None and not ev.flag & 0x20:
+        return ERR.ACL_ERROR_RT_CAPTURE_DEPENDENCY         # recorded outside: isolation
+    if ev.kind == EX and ev.last is None:
+        return ERR.ACL_SUCCESS                             # a wait on nothing is a no-op
+    append(stream, S.OP_EVENT_WAIT, dict(a0=ev.slot, a1=ev.wait_value()))
+    return ERR.ACL_SUCCESS
+
+
+def reset(ev, stream) -> int:
+    if stream.is_default:
+        return ERR.ACL_ERROR_RT_STREAM_CAPTURE_IMPLICIT
+    if stream.capture is None:
+        ev.capture_model.terminate_capture()
+        return ERR.ACL_ERROR_RT_INTERNAL_ERROR
+    if stream.capture.model is not ev.capture_model:
+        ev.capture_model.terminate_capture()
+        invalidate(stream)
+        return ERR.ACL_ERROR_STREAM_CAPTURE_CONFLICT
+    append(stream, S.OP_EVENT_RESET, dict(a0=ev.capture_event.slot))
+    return ERR.ACL_SUCCESS
+
+
+# ---- EndCapture (§1.3, §4.3) ----
+def validate_join_back(model) -> int:
+    """CheckCaptureModelValidity: side streams must end with a record the origin waits for."""
+    if not model.streams:
+        return ERR.ACL_ERROR_RT_STREAM_UNJOINED
+    if any(cs.task_group is not None for cs in model.streams):
+        return ERR.ACL_ERROR_STREAM_TASK_GROUP_STATUS
+    sides = [cs for cs in model.streams if not cs.original and cs.last_level and not cs.added]
+    joined_origin = False
+    for cs in sides:
+        ce = cs.last_event
+        if cs.last_op != S.OP_EVENT_RECORD or ce is None or not ce.waited_by:
+            return ERR.ACL_ERROR_RT_STREAM_UNJOINED
+        if ce.user_event.flag & 0x20:
+            return ERR.ACL_ERROR_RT_STREAM_UNJOINED
+        if any(w.original for w in ce.waited_by if w is not cs):
+            joined_origin = True
+    if sides and not joined_origin:
+        return ERR.ACL_ERROR_RT_STREAM_UNJOINED
+    return ERR.ACL_SUCCESS
+
+
+def exit_capture(model) -> None:
+    """ExitCaptureNotify: model READY, participants back to NONE, user events unbound."""
+    model.status = M.READY
+    for s in list(model.participants):
+        s.capture = None
+    model.participants.clear()
+    for ev in model.user_events:
+        ev.capture_model = None
+        ev.capture_event = None
+    model.user_events.clear()
+
+
+def finish(model) -> int:
+    """The tail of EndCapture once the stream checks passed: validation, added-stream notifies,
+    capture-event resets, EndGraph for classic models. Returns the code."""
+    if any(s.capture is not None and s.capture.status == INVALIDATED
+           for s in model.participants) or model.status == M.CAPTURE_INVALIDATED:
+        return ERR.ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED
+    for sub in model.all_models()[1:]:
+        if sub.status != M.READY:
+            return ERR.ACL_ERROR_RT_SUB_ACLGRAPH_IS_CAPTURING
+    code = validate_join_back(model)
+    if code:
+        return code
+    for ce in model.capture_events:
+        if not ce.recorded:
+            return ERR.ACL_ERROR_RT_CAPTURE_DEPENDENCY
+    origin = model.origin_stream()
+    st = model.device.state
+    for s, css in model.added.items():                     # join added streams with a notify
+        slot = st.alloc_slot()
+        append_internal(css[-1], S.OP_NOTIFY_RECORD, a0=slot)
+        origin = append_internal(origin, S.OP_NOTIFY_WAIT, a0=slot)
+    for ce in model.capture_events:                        # clear capture events for next replay
+        origin = append_internal(origin, S.OP_EVENT_RESET, a0=ce.slot)
+    if not model.sw_sq:
+        add_endgraph(model)
+    return ERR.ACL_SUCCESS
+
+
+def add_endgraph(model) -> None:
+    """EndGraph: a notify record on the root's last-level original capture stream."""
+    if not model.has_endgraph:
+        append_internal(model.origin_stream(), S.OP_END_GRAPH, a0=model.endgraph_slot)
+        model.has_endgraph = True

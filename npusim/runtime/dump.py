@@ -1,0 +1,170 @@
+"""Model dumps: aclmdlRIDebugPrint log lines, aclmdlRIDebugJsonPrint Chrome-trace records (the
+formats of ``spec/aclgraph.md`` §10), and a Graphviz DOT of the captured DAG.
+
+Both runtime dumps walk the model's streams in reverse creation order and each stream's tasks in
+submission order, reading the SQEs the capture wrote. The JSON is always valid (the runtime leaves a
+trailing comma when the last stream is empty — a defect no program should rely on).
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+
+import numpy as np
+
+from ..device import sqe as S
+from ..device.kernels import TABLE, UNIT_AIC, UNIT_AICPU
+
+LOG = logging.getLogger("npusim.aclgraph")
+_EVENT_OPS = (S.OP_EVENT_RECORD, S.OP_EVENT_WAIT, S.OP_EVENT_RESET)
+_NOTIFY_OPS = (S.OP_NOTIFY_RECORD, S.OP_NOTIFY_WAIT, S.OP_END_GRAPH, S.OP_COND_NOTIFY_WAIT)
+
+
+def task_type(row) -> str:
+    op = int(row["op"])
+    if op == S.OP_KERNEL:
+        k = int(row["a0"])
+        unit = TABLE.entries[k].unit if 0 <= k < len(TABLE.entries) else None
+        return {UNIT_AIC: "KERNEL_AICORE", UNIT_AICPU: "KERNEL_AICPU"}.get(unit, "KERNEL_AIVEC")
+    return S.OP_TASK_TYPE[op]
+
+
+def task_name(row) -> str:
+    op = int(row["op"])
+    if op == S.OP_KERNEL:
+        k = int(row["a0"])
+        return TABLE.name(k) if 0 <= k < len(TABLE.entries) else "KERNEL"
+    t = task_type(row)
+    if op in _EVENT_OPS or op in _NOTIFY_OPS:
+        return f"{t}_{int(row['a0'])}"
+    if op in (S.OP_MEM_WRITE_VALUE, S.OP_MEM_WAIT_VALUE):
+        return f"{t}_{int(row['a0'])}"
+    return t
+
+
+def tasks(cs):
+    """The SQE rows of a capture stream, in submission order."""
+    st = cs.model.device.state
+    base = int(st.sqs[cs.sq, 0])
+    return st.pool[base:base + cs.tail]
+
+
+def _line(dev_id, cs, row) -> str:
+    head = (f"device_id={dev_id}, stream_id={cs.id}, task_id={int(row['task_id'])}, "
+            f"task_type={task_type(row)}")
+    op = int(row["op"])
+    if op in _EVENT_OPS:
+        return head + f", event_id={int(row['a0'])}."
+    if op in _NOTIFY_OPS:
+        return head + f", notify_id={int(row['a0'])}."
+    if op == S.OP_KERNEL:
+        return head + ", mix_type=NO_MIX."
+    return head + "."
+
+
+def debug_lines(model) -> list[str]:
+    dev_id = model.device.id
+    out = [f"model dot print begin, device_id={dev_id}, model_id={model.id}."]
+    for cs in reversed(model.streams):
+        for row in tasks(cs):
+            out.append(_line(dev_id, cs, row))
+    for i, g in enumerate(model.task_groups):
+        out.extend(g.debug_lines(dev_id, model.id, i) if hasattr(g, "debug_lines") else [])
+    out.append(f"model dot print end, device_id={dev_id}, model_id={model.id}.")
+    return out
+
+
+def debug_print(model) -> list[str]:
+    lines = debug_lines(model)
+    for ln in lines:
+        LOG.info(ln)
+    model.last_debug_lines = lines
+    return lines
+
+
+def _dur(t: str):
+    if t == "NOP":
+        return 0.5, 1
+    if "RECORD" in t:
+        return 4.5, 5
+    if "WAIT" in t:
+        return 14.5, 15
+    return 9.5, 10
+
+
+def json_records(model, verbose: bool) -> list[dict]:
+    mem = model.device.state.mem
+    out = []
+    for cs in reversed(model.streams):
+        ts = 0
+        for row in tasks(cs):
+            t = task_type(row)
+            dur, step = _dur(t)
+            args = {"Model Id": model.id, "Stream Id": cs.id, "Task Id": int(row["task_id"]),
+                    "Task Type": t}
+            op = int(row["op"])
+            if op == S.OP_STREAM_ACTIVE:
+                tgt = model.device.streams_by_sq_model.get(int(row["a0"]))
+                args["Active Stream Id"] = tgt.id if tgt is not None else int(row["a0"])
+            if op == S.OP_KERNEL:
+                args["Numblocks"] = int(row["blocks"])
+                args["Schem Mode"] = 0
+                if verbose:
+                    n = int(row["a2"])
+                    words = (mem.view(int(row["a1"]), n - n % 8).view(np.uint64)
+                             if mem.check_range(int(row["a1"]), n) else [])
+                    args["Kernel Args"] = " ".join(f"0x{int(w):016x}" for w in words)
+                    args["Kernel Args Size"] = n
+            out.append({"name": task_name(row), "pid": f"{os.getpid()} aclGraph",
+                        "tid": f"stream{cs.id}", "ts": ts, "dur": dur, "ph": "X", "args": args})
+            ts += step
+    return out
+
+
+def debug_json_print(model, path: str, flags: int) -> None:
+    """Write the Chrome-trace JSON (one record per line, as the runtime does); also logs the
+    dot-print lines. OSError propagates (the API maps it to 107000)."""
+    records = json_records(model, bool(flags & 1))
+    with open(path, "w") as f:
+        f.write("[\n" + ",\n".join(json.dumps(r, separators=(",", ":")) for r in records) + "]")
+    debug_print(model)
+
+
+# ---- Graphviz DOT of the captured DAG ----
+def to_dot(model) -> str:
+    """One node per task; edges for stream order, cascade hops and event/notify dependencies."""
+    nodes, edges = [], []
+    records: dict[int, list[str]] = {}     # sync slot -> record nodes
+    waits: list[tuple[int, str]] = []
+    by_sq = {cs.sq: cs for cs in model.streams}
+    for cs in model.streams:
+        prev = None
+        lines = []
+        for i, row in enumerate(tasks(cs)):
+            nid = f"s{cs.id}_{i}"
+            op = int(row["op"])
+            shape = {S.OP_KERNEL: "box", S.OP_EVENT_RECORD: "cds", S.OP_EVENT_WAIT: "invhouse",
+                     S.OP_NOTIFY_RECORD: "cds", S.OP_NOTIFY_WAIT: "invhouse",
+                     S.OP_END_GRAPH: "doublecircle"}.get(op, "ellipse")
+            label = task_name(row)
+            if op == S.OP_KERNEL:
+                label += f"\\nblocks={int(row['blocks'])}"
+            lines.append(f'    {nid} [label="{label}", shape={shape}];')
+            if prev is not None:
+                edges.append(f"  {prev} -> {nid};")
+            if op in (S.OP_EVENT_RECORD, S.OP_NOTIFY_RECORD):
+                records.setdefault(int(row["a0"]), []).append(nid)
+            elif op in (S.OP_EVENT_WAIT, S.OP_NOTIFY_WAIT):
+                waits.append((int(row["a0"]), nid))
+            elif op == S.OP_STREAM_ACTIVE and int(row["a0"]) in by_sq:
+                nxt = by_sq[int(row["a0"])]
+                edges.append(f'  {nid} -> s{nxt.id}_0 [style=dashed, label="cascade"];')
+            prev = nid
+        nodes.append(f"  subgraph cluster_s{cs.id} {{\n    label=\"{cs.describe()}\";\n"
+                     + "\n".join(lines) + "\n  }")
+    for slot, w in waits:
+        for r in records.get(slot, []):
+            edges.append(f'  {r} -> {w} [color=blue, label="event"];')
+    return ("digraph model_%d {\n  rankdir=TB;\n  node [fontsize=10];\n" % model.id
+            + "\n".join(nodes) + "\n" + "\n".join(edges) + "\n}\n")

@@ -1,0 +1,203 @@
+"""Capture models (``aclmdlRI``) and their capture streams.
+
+A *capture stream* is the hidden runtime stream a user stream's tasks are written into while it
+captures (``spec/aclgraph.md`` glossary). Each one owns an SQ ring in the device's SQE pool, so
+capture really writes SQEs and replay runs them from the model's rings: cascades and head
+activation are data, not flags. Per task nothing but the 64-byte SQE is stored.
+
+Model status follows ``RtCaptureModelStatus`` (§6.2): NONE → CAPTURE_ACTIVE → (CAPTURE_INVALIDATED)
+→ READY, then UPDATING / FAULT around task updates.
+"""
+from __future__ import annotations
+
+import itertools
+
+from ..device import engine as E
+from ..device import sqe as S
+
+NONE, CAPTURE_ACTIVE, CAPTURE_INVALIDATED, UPDATING, FAULT, READY = range(6)
+STATUS_NAMES = ("NONE", "CAPTURE_ACTIVE", "CAPTURE_INVALIDATED", "UPDATING", "FAULT", "READY")
+
+_model_ids = itertools.count(1)
+ARGS_CHUNK = 1 << 20
+
+
+class CaptureStream:
+    """One hidden stream of a model: an SQ ring plus what EndCapture validation needs."""
+
+    def __init__(self, model: "CaptureModel", original: bool, head: bool, user_stream=None,
+                 added: bool = False, parent: "CaptureStream | None" = None):
+        dev = model.device
+        self.model = model
+        self.original = original
+        self.head = head
+        self.added = added
+        self.user_stream = user_stream
+        self.parent = parent
+        self.last_level = True
+        self.depth = model.capture_depth
+        self.sq = dev.state.alloc_sq(self.depth, E.K_MODEL, dev.timing.sqe_dispatch_graph_ns)
+        self.id = dev.next_stream_id()
+        self.sqe_num = 0            # captureSqeNum: SQEs counted for the cascade trigger
+        self.task_count = 0         # tasks written (task ids)
+        self.last_op = -1           # opcode of the last task (join-back rule)
+        self.last_event = None      # capture event of the last task when it is a record
+        self.task_group = None      # open task group (task groups)
+        self.handle = 0
+        # the stream-shaped attributes user APIs read when handed a model stream
+        self.ctx, self.device, self.flags, self.capture = model.ctx, dev, 0, None
+        self.is_default = self.destroyed = self.stop_on_failure = False
+        model.streams.append(self)
+        dev.streams_by_sq_model[self.sq] = self
+
+    def describe(self) -> str:
+        what = "origin" if self.original else ("added" if self.added else "joined")
+        return f"capture stream {self.id} ({what}, model {self.model.id})"
+
+    @property
+    def tail(self) -> int:
+        return int(self.model.device.state.sqs[self.sq, E.Q_TAIL])
+
+    def append(self, op: int, sqe_count: int = 1, **fields) -> int:
+        """Write one task's SQE at the tail; returns its position."""
+        st = self.model.device.state
+        if self.tail >= self.depth:
+            raise RuntimeError(f"{self.describe()} overflowed its {self.depth}-SQE ring")
+        pos = st.push(self.sq, op, 0, task_id=self.task_count & 0xFFFF, **fields)
+        self.task_count += 1
+        self.sqe_num += sqe_count
+        self.last_op = op
+        return pos
+
+
+class CaptureEvent:
+    """An internal hardware event a capture records and waits on (§9.2): a sync slot in the
+    model, set by its record task, waited by capture streams, reset at the end of each replay."""
+
+    def __init__(self, model: "CaptureModel", user_event):
+        self.model = model
+        self.user_event = user_event
+        self.slot = model.device.state.alloc_slot()
+        self.recorded = False
+        self.waited_by: set = set()      # capture streams whose tasks wait on it
+        model.capture_events.append(self)
+
+
+class CaptureModel:
+    def __init__(self, ctx, sub: bool = False, parent=None):
+        dev = ctx.device
+        self.ctx = ctx
+        self.device = dev
+        self.id = next(_model_ids)
+        self.handle = 0
+        self.sub = sub
+        self.parent = parent
+        self.status = NONE
+        self.sw_sq = dev.profile.software_sq
+        self.capture_depth = (dev.profile.capture_sq_depth_swsq if self.sw_sq
+                              else dev.profile.rtsq_depth)
+        self.streams: list[CaptureStream] = []
+        self.capture_events: list[CaptureEvent] = []
+        self.user_events: set = set()          # user events bound to this capture
+        self.participants: set = set()         # user streams in the capture (origin/joined/added)
+        self.added: dict = {}                  # user stream -> its capture streams
+        self.endgraph_slot = dev.state.alloc_slot()
+        self.has_endgraph = False
+        self.built = False                     # SQ/CQ taken from the device pool
+        self.sqcq = 0
+        self.runs: list = []                   # (exe stream, position of its EndGraph wait)
+        self.engine_id = -1
+        self.name = ""
+        self.args_chunks: list[int] = []
+        self._args_pos = ARGS_CHUNK
+        self.destroyed = False
+        self.task_groups: list = []
+        self.taskgrp_err = 0
+        self.cond_handles: list = []
+        dev.models.append(self)
+        dev.publish_models()
+
+    # ---- status ----
+    @property
+    def is_capturing(self) -> bool:
+        return self.status in (CAPTURE_ACTIVE, CAPTURE_INVALIDATED)
+
+    def terminate_capture(self) -> None:
+        """TerminateCapture: ACTIVE -> INVALIDATED (sticky), only from ACTIVE."""
+        if self.status == CAPTURE_ACTIVE:
+            self.status = CAPTURE_INVALIDATED
+
+    def describe(self) -> str:
+        return f"model {self.id}{' (sub-model)' if self.sub else ''}"
+
+    # ---- structure ----
+    @property
+    def heads(self) -> list[int]:
+        return [cs.sq for cs in self.streams if cs.head]
+
+    def origin_stream(self) -> CaptureStream:
+        """The last-level original capture stream (where EndGraph and event resets go)."""
+        return next(cs for cs in reversed(self.streams) if cs.original and cs.last_level)
+
+    def all_models(self) -> list["CaptureModel"]:
+        """This model and every descendant sub-model (through cond handles)."""
+        out = [self]
+        for ch in self.cond_handles:
+            for m in ch.sub_models:
+                out.extend(m.all_models())
+        return out
+
+    def n_tasks(self) -> int:
+        return sum(cs.task_count for cs in self.streams)
+
+    # ---- args that outlive the launch call (captured launches re-read them at every replay) ----
+    def args_alloc(self, nbytes: int) -> int:
+        nbytes = -(-max(nbytes, 8) // 8) * 8
+        if self._args_pos + nbytes > ARGS_CHUNK or not self.args_chunks:
+            size = max(ARGS_CHUNK, nbytes)
+            self.args_chunks.append(self.device.state.mem.malloc(size))
+            self._args_pos = 0
+        addr = self.args_chunks[-1] + self._args_pos
+        self._args_pos += nbytes
+        return addr
+
+    # ---- execution bookkeeping ----
+    def running(self) -> bool:
+        """Has some launch not yet passed its EndGraph wait (refCount_ != 0)?"""
+        st = self.device.state
+        self.runs = [(s, p) for s, p in self.runs
+                     if not s.destroyed and st.sqs[s.sq, E.Q_HEAD] <= p]
+        return bool(self.runs)
+
+    def release_resources(self) -> None:
+        """Give the SQ/CQ pairs back to the device pool (destroy, update, recycling)."""
+        if self.built:
+            self.device.sqcq_used -= self.sqcq
+            self.sqcq = 0
+            self.built = False
+
+    def free(self) -> None:
+        """~CaptureModel: streams, events, args, cond handles and sub-models."""
+        dev = self.device
+        self.release_resources()
+        for ch in self.cond_handles:
+            for m in ch.sub_models:
+                m.free()
+            ch.release()
+        for cs in self.streams:
+            dev.streams_by_sq_model.pop(cs.sq, None)
+            dev.state.free_sq(cs.sq)
+        for a in self.args_chunks:
+            dev.state.mem.free(a)
+        self.streams.clear()
+        self.destroyed = True
+        if self in dev.models:
+            dev.models.remove(self)
+        dev.publish_models()
+
+
+def sqe_count(op: int, flag: int = 0) -> int:
+    """SQEs a task occupies for the cascade trigger (§3.1: kernel 1, cond IF/SWITCH 2, WHILE 3)."""
+    if op == S.OP_COND_FIRST:
+        return 3 if flag == 1 else 2
+    return 1
