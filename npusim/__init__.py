@@ -12,10 +12,13 @@ from numba import NumbaExperimentalFeatureWarning as _NEFW
 _warnings.filterwarnings("ignore", category=_NEFW)
 
 from . import acl, errors  # noqa: E402
-from .api import Buffer, Device, Event, Graph, Stream, configure, graph, reset  # noqa: E402
+from .api import (Buffer, Device, Event, Graph, Stream, configure, graph,  # noqa: E402
+                  graph_task_group_begin, graph_task_group_end, graph_task_update_begin,
+                  graph_task_update_end, reset)
 from .errors import AclError  # noqa: E402
 from .kernel import builtin as _builtin  # noqa: E402,F401  (registers the sample kernel bodies)
 
 __version__ = "0.1.0"
 __all__ = ["acl", "errors", "AclError", "Device", "Stream", "Event", "Buffer", "Graph", "graph",
-           "configure", "reset"]
+           "configure", "reset", "graph_task_group_begin", "graph_task_group_end",
+           "graph_task_update_begin", "graph_task_update_end"]

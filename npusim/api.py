@@ -295,3 +295,24 @@ def graph(stream: Stream | None = None, mode: str | int = "global") -> Graph:
     """``with npusim.graph(stream=s) as g: ...`` captures the work issued on ``s`` (and on the
     streams it joins through events) into ``g``."""
     return Graph(stream, mode)
+
+
+# ---- task groups and task update, in the shape of torch_npu's graph_task_* functions ----
+def graph_task_group_begin(stream: Stream) -> None:
+    """Open a task group on a capturing stream (captures the profile's prefetch NOPs)."""
+    _ok(acl.mdl.ri_capture_task_grp_begin(stream.handle))
+
+
+def graph_task_group_end(stream: Stream) -> int:
+    """Close the task group; returns its handle (for ``graph_task_update_begin``)."""
+    return _out(acl.mdl.ri_capture_task_grp_end(stream.handle))
+
+
+def graph_task_update_begin(stream: Stream, handle: int) -> None:
+    """The next kernel launches on ``stream`` (not capturing) rewrite the group's tasks, in
+    order; each rewrite takes effect when ``stream`` runs it."""
+    _ok(acl.mdl.ri_capture_task_update_begin(stream.handle, handle))
+
+
+def graph_task_update_end(stream: Stream) -> None:
+    _ok(acl.mdl.ri_capture_task_update_end(stream.handle))

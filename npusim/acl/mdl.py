@@ -7,3 +7,6 @@ from ..runtime.api_mdl import (ri_capture_begin, ri_capture_end,  # noqa: F401
                                ri_debug_print, ri_destroy, ri_execute,
                                ri_execute_async, ri_get_id, ri_get_name, ri_get_streams,
                                ri_set_name, ri_update)
+from ..runtime.taskgroup import (ri_capture_task_grp_begin,  # noqa: F401,E402
+                                 ri_capture_task_grp_end, ri_capture_task_update_begin,
+                                 ri_capture_task_update_end)

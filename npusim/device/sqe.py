@@ -30,6 +30,8 @@ SQE_UPDATE          a0 source row in the pool, a1 destination row (task update, 
 """
 from __future__ import annotations
 
+import struct
+
 import numpy as np
 
 SQE_DTYPE = np.dtype([
@@ -42,6 +44,9 @@ SQE_DTYPE = np.dtype([
     ("t_submit", np.int64),  # host time (ns) at which the doorbell for this SQE rang; 0 in models
 ])
 assert SQE_DTYPE.itemsize == 64
+# the same layout as a struct, for packing rows on the host without touching numpy per row
+SQE_STRUCT = struct.Struct("<BBHI7q")
+assert SQE_STRUCT.size == SQE_DTYPE.itemsize
 
 # name, value, task-type name printed by dumps
 OPCODES = (

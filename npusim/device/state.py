@@ -14,7 +14,9 @@ import numpy as np
 from . import engine as E
 from .kernels import TABLE
 from .memory import Memory
-from .sqe import OP_KERNEL, SQE_DTYPE
+from .sqe import OP_KERNEL, SQE_DTYPE, SQE_STRUCT
+
+_PACK = SQE_STRUCT.pack
 from .timing import cost_vector
 
 
@@ -37,6 +39,7 @@ class DeviceState:
         self.mem = Memory(dev_size, host_size)
         self.pool = np.zeros(1 << 14, SQE_DTYPE)
         self.pool_used = 0
+        self._staged: dict[int, list] = {}             # sq -> [first position, rows...]
         self._free_rings: dict[int, list[int]] = {}     # depth -> free bases
         self.sqs = np.zeros((64, E.Q_COLS), np.int64)
         self._free_sqs: list[int] = []
@@ -70,12 +73,10 @@ class DeviceState:
             return free.pop()
         base = self.pool_used
         if base + depth > len(self.pool):
-            cap = len(self.pool)
-            while cap < base + depth:
-                cap *= 2
-            grown = np.zeros(cap, SQE_DTYPE)
-            grown[:base] = self.pool[:base]
-            self.pool = grown
+            # grow in place: realloc of a large block is an mremap, so the pool is never held
+            # twice (peak memory per captured task stays ~64 bytes); new rows are zeroed
+            cap = max(base + depth, len(self.pool) + len(self.pool) // 4)
+            self.pool.resize(cap, refcheck=False)
         self.pool_used = base + depth
         return base
 
@@ -96,26 +97,55 @@ class DeviceState:
         return q
 
     def free_sq(self, q: int) -> None:
+        self._staged.pop(q, None)
         row = self.sqs[q]
         self._free_rings.setdefault(int(row[E.Q_DEPTH]), []).append(int(row[E.Q_BASE]))
         row[:] = 0
         row[E.Q_STATE] = E.S_FREE
         self._free_sqs.append(q)
 
+    def tail(self, q: int) -> int:
+        """Position after the last SQE pushed on ``q`` (staged ones included)."""
+        staged = self._staged.get(q)
+        if staged is not None:
+            return staged[0] + len(staged[1]) // 64
+        return int(self.sqs[q, E.Q_TAIL])
+
     def pending(self, q: int) -> int:
-        return int(self.sqs[q, E.Q_TAIL] - self.sqs[q, E.Q_HEAD])
+        return self.tail(q) - int(self.sqs[q, E.Q_HEAD])
 
     def row_of(self, q: int, pos: int) -> int:
         return int(self.sqs[q, E.Q_BASE] + pos % self.sqs[q, E.Q_DEPTH])
 
     def push(self, q: int, op: int, t_submit: int, a0=0, a1=0, a2=0, a3=0, a4=0, a5=0, flag=0,
              blocks=0, task_id=0) -> int:
-        """Append one SQE at the tail of SQ ``q``; the caller made sure the ring has room."""
-        pos = int(self.sqs[q, E.Q_TAIL])
-        self.pool[self.row_of(q, pos)] = (op, flag, blocks, task_id, a0, a1, a2, a3, a4, a5,
-                                          t_submit)
-        self.sqs[q, E.Q_TAIL] = pos + 1
-        return pos
+        """Append one SQE at the tail of SQ ``q`` (the caller made sure the ring has room).
+
+        Rows are staged in a Python list and written to the pool in bulk by ``flush`` (before
+        every engine run, or when a reader needs them): one numpy row write per task would cost
+        more than the rest of a launch call."""
+        staged = self._staged.get(q)
+        if staged is None:
+            staged = self._staged[q] = [int(self.sqs[q, E.Q_TAIL]), bytearray()]
+        buf = staged[1]
+        buf += _PACK(op, flag, blocks, task_id, a0, a1, a2, a3, a4, a5, t_submit)
+        return staged[0] + len(buf) // 64 - 1
+
+    def flush(self) -> None:
+        """Write every staged SQE into its ring and publish the new tails."""
+        if not self._staged:
+            return
+        staged, self._staged = self._staged, {}
+        for q, (start, buf) in staged.items():
+            block = np.frombuffer(buf, SQE_DTYPE)
+            base, depth = int(self.sqs[q, E.Q_BASE]), int(self.sqs[q, E.Q_DEPTH])
+            i = 0
+            while i < len(block):                       # the ring may wrap inside the batch
+                r = (start + i) % depth
+                n = min(len(block) - i, depth - r)
+                self.pool[base + r:base + r + n] = block[i:i + n]
+                i += n
+            self.sqs[q, E.Q_TAIL] = start + len(block)
 
     # ---- sync slots ----
     def alloc_slot(self) -> int:
@@ -147,6 +177,7 @@ class DeviceState:
 
         Returns R_IDLE, R_HORIZON, R_STOPPED or R_DEADLOCK.
         """
+        self.flush()
         st = self.st
         st[E.E_HORIZON], st[E.E_STOP_KIND], st[E.E_STOP_A], st[E.E_STOP_B] = (
             horizon, stop_kind, stop_a, stop_b)

@@ -11,6 +11,7 @@ from .event import (ACL_EVENT_CAPTURE_STREAM_PROGRESS, ACL_EVENT_DEVICE_USE_ONLY
                     ACL_EVENT_EXTERNAL, ACL_EVENT_IPC, ACL_EVENT_SYNC, ACL_EVENT_TIME_LINE, EX,
                     FLAG, LEGACY, LEGACY_RT_FLAG, RT_EVENT_DDSYNC, Event, Notify)
 from .runtime import RT
+from .stream import refused
 
 ACL_EVENT_STATUS_COMPLETE, ACL_EVENT_STATUS_NOT_READY = 0, 1          # aclrtQueryEvent
 ACL_EVENT_RECORDED_STATUS_NOT_READY, ACL_EVENT_RECORDED_STATUS_COMPLETE = 0, 1  # ...Status
@@ -59,8 +60,9 @@ def _event(h):
     return RT.handles.get("event", h)
 
 
-def _event_and_stream(eh, sh, need_wait_task: bool):
-    """The shared prefix of record / wait / reset: (event, stream, code)."""
+def _event_and_stream(eh, sh, need_wait_task: bool, refuse_new_mode: bool = False):
+    """The shared prefix of record / wait / reset: (event, stream, code). ``refuse_new_mode``:
+    reset's 207000 for Ex events, checked after the context but before 107003 (impl.cc:2210)."""
     ev, code = _event(eh)
     if code:
         return None, None, code
@@ -73,9 +75,13 @@ def _event_and_stream(eh, sh, need_wait_task: bool):
         return None, None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
     if need_wait_task and not ev.has_wait_task:
         return None, None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
-    s, code = AS.resolve_same_ctx(s)
+    s, code = AS.resolve(s)
     if code:
         return None, None, code
+    if refuse_new_mode and ev.new_mode:
+        return None, None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    if s.ctx is not RT.current_context:
+        return None, None, ERR.ACL_ERROR_RT_STREAM_CONTEXT
     if s.ctx.failure_code:
         return None, None, s.ctx.failure_code
     return ev, s, ERR.ACL_SUCCESS
@@ -89,6 +95,9 @@ def record_event(eh, sh) -> int:
         return capture.record(ev, s)
     v = ev.record_value()
     pos = s.submit(S.OP_EVENT_RECORD, s.device.timing.host_event_record_ns, a0=ev.slot, a1=v)
+    if pos < 0:
+        ev.seq -= ev.kind != FLAG
+        return -pos
     ev.last = (s, pos)
     return ERR.ACL_SUCCESS
 
@@ -104,20 +113,17 @@ def stream_wait_event(sh, eh) -> int:
             return ERR.ACL_SUCCESS                         # wait before any record: a no-op
         if ev.kind == LEGACY:
             return ERR.ACL_ERROR_RT_PARAM_INVALID          # "event has not been recorded"
-    s.submit(S.OP_EVENT_WAIT, s.device.timing.host_event_wait_ns, a0=ev.slot, a1=ev.wait_value())
-    return ERR.ACL_SUCCESS
+    return refused(s.submit(S.OP_EVENT_WAIT, s.device.timing.host_event_wait_ns, a0=ev.slot,
+                            a1=ev.wait_value()))
 
 
 def reset_event(eh, sh) -> int:
-    ev, s, code = _event_and_stream(eh, sh, need_wait_task=True)
+    ev, s, code = _event_and_stream(eh, sh, need_wait_task=True, refuse_new_mode=True)
     if code:
         return code
-    if ev.new_mode:
-        return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
     if capture.event_capturing(ev):
         return capture.reset(ev, s)
-    s.submit(S.OP_EVENT_RESET, s.device.timing.host_event_reset_ns, a0=ev.slot)
-    return ERR.ACL_SUCCESS
+    return refused(s.submit(S.OP_EVENT_RESET, s.device.timing.host_event_reset_ns, a0=ev.slot))
 
 
 def _observable(ev) -> int:
@@ -263,16 +269,14 @@ def record_notify(nh, sh) -> int:
     n, s, code = _notify_and_stream(nh, sh)
     if code:
         return code
-    s.submit(S.OP_NOTIFY_RECORD, s.device.timing.host_event_record_ns, a0=n.slot)
-    return ERR.ACL_SUCCESS
+    return refused(s.submit(S.OP_NOTIFY_RECORD, s.device.timing.host_event_record_ns, a0=n.slot))
 
 
 def wait_and_reset_notify(nh, sh, timeout_s: int = 0) -> int:
     n, s, code = _notify_and_stream(nh, sh)
     if code:
         return code
-    s.submit(S.OP_NOTIFY_WAIT, s.device.timing.host_event_wait_ns, a0=n.slot)
-    return ERR.ACL_SUCCESS
+    return refused(s.submit(S.OP_NOTIFY_WAIT, s.device.timing.host_event_wait_ns, a0=n.slot))
 
 
 def destroy_notify(nh) -> int:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from .. import errors as ERR
 from ..device import sqe as S
+from .stream import refused
 
 
 def launch(stream, kernel_id: int, num_blocks: int, args_addr: int, args_size: int,
@@ -14,7 +15,6 @@ def launch(stream, kernel_id: int, num_blocks: int, args_addr: int, args_size: i
     """Queue one kernel task on a resolved stream (all API checks done by the caller)."""
     if stream.ctx.failure_code:
         return stream.ctx.failure_code
-    stream.submit(S.OP_KERNEL, stream.device.timing.host_kernel_launch_ns, a0=int(kernel_id),
-                  a1=int(args_addr), a2=int(args_size), a3=int(duration_ns),
-                  blocks=int(num_blocks) & 0xFFFF)
-    return ERR.ACL_SUCCESS
+    return refused(stream.submit(S.OP_KERNEL, stream.device.timing.host_kernel_launch_ns,
+                                 a0=int(kernel_id), a1=int(args_addr), a2=int(args_size),
+                                 a3=int(duration_ns), blocks=int(num_blocks) & 0xFFFF))

@@ -247,7 +247,9 @@ def ri_execute_async(model_ri, stream) -> int:
         hook = getattr(RT, "before_model_launch", None)
         if hook is not None:
             hook(m, s)                                     # cond default values (§6.3 step 4)
-        s.submit(S.OP_MODEL_EXECUTE, t.host_model_execute_ns, a0=m.engine_id)
+        pos = s.submit(S.OP_MODEL_EXECUTE, t.host_model_execute_ns, a0=m.engine_id)
+        if pos < 0:
+            return -pos
         pos = s.submit(S.OP_NOTIFY_WAIT, 0, a0=m.endgraph_slot)
         m.runs.append((s, pos))
         for added in m.added:                              # and after it

@@ -11,6 +11,7 @@ from . import api_stream as AS
 from .capture_hooks import capture_mode_blocked, stream_capturing
 from .hostmem import DEVICE, PAGEABLE, PINNED, host_bytes, locate
 from .runtime import RT
+from .stream import refused
 
 ACL_MEM_MALLOC_HUGE_FIRST, ACL_MEM_MALLOC_HUGE_ONLY, ACL_MEM_MALLOC_NORMAL_ONLY = 0, 1, 2
 ACL_MEM_MALLOC_HUGE_FIRST_P2P, ACL_MEM_MALLOC_HUGE_ONLY_P2P = 3, 4
@@ -165,9 +166,8 @@ def memcpy_async(dst, dest_max, src, count, kind, stream) -> int:
     for w in (sw, dw):
         if w.device is not s.device:
             return ERR.ACL_ERROR_RT_PARAM_INVALID       # no peer access in the simulator
-    s.submit(S.OP_MEMCPY, s.device.timing.host_memcpy_async_ns, a0=int(dst), a1=int(src),
-             a2=int(count), flag=real)
-    return ERR.ACL_SUCCESS
+    return refused(s.submit(S.OP_MEMCPY, s.device.timing.host_memcpy_async_ns, a0=int(dst),
+                            a1=int(src), a2=int(count), flag=real))
 
 
 # ---- memset ----
@@ -217,6 +217,5 @@ def memset_async(ptr, max_count, value, count, stream) -> int:
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     if s.ctx.failure_code:
         return s.ctx.failure_code
-    s.submit(S.OP_MEMSET, s.device.timing.host_memset_async_ns, a0=int(ptr),
-             a1=int(value) & 0xFF, a2=int(count))
-    return ERR.ACL_SUCCESS
+    return refused(s.submit(S.OP_MEMSET, s.device.timing.host_memset_async_ns, a0=int(ptr),
+                            a1=int(value) & 0xFF, a2=int(count)))

@@ -25,11 +25,25 @@ def pack(values) -> bytes:
     return out.tobytes()
 
 
+def owner_model(stream):
+    """The model a launch on ``stream`` writes into (capturing, or updating a task group): its
+    args must live as long as the model, since every replay re-reads them."""
+    if stream.capture is not None:
+        return stream.capture.model
+    g = getattr(stream, "tg_update", None)
+    if g is not None and g.entries:
+        return g.entries[0][0].model
+    return None
+
+
 def place(stream, data: bytes) -> int:
     """Copy ``data`` into a device args area for one launch on ``stream``; its address."""
     mem = stream.device.state.mem
     n = max(len(data), 8)
-    if n > SLOT:
+    model = owner_model(stream)
+    if model is not None:
+        addr = model.args_alloc(n)
+    elif n > SLOT:
         addr = mem.malloc(n)
         stream.extra_args = getattr(stream, "extra_args", []) + [addr]
     else:

@@ -118,17 +118,33 @@ def invalidate(stream) -> None:
 
 # ---- tasks ----
 def append(stream, op: int, fields: dict) -> int:
-    """Write a task submitted on a capturing stream into its capture stream (§3.1, §5)."""
+    """Write a task submitted on a capturing stream into its capture stream (§3.1, §5).
+
+    The cascade trigger: captured SQEs + 32 + expandStreamRsvTaskNum >= the stream's depth.
+    Returns the task's position, or a negative ACL code when the task is refused (task-group
+    rules, §7)."""
     link = stream.capture
     model = link.model
-    prof = model.device.profile
-    RT.tick(model.device.timing.host_capture_task_ns)
-    check_task_group(stream, op)
+    RT.host_ns += model.capture_task_ns
+    if model.taskgrp_streams:
+        from . import taskgroup as TG
+        code = TG.before_capture(stream, link, op)
+        if code:
+            return -code
     cs = link.cstream
-    reserve = prof.capture_reserve + prof.expand_stream_rsv_task_num
-    if cs.sqe_num + reserve >= cs.depth:
+    if cs.sqe_num >= model.cascade_at:
         cs = cascade(stream)
-    return cs.append(op, M.sqe_count(op, fields.get("flag", 0)), **fields)
+    n = 1 if op != S.OP_COND_FIRST else M.sqe_count(op, fields["flag"])
+    if cs.task_group is None:
+        return cs.append(op, n, **fields)
+    from . import taskgroup as TG
+    code = TG.packable(cs, op, fields)
+    if code:
+        cs.sqe_num += n                      # the SQEs were taken before the packing failed
+        return -code
+    pos = cs.append(op, n, **fields)
+    TG.packed(cs, op, pos)
+    return pos
 
 
 def cascade(stream):
@@ -160,13 +176,6 @@ def append_internal(cs, op: int, **fields):
         cs = cascade_from(cs)
     cs.append(op, **fields)
     return cs
-
-
-def check_task_group(stream, op: int) -> None:
-    """Task-group packing rules (§7) — filled in by the task-group layer."""
-    hook = getattr(RT, "task_group_check", None)
-    if hook is not None:
-        hook(stream, op)
 
 
 # ---- events (§4.1) ----
@@ -205,7 +214,9 @@ def record(ev, stream) -> int:
     ce = M.CaptureEvent(model, ev)                         # a new capture event per record
     ev.capture_event, ev.capture_model = ce, model
     model.user_events.add(ev)
-    append(stream, S.OP_EVENT_RECORD, dict(a0=ce.slot, a1=1))
+    pos = append(stream, S.OP_EVENT_RECORD, dict(a0=ce.slot, a1=1))
+    if pos < 0:
+        return -pos
     ce.recorded = True
     stream.capture.cstream.last_event = ce
     return ERR.ACL_SUCCESS
@@ -226,7 +237,9 @@ def wait(stream, ev) -> int:
             invalidate(stream)
             return ERR.ACL_ERROR_STREAM_CAPTURE_CONFLICT
         ce = ev.capture_event
-        append(stream, S.OP_EVENT_WAIT, dict(a0=ce.slot, a1=1))
+        pos = append(stream, S.OP_EVENT_WAIT, dict(a0=ce.slot, a1=1))
+        if pos < 0:
+            return -pos
         ce.waited_by.add(stream.capture.cstream)
         return ERR.ACL_SUCCESS
     # the stream captures, the event does not
@@ -236,8 +249,8 @@ def wait(stream, ev) -> int:
         return ERR.ACL_ERROR_RT_CAPTURE_DEPENDENCY         # recorded outside: isolation
     if ev.kind == EX and ev.last is None:
         return ERR.ACL_SUCCESS                             # a wait on nothing is a no-op
-    append(stream, S.OP_EVENT_WAIT, dict(a0=ev.slot, a1=ev.wait_value()))
-    return ERR.ACL_SUCCESS
+    pos = append(stream, S.OP_EVENT_WAIT, dict(a0=ev.slot, a1=ev.wait_value()))
+    return -pos if pos < 0 else ERR.ACL_SUCCESS
 
 
 def reset(ev, stream) -> int:
@@ -250,8 +263,8 @@ def reset(ev, stream) -> int:
         ev.capture_model.terminate_capture()
         invalidate(stream)
         return ERR.ACL_ERROR_STREAM_CAPTURE_CONFLICT
-    append(stream, S.OP_EVENT_RESET, dict(a0=ev.capture_event.slot))
-    return ERR.ACL_SUCCESS
+    pos = append(stream, S.OP_EVENT_RESET, dict(a0=ev.capture_event.slot))
+    return -pos if pos < 0 else ERR.ACL_SUCCESS
 
 
 # ---- EndCapture (§1.3, §4.3) ----

@@ -158,6 +158,7 @@ class Device:
         """(sq, pos) of every queued SQE that would set ``slot``."""
         from ..device import sqe as S
         st = self.state
+        st.flush()
         found = []
         for q in range(int(st.st[E.E_NSQ])):
             if st.sqs[q, E.Q_STATE] == E.S_FREE:

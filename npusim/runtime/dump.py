@@ -46,6 +46,7 @@ def task_name(row) -> str:
 def tasks(cs):
     """The SQE rows of a capture stream, in submission order."""
     st = cs.model.device.state
+    st.flush()
     base = int(st.sqs[cs.sq, 0])
     return st.pool[base:base + cs.tail]
 

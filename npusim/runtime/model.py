@@ -56,15 +56,16 @@ class CaptureStream:
 
     @property
     def tail(self) -> int:
-        return int(self.model.device.state.sqs[self.sq, E.Q_TAIL])
+        return self.task_count
 
     def append(self, op: int, sqe_count: int = 1, **fields) -> int:
-        """Write one task's SQE at the tail; returns its position."""
-        st = self.model.device.state
-        if self.tail >= self.depth:
+        """Write one task's SQE at the tail; returns its position (= its index in the stream:
+        a capture stream is written once, from position 0, and never wraps)."""
+        pos = self.task_count
+        if pos >= self.depth:
             raise RuntimeError(f"{self.describe()} overflowed its {self.depth}-SQE ring")
-        pos = st.push(self.sq, op, 0, task_id=self.task_count & 0xFFFF, **fields)
-        self.task_count += 1
+        self.model.device.state.push(self.sq, op, 0, task_id=pos & 0xFFFF, **fields)
+        self.task_count = pos + 1
         self.sqe_num += sqe_count
         self.last_op = op
         return pos
@@ -96,6 +97,10 @@ class CaptureModel:
         self.sw_sq = dev.profile.software_sq
         self.capture_depth = (dev.profile.capture_sq_depth_swsq if self.sw_sq
                               else dev.profile.rtsq_depth)
+        # a capture stream cascades once it holds this many SQEs (§5)
+        self.cascade_at = (self.capture_depth - dev.profile.capture_reserve
+                           - dev.profile.expand_stream_rsv_task_num)
+        self.capture_task_ns = dev.timing.host_capture_task_ns
         self.streams: list[CaptureStream] = []
         self.capture_events: list[CaptureEvent] = []
         self.user_events: set = set()          # user events bound to this capture
@@ -111,8 +116,9 @@ class CaptureModel:
         self.args_chunks: list[int] = []
         self._args_pos = ARGS_CHUNK
         self.destroyed = False
-        self.task_groups: list = []
-        self.taskgrp_err = 0
+        self.task_groups: list = []            # closed groups, owned by the model
+        self.taskgrp_streams: set = set()      # capture streams with an open group
+        self.taskgrp_err = 0                   # sticky task-group error code
         self.cond_handles: list = []
         dev.models.append(self)
         dev.publish_models()

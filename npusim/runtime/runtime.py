@@ -40,6 +40,7 @@ class Runtime:
         self.lock = threading.RLock()
         self.trace_on = False
         self.device_options: dict = {}
+        self.task_group_check = None     # set by the task-group layer (capture.append calls it)
 
     # ---- configuration ----
     def configure(self, profile: str | None = None, trace: bool | None = None,

@@ -7,7 +7,14 @@ runtime blocks a thread whose stream has ``maxTaskNumPerStream`` tasks in flight
 from __future__ import annotations
 
 from ..device import engine as E
+from . import capture
 from .runtime import RT
+
+
+def refused(pos: int) -> int:
+    """The ACL code of a submission: 0, or the code a refused task carries (``submit`` returns
+    a negative code instead of a position)."""
+    return -pos if pos < 0 else 0
 
 
 class Stream:
@@ -26,6 +33,8 @@ class Stream:
         self.id = self.device.next_stream_id()
         self.task_seq = 0
         self.capture = None            # CaptureLink while the stream captures (capture.py)
+        self.tg_status = 0             # task-group status: NONE / SAMPLE / UPDATE
+        self.tg_update = None          # the TaskGroup this stream is updating
         self.stop_on_failure = ctx.stop_on_failure
         if self.stop_on_failure:
             self.device.state.sqs[self.sq, E.Q_STOP_ON_FAIL] = 1
@@ -39,16 +48,19 @@ class Stream:
     # ---- submission ----
     @property
     def tail(self) -> int:
-        return int(self.device.state.sqs[self.sq, E.Q_TAIL])
+        return self.device.state.tail(self.sq)
 
     def submit(self, op: int, host_cost_ns: int, **fields) -> int:
         """Append one task; returns its position in the stream (in its capture stream while the
-        stream captures: the task is recorded into the model, not run)."""
+        stream captures: the task is recorded into the model, not run), or a negative ACL code
+        when the runtime refuses the task (task-group and task-update rules)."""
+        if self.tg_update is not None:
+            from . import taskgroup
+            return taskgroup.update_task(self, op, fields)
         if self.capture is not None:
-            from . import capture
             return capture.append(self, op, fields)
         dev = self.device
-        RT.tick(host_cost_ns)
+        RT.host_ns += host_cost_ns
         st = dev.state
         if st.pending(self.sq) >= self.depth:
             dev.wait_sq(self.sq, self.tail - self.depth + 1)

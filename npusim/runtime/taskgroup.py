@@ -1,0 +1,265 @@
+"""Task groups and task update (``spec/aclgraph.md`` §7).
+
+A task group is a list of (capture stream, position) of the kernel tasks captured between
+``aclmdlRICaptureTaskGrpBegin`` and ``...End`` (after ``taskPrefetchCount`` NOPs the begin call
+captures, so prefetched SQEs can still be rewritten). ``aclmdlRICaptureTaskUpdateBegin`` on a
+*non-capturing* stream then turns the next kernel launches on that stream into updates of the
+group's tasks, in order: each launch builds the new SQE and enqueues an ``SQE_UPDATE`` on the
+update stream, which copies it over the captured SQE **when the update stream runs it** — so an
+update that is not ordered before a replay (no event) is observed stale, as on the device.
+"""
+from __future__ import annotations
+
+from .. import errors as ERR
+from ..device import sqe as S
+from ..device.kernels import TABLE, UNIT_AICPU
+from . import api_stream as AS
+from . import model as M
+from .runtime import RT
+
+NONE, SAMPLE, UPDATE = 0, 1, 2
+PAYLOAD_DEPTH = 1 << 16
+
+
+class TaskGroup:
+    def __init__(self):
+        self.entries: list[tuple] = []       # (capture stream, position)
+        self.is_update = False
+        self.update_index = 0
+        self.handle = 0
+
+    def debug_lines(self, dev_id: int, model_id: int, index: int) -> list[str]:
+        """The task-group lines of aclmdlRIDebugPrint: first, last, and both sides of every
+        change of stream (§10)."""
+        if not self.entries:
+            return [f"device_id={dev_id}, model_id={model_id}, taskGroupId={index} is empty."]
+        keep = {0, len(self.entries) - 1}
+        for i in range(1, len(self.entries)):
+            if self.entries[i][0] is not self.entries[i - 1][0]:
+                keep |= {i - 1, i}
+        return [f"device_id={dev_id}, model_id={model_id}, taskGroupId={index}, "
+                f"stream_id={self.entries[i][0].id}, task_id={self.entries[i][1] & 0xFFFF}."
+                for i in sorted(keep)]
+
+
+def _status(stream) -> int:
+    return getattr(stream, "tg_status", NONE)
+
+
+# ---- hooks called while capturing and submitting ----
+def before_capture(stream, link, op: int) -> int:
+    """IsTaskGroupBreak: a task on a capture stream without a group while the model has one open
+    -> 107034, sticky on the model, capture invalidated. Returns 0 or the code."""
+    model = link.model
+    if model.taskgrp_streams and link.cstream.task_group is None:
+        model.taskgrp_err = model.taskgrp_err or ERR.ACL_ERROR_STREAM_TASK_GROUP_INTR
+        model.terminate_capture()
+        return ERR.ACL_ERROR_STREAM_TASK_GROUP_INTR
+    return ERR.ACL_SUCCESS
+
+
+def packable(cs, op: int, fields: dict) -> int:
+    """PackingTaskGroup: only AI Core / vector kernels may join an open group (STREAM_ACTIVE of a
+    cascade is skipped); anything else -> 507009, sticky, capture invalidated."""
+    if cs.task_group is None or op == S.OP_STREAM_ACTIVE:
+        return ERR.ACL_SUCCESS
+    if op == S.OP_KERNEL and TABLE.entries[fields["a0"]].unit != UNIT_AICPU:
+        return ERR.ACL_SUCCESS
+    model = cs.model
+    model.taskgrp_err = model.taskgrp_err or ERR.ACL_ERROR_RT_TASK_TYPE_NOT_SUPPORT
+    model.terminate_capture()
+    return ERR.ACL_ERROR_RT_TASK_TYPE_NOT_SUPPORT
+
+
+def packed(cs, op: int, pos: int) -> None:
+    if cs.task_group is not None and op == S.OP_KERNEL:
+        cs.task_group.entries.append((cs, pos))
+
+
+def update_task(stream, op: int, fields: dict) -> int:
+    """A launch on a stream in task-update mode: rewrite the group's next task. Returns the
+    update SQE's position on the update stream, or a negative code."""
+    g = stream.tg_update
+    if op != S.OP_KERNEL:
+        return -ERR.ACL_ERROR_RT_TASK_TYPE_NOT_SUPPORT
+    if g.update_index >= len(g.entries):
+        return -ERR.ACL_ERROR_RT_INTERNAL_ERROR             # RT_ERROR_STREAM_TASKGRP_UPDATE
+    cs, pos = g.entries[g.update_index]
+    st = stream.device.state
+    st.flush()
+    dst = st.row_of(cs.sq, pos)
+    old = st.pool[dst]
+    old_unit = TABLE.entries[int(old["a0"])].unit
+    if TABLE.entries[fields["a0"]].unit != old_unit:
+        return -ERR.ACL_ERROR_RT_INTERNAL_ERROR             # RT_ERROR_KERNEL_TYPE
+    if not stream.device.profile.software_sq:
+        return -ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT_UPDATE_OP
+    src = _payload_row(stream.device, (S.OP_KERNEL, int(old["flag"]), fields.get("blocks", 0),
+                                       int(old["task_id"]), fields["a0"], fields.get("a1", 0),
+                                       fields.get("a2", 0), fields.get("a3", 0), 0, 0, 0))
+    g.update_index += 1
+    stream.tg_update = None                                # submit the copy as a plain task
+    try:
+        p = stream.submit(S.OP_SQE_UPDATE, stream.device.timing.host_task_update_ns,
+                          a0=src, a1=dst)
+    finally:
+        stream.tg_update = g
+    _payload_used(stream.device, src, stream.sq, p)
+    return p
+
+
+def _payload_row(dev, row: tuple) -> int:
+    """A pool row holding an updated SQE until the update stream copies it (a ring; a row is
+    reused only after the SQE_UPDATE that reads it has run)."""
+    pay = getattr(dev, "update_payload", None)
+    if pay is None:
+        from ..device import engine as E
+        q = dev.state.alloc_sq(PAYLOAD_DEPTH, E.K_MODEL)
+        pay = dev.update_payload = {"sq": q, "next": 0, "users": {}}
+    slot = pay["next"] % PAYLOAD_DEPTH
+    user = pay["users"].pop(slot, None)
+    if user is not None:                                   # still unread: wait for it
+        dev.wait_sq(*user)
+    pay["next"] += 1
+    q = pay["sq"]
+    dev.state.flush()
+    r = dev.state.row_of(q, slot)
+    dev.state.pool[r] = row
+    return r
+
+
+def _payload_used(dev, row: int, sq: int, pos: int) -> None:
+    pay = dev.update_payload
+    pay["users"][(row - dev.state.row_of(pay["sq"], 0))] = (sq, pos + 1)
+
+
+# ---- APIs (§7) ----
+def _feature() -> int:
+    from .api_device import profile
+    return ERR.ACL_SUCCESS if profile().acl_graph else ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+
+
+def _stream_for(stream_h):
+    s, code = AS.lookup(stream_h)
+    return s, code
+
+
+def ri_capture_task_grp_begin(stream) -> int:
+    if not stream:
+        return ERR.ACL_ERROR_INVALID_PARAM
+    code = _feature()
+    if code:
+        return code
+    s, code = _stream_for(stream)
+    if code:
+        return code
+    if s.capture is None:
+        return ERR.ACL_ERROR_RT_STREAM_NOT_CAPTURED
+    s, code = AS.resolve_same_ctx(s)
+    if code:
+        return code
+    if _status(s) != NONE:
+        return ERR.ACL_ERROR_STREAM_TASK_GROUP_STATUS
+    model = s.capture.model
+    for _ in range(s.device.profile.task_prefetch_count):
+        p = s.submit(S.OP_NOP, 0)
+        if p < 0:
+            return -p
+    if s.capture is None or s.capture.model is not model:
+        return ERR.ACL_ERROR_STREAM_CAPTURE_CONFLICT
+    g = TaskGroup()
+    s.tg_status = SAMPLE
+    s.capture.cstream.task_group = g
+    model.taskgrp_streams.add(s.capture.cstream)
+    return ERR.ACL_SUCCESS
+
+
+def ri_capture_task_grp_end(stream):
+    """(task-group handle or None, code)."""
+    if not stream:
+        return None, ERR.ACL_ERROR_INVALID_PARAM
+    code = _feature()
+    if code:
+        return None, code
+    s, code = _stream_for(stream)
+    if code:
+        return None, code
+    if s.capture is None:
+        return None, ERR.ACL_ERROR_RT_STREAM_NOT_CAPTURED
+    s, code = AS.resolve_same_ctx(s)
+    if code:
+        return None, code
+    if _status(s) != SAMPLE:
+        return None, ERR.ACL_ERROR_STREAM_TASK_GROUP_STATUS
+    cs = s.capture.cstream
+    model = s.capture.model
+    g = cs.task_group
+    code = model.taskgrp_err
+    handle = None
+    if not code and (model.status == M.CAPTURE_INVALIDATED or s.capture.status == 2):
+        code = ERR.ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED
+    if not code:
+        model.task_groups.append(g)
+        handle = RT.handles.add("taskgrp", g)
+    c = cs
+    while c is not None and c.task_group is g:             # close it on the whole cascade
+        c.task_group = None
+        model.taskgrp_streams.discard(c)
+        c = c.parent
+    s.tg_status = NONE
+    return handle, code
+
+
+def ri_capture_task_update_begin(stream, handle) -> int:
+    if not stream or not handle:
+        return ERR.ACL_ERROR_INVALID_PARAM
+    code = _feature()
+    if code:
+        return code
+    s, code = _stream_for(stream)
+    if code:
+        return code
+    if s.capture is not None:
+        return ERR.ACL_ERROR_RT_STREAM_CAPTURED
+    if getattr(s, "model", None) is not None:
+        return ERR.ACL_ERROR_RT_STREAM_MODEL
+    s, code = AS.resolve_same_ctx(s)
+    if code:
+        return code
+    if _status(s) != NONE:
+        return ERR.ACL_ERROR_STREAM_TASK_GROUP_STATUS
+    g, code = RT.handles.get("taskgrp", handle)
+    if g is None:                       # the runtime does not validate this raw pointer
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
+    if g.is_update:
+        return ERR.ACL_ERROR_STREAM_TASK_GROUP_STATUS
+    s.tg_status = UPDATE
+    g.is_update, g.update_index = True, 0
+    s.tg_update = g
+    return ERR.ACL_SUCCESS
+
+
+def ri_capture_task_update_end(stream) -> int:
+    if not stream:
+        return ERR.ACL_ERROR_INVALID_PARAM
+    code = _feature()
+    if code:
+        return code
+    s, code = _stream_for(stream)
+    if code:
+        return code
+    if s.capture is not None:
+        return ERR.ACL_ERROR_RT_STREAM_CAPTURED
+    if getattr(s, "model", None) is not None:
+        return ERR.ACL_ERROR_RT_STREAM_MODEL
+    s, code = AS.resolve_same_ctx(s)
+    if code:
+        return code
+    if _status(s) != UPDATE:
+        return ERR.ACL_ERROR_STREAM_TASK_GROUP_STATUS
+    g = s.tg_update
+    s.tg_status, s.tg_update = NONE, None
+    g.is_update = False
+    if g.update_index != len(g.entries):
+        return ERR.ACL_ERROR_RT_INTERNAL_ERROR             # unupdated tasks remain
+    return ERR.ACL_SUCCESS
