@@ -10,3 +10,6 @@ from ..runtime.api_mdl import (ri_capture_begin, ri_capture_end,  # noqa: F401
 from ..runtime.taskgroup import (ri_capture_task_grp_begin,  # noqa: F401,E402
                                  ri_capture_task_grp_end, ri_capture_task_update_begin,
                                  ri_capture_task_update_end)
+from ..runtime.tasks import (ri_get_tasks_by_stream, ri_task_disable,  # noqa: F401,E402
+                             ri_task_get_params, ri_task_get_seq_id, ri_task_get_type,
+                             ri_task_set_params)

@@ -1,0 +1,207 @@
+"""Per-task APIs of captured models and ``aclmdlRIUpdate`` (``spec/aclgraph.md`` §7.1, §1.9).
+
+A task handle names one SQE of a capture stream (stream, position). Get-params reads the SQE;
+set-params and disable only *stage* a change (the model goes UPDATING) and ``aclmdlRIUpdate``
+applies every staged change to the SQEs at once, releasing the model's SQ/CQ resources so the next
+launch rebuilds them (``CaptureModel::Update``). A failing set-params or disable leaves the model
+FAULT, which only destroy leaves.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .. import errors as ERR
+from ..device import sqe as S
+from . import model as M
+from .runtime import RT
+
+ACL_MODEL_RI_TASK_DEFAULT, ACL_MODEL_RI_TASK_KERNEL = 0, 1
+ACL_MODEL_RI_TASK_EVENT_RECORD, ACL_MODEL_RI_TASK_EVENT_WAIT = 2, 3
+ACL_MODEL_RI_TASK_EVENT_RESET, ACL_MODEL_RI_TASK_VALUE_WRITE = 4, 5
+ACL_MODEL_RI_TASK_VALUE_WAIT = 6
+_TYPE_OF_OP = {S.OP_KERNEL: ACL_MODEL_RI_TASK_KERNEL,
+               S.OP_EVENT_RECORD: ACL_MODEL_RI_TASK_EVENT_RECORD,
+               S.OP_EVENT_WAIT: ACL_MODEL_RI_TASK_EVENT_WAIT,
+               S.OP_EVENT_RESET: ACL_MODEL_RI_TASK_EVENT_RESET,
+               S.OP_MEM_WRITE_VALUE: ACL_MODEL_RI_TASK_VALUE_WRITE,
+               S.OP_MEM_WAIT_VALUE: ACL_MODEL_RI_TASK_VALUE_WAIT}
+
+
+@dataclass(eq=False)
+class Task:
+    cs: object          # CaptureStream
+    pos: int
+    handle: int = 0
+
+    @property
+    def model(self):
+        return self.cs.model
+
+    def row(self):
+        st = self.cs.model.device.state
+        st.flush()
+        return st.pool[st.row_of(self.cs.sq, self.pos)]
+
+
+def _task(h):
+    if not h:
+        return None, ERR.ACL_ERROR_RT_PARAM_INVALID
+    t, code = RT.handles.get("task", h)
+    if code:
+        return None, code
+    if t.model.destroyed:
+        return None, ERR.ACL_ERROR_RT_INVALID_HANDLE
+    return t, ERR.ACL_SUCCESS
+
+
+def ri_get_tasks_by_stream(stream):
+    """(list of task handles, code): the stream must be a model (capture) stream."""
+    if not stream:
+        return None, ERR.ACL_ERROR_INVALID_PARAM
+    cs, code = RT.handles.get("stream", stream)
+    if code:
+        return None, code
+    if getattr(cs, "model", None) is None:
+        return None, ERR.ACL_ERROR_RT_PARAM_INVALID
+    if cs.model.sub:
+        return None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    cache = cs.__dict__.setdefault("task_handles", {})
+    out = []
+    for pos in range(cs.task_count):
+        h = cache.get(pos)
+        if h is None:
+            h = cache[pos] = RT.handles.add("task", Task(cs, pos))
+        out.append(h)
+    return out, ERR.ACL_SUCCESS
+
+
+def ri_task_get_type(task):
+    t, code = _task(task)
+    if code:
+        return None, code
+    if t.model.sub:
+        return None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    return _TYPE_OF_OP.get(int(t.row()["op"]), ACL_MODEL_RI_TASK_DEFAULT), ERR.ACL_SUCCESS
+
+
+def ri_task_get_seq_id(task):
+    """The task's sequence number in its model (capture order, per stream in stream order)."""
+    t, code = _task(task)
+    if code:
+        return None, code
+    seq = 0
+    for cs in t.model.streams:
+        if cs is t.cs:
+            return seq + t.pos, ERR.ACL_SUCCESS
+        seq += cs.task_count
+    return None, ERR.ACL_ERROR_RT_INTERNAL_ERROR
+
+
+def ri_task_get_params(task):
+    """(dict of the task's parameters, code); keys follow aclmdlRITaskParams."""
+    t, code = _task(task)
+    if code:
+        return None, code
+    if t.model.sub:
+        return None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    row = t.row()
+    op = int(row["op"])
+    ty = _TYPE_OF_OP.get(op, ACL_MODEL_RI_TASK_DEFAULT)
+    if ty == ACL_MODEL_RI_TASK_DEFAULT:
+        return None, ERR.ACL_ERROR_RT_PARAM_INVALID
+    p = {"type": ty}
+    if ty == ACL_MODEL_RI_TASK_KERNEL:
+        p.update(func=function_handle_of(int(row["a0"])), args=int(row["a1"]),
+                 args_size=int(row["a2"]), num_blocks=int(row["blocks"]), is_host_args=0)
+    elif ty in (ACL_MODEL_RI_TASK_VALUE_WRITE, ACL_MODEL_RI_TASK_VALUE_WAIT):
+        p.update(dev_addr=int(row["a0"]), value=int(row["a1"]))
+        if ty == ACL_MODEL_RI_TASK_VALUE_WAIT:
+            p["flag"] = int(row["flag"])
+    else:
+        p.update(event=None, event_flag=0)
+    return p, ERR.ACL_SUCCESS
+
+
+def function_handle_of(kernel_id: int):
+    """The function handle launching ``kernel_id`` (set by the Kernel module), else None."""
+    hook = getattr(RT, "function_handle_of", None)
+    return hook(kernel_id) if hook else None
+
+
+def _check_for_update(t) -> int:
+    """CheckCaptureModelForUpdate (capture_model_utils.cc:241-271)."""
+    m = t.model
+    if not m.device.profile.software_sq:
+        return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    if m.sub:
+        return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    if m.running() or m.status not in (M.READY, M.UPDATING):
+        m.device.advance_to_host()
+        if m.running() or m.status not in (M.READY, M.UPDATING):
+            return ERR.ACL_ERROR_RT_MODEL_UPDATE_FAILED
+    return ERR.ACL_SUCCESS
+
+
+def ri_task_set_params(task, params: dict) -> int:
+    if not task or params is None:
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
+    t, code = _task(task)
+    if code:
+        return code
+    code = _check_for_update(t)
+    if code:
+        return code
+    m = t.model
+    m.status = M.UPDATING
+    ty = params.get("type")
+    row = t.row().copy()
+    if ty == ACL_MODEL_RI_TASK_KERNEL and int(row["op"]) == S.OP_KERNEL:
+        resolve = getattr(RT, "resolve_function", None)
+        kid, code = resolve(params.get("func")) if resolve else (None, ERR.ACL_ERROR_RT_PARAM_INVALID)
+        if code:
+            m.status = M.FAULT
+            return code
+        row["a0"], row["a1"] = kid, int(params.get("args", row["a1"]))
+        row["a2"] = int(params.get("args_size", row["a2"]))
+        row["blocks"] = int(params.get("num_blocks", row["blocks"])) & 0xFFFF
+    elif ty in (ACL_MODEL_RI_TASK_VALUE_WRITE, ACL_MODEL_RI_TASK_VALUE_WAIT) and \
+            _TYPE_OF_OP.get(int(row["op"])) == ty:
+        row["a0"], row["a1"] = int(params.get("dev_addr", row["a0"])), int(params.get("value", 0))
+        if ty == ACL_MODEL_RI_TASK_VALUE_WAIT:
+            row["flag"] = int(params.get("flag", row["flag"]))
+    else:
+        m.status = M.FAULT
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
+    m.__dict__.setdefault("staged_updates", {})[(t.cs, t.pos)] = row
+    return ERR.ACL_SUCCESS
+
+
+def ri_task_disable(task) -> int:
+    t, code = _task(task)
+    if code:
+        return code
+    code = _check_for_update(t)
+    if code:
+        return code
+    m = t.model
+    m.status = M.UPDATING
+    if _TYPE_OF_OP.get(int(t.row()["op"]), 0) == ACL_MODEL_RI_TASK_DEFAULT:
+        m.status = M.FAULT
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
+    row = t.row().copy()
+    row["op"] = S.OP_NOP
+    m.__dict__.setdefault("staged_updates", {})[(t.cs, t.pos)] = row
+    return ERR.ACL_SUCCESS
+
+
+def apply_updates(m) -> int:
+    """CaptureModel::Update: write every staged change and release SQ/CQ + notifies."""
+    st = m.device.state
+    st.flush()
+    for (cs, pos), row in m.__dict__.pop("staged_updates", {}).items():
+        st.pool[st.row_of(cs.sq, pos)] = row
+    m.release_resources()
+    return ERR.ACL_SUCCESS
+
+
+RT.model_update = apply_updates
