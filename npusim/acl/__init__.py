@@ -15,6 +15,12 @@ for _c in _errors._TABLE:
     globals()[_c[0]] = _c[1]
 
 
+from ._hosttrace import instrument as _instrument  # noqa: E402
+
+_instrument(rt, "aclrt")
+_instrument(mdl, "aclmdlRI")
+
+
 def init(config_path=None) -> int:
     """aclInit: fixes the chip profile (NPUSIM_PROFILE / npusim.configure)."""
     return _dev.init(config_path)

@@ -147,6 +147,32 @@ def append(stream, op: int, fields: dict) -> int:
     return pos
 
 
+def append_task(stream, rows, sqe_num: int) -> int:
+    """A task made of several SQEs (a cond task): one cascade check for all of them, then the
+    rows back to back on one capture stream. Returns the first row's position or -code."""
+    link = stream.capture
+    model = link.model
+    RT.host_ns += model.capture_task_ns
+    if model.taskgrp_streams:
+        from . import taskgroup as TG
+        code = TG.before_capture(stream, link, rows[0][0])
+        if code:
+            return -code
+    cs = link.cstream
+    if cs.sqe_num >= model.cascade_at:
+        cs = cascade(stream)
+    if cs.task_group is not None:
+        from . import taskgroup as TG
+        code = TG.packable(cs, rows[0][0], rows[0][1])
+        if code:
+            cs.sqe_num += sqe_num
+            return -code
+    first = cs.append(rows[0][0], sqe_num, **rows[0][1])
+    for op, fields in rows[1:]:
+        cs.append(op, 0, **fields)
+    return first
+
+
 def cascade(stream):
     """AllocCascadeCaptureStream for a user stream's current capture stream."""
     link = stream.capture

@@ -60,6 +60,8 @@ class Device:
         self.model_slots: list = []            # engine model id -> model (None when freed)
         self.streams_by_sq_model: dict = {}    # sq -> CaptureStream
         self.sqcq_used = 0                     # SQ/CQ pairs taken from the device pool
+        self.conds: list = []                  # cond handles, index = engine cond id
+        self.max_while_iterations = 100_000_000  # runaway-WHILE bound (per model override)
 
     # ---- models on the engine ----
     def publish_models(self) -> None:

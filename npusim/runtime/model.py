@@ -14,6 +14,7 @@ import itertools
 
 from ..device import engine as E
 from ..device import sqe as S
+from .runtime import RT
 
 NONE, CAPTURE_ACTIVE, CAPTURE_INVALIDATED, UPDATING, FAULT, READY = range(6)
 STATUS_NAMES = ("NONE", "CAPTURE_ACTIVE", "CAPTURE_INVALIDATED", "UPDATING", "FAULT", "READY")
@@ -36,7 +37,8 @@ class CaptureStream:
         self.parent = parent
         self.last_level = True
         self.depth = model.capture_depth
-        self.sq = dev.state.alloc_sq(self.depth, E.K_MODEL, dev.timing.sqe_dispatch_graph_ns)
+        with RT.lock:                   # threads may join/cascade concurrently (§4.6)
+            self.sq = dev.state.alloc_sq(self.depth, E.K_MODEL, dev.timing.sqe_dispatch_graph_ns)
         self.id = dev.next_stream_id()
         self.sqe_num = 0            # captureSqeNum: SQEs counted for the cascade trigger
         self.task_count = 0         # tasks written (task ids)
@@ -64,7 +66,8 @@ class CaptureStream:
         pos = self.task_count
         if pos >= self.depth:
             raise RuntimeError(f"{self.describe()} overflowed its {self.depth}-SQE ring")
-        self.model.device.state.push(self.sq, op, 0, task_id=pos & 0xFFFF, **fields)
+        with RT.lock:                   # no engine run (which flushes staged SQEs) in between
+            self.model.device.state.push(self.sq, op, 0, task_id=pos & 0xFFFF, **fields)
         self.task_count = pos + 1
         self.sqe_num += sqe_count
         self.last_op = op
@@ -159,12 +162,13 @@ class CaptureModel:
     # ---- args that outlive the launch call (captured launches re-read them at every replay) ----
     def args_alloc(self, nbytes: int) -> int:
         nbytes = -(-max(nbytes, 8) // 8) * 8
-        if self._args_pos + nbytes > ARGS_CHUNK or not self.args_chunks:
-            size = max(ARGS_CHUNK, nbytes)
-            self.args_chunks.append(self.device.state.mem.malloc(size))
-            self._args_pos = 0
-        addr = self.args_chunks[-1] + self._args_pos
-        self._args_pos += nbytes
+        with RT.lock:                   # models of several capturing threads share the arena
+            if self._args_pos + nbytes > ARGS_CHUNK or not self.args_chunks:
+                size = max(ARGS_CHUNK, nbytes)
+                self.args_chunks.append(self.device.state.mem.malloc(size))
+                self._args_pos = 0
+            addr = self.args_chunks[-1] + self._args_pos
+            self._args_pos += nbytes
         return addr
 
     # ---- execution bookkeeping ----
@@ -197,6 +201,9 @@ class CaptureModel:
             dev.state.mem.free(a)
         self.streams.clear()
         self.destroyed = True
+        if self.sub:
+            from .runtime import RT
+            RT.handles.remove(self.handle)
         if self in dev.models:
             dev.models.remove(self)
         dev.publish_models()

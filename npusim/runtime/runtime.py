@@ -39,6 +39,7 @@ class Runtime:
         self.host_ns = 0
         self.lock = threading.RLock()
         self.trace_on = False
+        self.host_trace: list = []       # (api name, host ns at entry, host ns at exit)
         self.device_options: dict = {}
         self.task_group_check = None     # set by the task-group layer (capture.append calls it)
 
@@ -106,6 +107,7 @@ class Runtime:
         self.init_refs = 0
         self.profile = None
         self.host_ns = 0
+        self.host_trace = []
 
     # ---- contexts ----
     @property

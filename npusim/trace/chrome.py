@@ -19,12 +19,14 @@ class Trace:
     rows: np.ndarray              # engine TRACE_DTYPE rows
     stream_names: dict            # sq -> display name
     device_id: int = 0
+    host: tuple = ()              # (api name, host start ns, host end ns)
 
     @classmethod
     def from_device(cls, dev) -> "Trace":
         names = {sq: s.describe() for sq, s in dev.streams.items()}
         names.update({sq: cs.describe() for sq, cs in dev.streams_by_sq_model.items()})
-        return cls(dev.state.trace_rows().copy(), names, dev.id)
+        from ..runtime.runtime import RT
+        return cls(dev.state.trace_rows().copy(), names, dev.id, tuple(RT.host_trace))
 
     def __len__(self):
         return len(self.rows)
@@ -35,7 +37,8 @@ class Trace:
         return OP_NAME[int(r["op"])]
 
     def events(self) -> list[dict]:
-        out = []
+        out = [{"name": name, "ph": "X", "pid": "host", "tid": "API calls", "ts": t0 / 1000.0,
+                "dur": (t1 - t0) / 1000.0} for name, t0, t1 in self.host]
         for r in self.rows:
             sq = int(r["sq"])
             out.append({
