@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import acl
-from .errors import check
+from .errors import AclTimeoutError, DeviceError, check, class_for
 from .runtime import api_device, api_launch, args as _args
 from .runtime.runtime import RT
 
@@ -27,6 +27,10 @@ def reset() -> None:
 
 
 def _detail(code: int) -> str:
+    """The device's explanation for a device fault or a timeout (deadlock); other codes are
+    about the call itself, which an older, unrelated explanation must not decorate."""
+    if not issubclass(class_for(code), (DeviceError, AclTimeoutError)):
+        return ""
     for d in RT.devices.values():
         if d.last_error_detail:
             msg, d.last_error_detail = d.last_error_detail, ""
@@ -193,6 +197,8 @@ class Device:
         _ok(code)
         s, code = AS.resolve_same_ctx(s)
         _ok(code)
+        if kernel not in TABLE.by_name:          # as aclrtBinaryGetFunction: not found -> 107000
+            _ok(acl.ACL_ERROR_RT_PARAM_INVALID)
         addr = _args.place(s, _args.pack([int(a) if hasattr(a, "__index__") and
                                           not isinstance(a, (float, np.floating)) else a
                                           for a in args]))

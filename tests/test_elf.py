@@ -13,9 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from npusim.kernel.elf import (
-    EM_AARCH64, FEATURES_910B, FEATURES_950, FEATURES_CLOUD, AttrType, ElfError, ElfFeatures,
-    EntryType, FuncType, MetaType, MixType, ParamInfo, parse_elf, register_kernels,
-    strip_mix_suffix, tiling_key,
+    EM_AARCH64, FEATURES_910B, FEATURES_950, FEATURES_CLOUD, FEATURES_DC, AttrType, ElfError,
+    ElfFeatures, EntryType, FuncType, MetaType, MixType, ParamInfo, features_for, parse_elf,
+    register_kernels, strip_mix_suffix, tiling_key,
 )
 from npusim.kernel.elfwrite import (
     STB_LOCAL, STB_WEAK, STV_HIDDEN, GlobalSpec, KernelSpec, ParamSpec, SectionSpec, mix_pair,
@@ -787,7 +787,11 @@ def _check_common(kern, spec: KernelSpec, meta: dict, name: str) -> None:
           suppress_health_check=[HealthCheck.too_slow])
 @given(kernel_sets())
 def test_round_trip_written_kernels_parse_back_to_the_same_kernels_and_metadata(specs):
-    image = parse_elf(write_elf(specs))
+    data = write_elf(specs)
+    image = parse_elf(data)
+    symtab = ELFFile(io.BytesIO(data)).get_section_by_name(".symtab")  # a standard reader agrees
+    assert [(s.name, s["st_value"], s["st_size"]) for s in symtab.iter_symbols() if s.name] == \
+        [(s.name, s.offset, s.length) for s in image.symbols]
     code_at = lambda off, n: image.image[off:off + n]  # noqa: E731
     by_base: dict[str, list[KernelSpec]] = {}
     for spec in specs:
@@ -823,3 +827,18 @@ def test_round_trip_written_kernels_parse_back_to_the_same_kernels_and_metadata(
         if kern.func_entry_type != EntryType.NOT_SUPPORT_FUNCTION_ENTRY:
             expected_entries.setdefault(kern.entry_key, kern.name)
     assert image.entries == dict(sorted(expected_entries.items()))
+
+
+@pytest.mark.parametrize("profile, features", [
+    ("Ascend910B", FEATURES_910B), ("Ascend910_93", FEATURES_910B), ("Ascend950", FEATURES_950),
+    ("Ascend310P", FEATURES_DC),
+])
+def test_features_follow_the_chip_profile(profile, features):
+    from npusim.profiles import get_profile
+    assert features_for(get_profile(profile)) is features
+
+
+def test_parse_accepts_a_chip_profile():
+    from npusim.profiles import get_profile
+    image = parse_elf(write_elf(mix_pair("mm", CODE, CODE)), get_profile("Ascend310P"))
+    assert only(image).attr_type == AttrType.AICORE  # CV-integrated chip

@@ -23,7 +23,8 @@ Error codes (every failure raises :class:`ElfError`; ``code`` is what ``aclrtBin
 ``aclrtBinaryGetFunction`` return for it)::
 
   107000 ACL_ERROR_RT_PARAM_INVALID -- every parse and registration failure:
-         empty data (program.cc ``Program::Register``: data null / length 0 -> RT_ERROR_INVALID_VALUE);
+         empty data (program.cc ``Program::Register``: data null / length 0 ->
+         RT_ERROR_INVALID_VALUE);
          ``ProcessObject`` returning null (program.cc ``ElfProgram::ParserBinary``:
          NULL_PTR_RETURN_MSG_OUTER_WITH_FUNC_DESC(kernels_, RT_ERROR_INVALID_VALUE)), i.e.
          EI_CLASS != 2 (elf.cc ``GetFileHeader``), e_shentsize/e_shnum/section bounds/sh_link
@@ -442,6 +443,8 @@ class _Reader:
         """GetByte(field, n): sizes 1..8 only, anything else reads 0."""
         if not 1 <= n <= 8:
             return 0
+        if 0 <= pos and pos + n <= self.size:  # the common case, without padding
+            return int.from_bytes(self.data[pos:pos + n], self.order)
         return int.from_bytes(self.raw(pos, n), self.order)
 
     def host(self, pos: int, n: int) -> int:
@@ -582,7 +585,8 @@ def _apply_tlv(rd: _Reader, info: _KernelInfo, t: int, n: int, p: int) -> None:
 
 
 def _parse_kernel_info(rd: _Reader, sec: ElfSection) -> _KernelInfo:
-    info = _KernelInfo(dfx_offset=sec.offset, dfx_size=sec.size & U16, ei_data=rd.raw(EI_DATA, 1)[0])
+    info = _KernelInfo(dfx_offset=sec.offset, dfx_size=sec.size & U16,
+                       ei_data=rd.raw(EI_DATA, 1)[0])
     for t, n, p in _iter_tlvs(rd, sec.offset, sec.size & U32):
         info.tlvs.append((t, rd.raw(p + TLV_HEAD_SIZE, n)))
         _apply_tlv(rd, info, t, n, p)
@@ -592,7 +596,8 @@ def _parse_kernel_info(rd: _Reader, sec: ElfSection) -> _KernelInfo:
 
 
 def _raw_tlvs(rd: _Reader, sec: ElfSection, length: int) -> tuple[tuple[int, bytes], ...]:
-    return tuple((t, rd.raw(p + TLV_HEAD_SIZE, n)) for t, n, p in _iter_tlvs(rd, sec.offset, length))
+    tlvs = _iter_tlvs(rd, sec.offset, length)
+    return tuple((t, rd.raw(p + TLV_HEAD_SIZE, n)) for t, n, p in tlvs)
 
 
 # ---- the object parse (ProcessObject)
@@ -650,9 +655,10 @@ def _read_section_headers(st: _Parse) -> None:
         if link > st.shnum:
             raise _fail(f"sh_link {link} of section {i} is out of [0, {st.shnum}]")
         st.sections.append(ElfSection(
-            index=i, name="", name_offset=rd.u(h, 4), type=rd.u(h + 4, 4), flags=rd.u(h + 8, 8), addr=rd.u(h + 16, 8),
-            offset=rd.u(h + 24, 8), size=rd.u(h + 32, 8), link=link, info=rd.u(h + 44, 8) & U32,
-            addralign=rd.u(h + 48, 8), entsize=rd.u(h + 56, 8), ))
+            index=i, name="", name_offset=rd.u(h, 4), type=rd.u(h + 4, 4),
+            flags=rd.u(h + 8, 8), addr=rd.u(h + 16, 8), offset=rd.u(h + 24, 8),
+            size=rd.u(h + 32, 8), link=link, info=rd.u(h + 44, 8) & U32,
+            addralign=rd.u(h + 48, 8), entsize=rd.u(h + 56, 8)))
 
 
 def _table(rd: _Reader, sec: ElfSection) -> bytes:
@@ -705,7 +711,8 @@ def _text_region(st: _Parse) -> None:
         st.text_size = (sec.offset + sec.size - st.text_offset) & U64
 
 
-def _dynamic_sections(st: _Parse, names: bytes | None) -> tuple[ElfSection | None, ElfSection | None]:
+def _dynamic_sections(st: _Parse,
+                      names: bytes | None) -> tuple[ElfSection | None, ElfSection | None]:
     """get_dynamic_section: the last .dynstr (STRTAB) and .dynamic (DYNAMIC), by exact name."""
     dynstr = dynamic = None
     if names is None:
@@ -868,7 +875,8 @@ def _kernel_symbols(st: _Parse) -> None:
         if syms is None:
             continue
         if sec.link >= st.shnum:
-            raise _fail(f"symbol table {sec.index} links to section {sec.link} (e_shnum {st.shnum})")
+            raise _fail(f"symbol table {sec.index} links to section {sec.link} "
+                        f"(e_shnum {st.shnum})")
         strsec = st.sections[sec.link]
         strtab = None
         if strsec.size != 0:
@@ -1126,14 +1134,16 @@ def _to_bytes(data) -> bytes:
     return raw
 
 
-def parse_elf(data, features: ElfFeatures = FEATURES_910B,
-              initial_attr_type: int | None = None) -> ElfImage:
+def parse_elf(data, features=FEATURES_910B, initial_attr_type: int | None = None) -> ElfImage:
     """Parse and register one kernel binary, as aclrtBinaryLoadFromData does up to the point
     where the program is complete (nothing is copied to the device here).
 
+    ``features``: an :class:`ElfFeatures` or a chip profile (see :func:`features_for`).
     ``initial_attr_type``: the program's kernel type before the parse (from a load-option magic);
     None = the chip default. Raises :class:`ElfError` and nothing else.
     """
+    if not isinstance(features, ElfFeatures):
+        features = features_for(features)
     try:
         raw = _to_bytes(data)
         st = _parse_object(raw, features)

@@ -187,7 +187,8 @@ def _kernel_tlvs(spec: KernelSpec, o: str) -> bytes:
     if spec.aiv_type is not None:
         out.append(u32(MetaType.AIV_TYPE_FLAG, spec.aiv_type))
     if spec.function_entry is not None:  # flag + reserved, then the entry in host order
-        value = bytes([spec.function_entry_flag & 0xFF, 0, 0, 0]) + struct.pack("<Q", spec.function_entry)
+        value = (bytes([spec.function_entry_flag & 0xFF, 0, 0, 0])
+                 + struct.pack("<Q", spec.function_entry))
         out.append(tlv(MetaType.FUNCTION_ENTRY_INFO, value, o))
     if spec.params is not None:
         out.extend(_param_records(spec, o))

@@ -91,11 +91,8 @@ def synchronize_device() -> int:
     RT.tick(profile().timing.host_sync_ns)
     if ctx.failure_code:
         return ctx.failure_code
-    from .api_stream import _NO_SYNC_FLAGS
     try:                      # the current context's streams only (context.cc:1219-1242)
-        for s in list(ctx.streams):
-            if not s.flags & _NO_SYNC_FLAGS:
-                ctx.device.wait_sq(s.sq, s.tail)
+        _wait_streams(ctx)
     except DeadlockError:
         return ERR.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
     code = ERR.ACL_SUCCESS
@@ -148,16 +145,28 @@ def get_current_context():
     return ctx.handle, ERR.ACL_SUCCESS
 
 
+def _wait_streams(ctx, skip_stuck: bool = False) -> None:
+    """Block until every syncable stream of ``ctx`` (not of other contexts) has finished its
+    work; DeadlockError if one never can (``skip_stuck``: go on with the others)."""
+    from .api_stream import _NO_SYNC_FLAGS
+    for s in list(ctx.streams):
+        if s.flags & _NO_SYNC_FLAGS:
+            continue
+        try:
+            ctx.device.wait_sq(s.sq, s.tail)
+        except DeadlockError:
+            if not skip_stuck:
+                raise
+
+
 def _teardown(ctx) -> None:
     """Destroy a context: wait for its streams' work, then free them (doc 04: the runtime waits
     for unfinished tasks before releasing)."""
     if ctx is None or ctx.destroyed:
         return
-    try:
-        ctx.device.wait_all()
-    except DeadlockError:
-        pass
+    _wait_streams(ctx, skip_stuck=True)
     for s in list(ctx.streams):
+        s.device.take_sq_error(s.sq)      # an unreported fault must not pass to the SQ's next owner
         s.release()
     ctx.destroyed = True
     RT.handles.remove(ctx.handle)

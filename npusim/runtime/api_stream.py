@@ -80,6 +80,7 @@ def destroy_stream(h) -> int:
         s.device.wait_sq(s.sq, s.tail)
     except DeadlockError:
         pass
+    s.device.take_sq_error(s.sq)          # an unreported fault must not pass to the SQ's next owner
     s.release()
     return ERR.ACL_SUCCESS
 
@@ -150,12 +151,16 @@ def set_stream_failure_mode(h, mode: int) -> int:
     if RT.current_context is None:
         return ERR.ACL_ERROR_RT_CONTEXT_NULL
     mode = int(mode) & 1
-    if mode == int(s.stop_on_failure):
+    # the stream's own mode, which only this call sets; the other streams of a STOP context keep
+    # CONTINUE as their own mode, although they fail like STOP streams (stream.cc:4303-4352)
+    own = getattr(s, "failure_mode", ACL_CONTINUE_ON_FAILURE)
+    if mode == own:
         return ERR.ACL_SUCCESS
     if mode == ACL_CONTINUE_ON_FAILURE:                    # STOP -> CONTINUE is refused
         return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
     if s.ctx is not RT.current_context:
         return ERR.ACL_ERROR_RT_STREAM_CONTEXT
+    s.failure_mode = ACL_STOP_ON_FAILURE
     ctx = s.ctx                                            # the whole context switches mode
     ctx.stop_on_failure = True
     for t in ctx.streams:

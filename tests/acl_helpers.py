@@ -1,0 +1,70 @@
+"""Helpers for the eager-API tests: kernel launch by name with a facade-style code, device memory
+reads, and running a call on a fresh thread (a thread with no context)."""
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+import npusim
+from npusim import acl
+from npusim.runtime.runtime import RT
+
+LONG_NS = 50_000_000            # LongOPf's duration (npusim.kernel.builtin.LONG_OP_NS)
+
+
+def launch(stream, kernel: str, blocks: int = 1, args=(), duration_ns: int = 0) -> int:
+    """Launch a built-in kernel on a stream handle (None: the default stream); the ACL code.
+
+    Goes through the Pythonic ``Device.launch`` (there is no Kernel-module facade yet) without
+    creating a ``Device``, which would call ``aclrtSetDevice`` and change reference counts."""
+    try:
+        npusim.Device.launch(None, kernel, npusim.Stream(None, stream), blocks, args, duration_ns)
+    except npusim.AclError as e:
+        return e.code
+    return acl.ACL_SUCCESS
+
+
+def read(ptr: int, n: int, dtype=np.uint32) -> np.ndarray:
+    """``n`` items at device address ``ptr`` via a synchronous D2H ``aclrtMemcpy``."""
+    out = np.zeros(n, dtype)
+    ret = acl.rt.memcpy(acl.util.numpy_to_ptr(out), out.nbytes, ptr, out.nbytes,
+                        acl.ACL_MEMCPY_DEVICE_TO_HOST)
+    assert ret == acl.ACL_SUCCESS
+    return out
+
+
+def write(ptr: int, data: np.ndarray) -> None:
+    data = np.ascontiguousarray(data)
+    ret = acl.rt.memcpy(ptr, data.nbytes, acl.util.numpy_to_ptr(data), data.nbytes,
+                        acl.ACL_MEMCPY_HOST_TO_DEVICE)
+    assert ret == acl.ACL_SUCCESS
+
+
+def in_fresh_thread(fn, *args):
+    """Run ``fn(*args)`` on a new thread (no context, no device set) and return its result."""
+    out = {}
+
+    def body():
+        try:
+            out["r"] = fn(*args)
+        except BaseException as e:       # re-raised on the test's thread
+            out["e"] = e
+    t = threading.Thread(target=body)
+    t.start()
+    t.join(10)
+    assert not t.is_alive(), "call hung on the fresh thread"
+    if "e" in out:
+        raise out["e"]
+    return out["r"]
+
+
+def host_ns() -> int:
+    """The host's simulated clock (ns)."""
+    return RT.host_ns
+
+
+def stream_done(s) -> bool:
+    status, ret = acl.rt.stream_query(s)
+    assert ret == acl.ACL_SUCCESS
+    return status == acl.ACL_STREAM_STATUS_COMPLETE
