@@ -131,11 +131,14 @@ class DeviceState:
         buf += _PACK(op, flag, blocks, task_id, a0, a1, a2, a3, a4, a5, t_submit)
         return staged[0] + len(buf) // 64 - 1
 
-    def flush(self) -> None:
-        """Write every staged SQE into its ring and publish the new tails."""
+    def flush(self, only: int | None = None) -> None:
+        """Write staged SQEs into their rings and publish the new tails (all SQs, or one)."""
         if not self._staged:
             return
-        staged, self._staged = self._staged, {}
+        if only is None:
+            staged, self._staged = self._staged, {}
+        else:
+            staged = {only: self._staged.pop(only)} if only in self._staged else {}
         for q, (start, buf) in staged.items():
             block = np.frombuffer(buf, SQE_DTYPE)
             base, depth = int(self.sqs[q, E.Q_BASE]), int(self.sqs[q, E.Q_DEPTH])

@@ -117,7 +117,7 @@ def invalidate(stream) -> None:
 
 
 # ---- tasks ----
-def append(stream, op: int, fields: dict) -> int:
+def append(stream, op: int, a0=0, a1=0, a2=0, a3=0, flag=0, blocks=0) -> int:
     """Write a task submitted on a capturing stream into its capture stream (§3.1, §5).
 
     The cascade trigger: captured SQEs + 32 + expandStreamRsvTaskNum >= the stream's depth.
@@ -134,15 +134,14 @@ def append(stream, op: int, fields: dict) -> int:
     cs = link.cstream
     if cs.sqe_num >= model.cascade_at:
         cs = cascade(stream)
-    n = 1 if op != S.OP_COND_FIRST else M.sqe_count(op, fields["flag"])
     if cs.task_group is None:
-        return cs.append(op, n, **fields)
+        return cs.append(op, 1, a0, a1, a2, a3, flag, blocks)
     from . import taskgroup as TG
-    code = TG.packable(cs, op, fields)
+    code = TG.packable(cs, op, a0)
     if code:
-        cs.sqe_num += n                      # the SQEs were taken before the packing failed
+        cs.sqe_num += 1                      # the SQE was taken before the packing failed
         return -code
-    pos = cs.append(op, n, **fields)
+    pos = cs.append(op, 1, a0, a1, a2, a3, flag, blocks)
     TG.packed(cs, op, pos)
     return pos
 
@@ -163,7 +162,7 @@ def append_task(stream, rows, sqe_num: int) -> int:
         cs = cascade(stream)
     if cs.task_group is not None:
         from . import taskgroup as TG
-        code = TG.packable(cs, rows[0][0], rows[0][1])
+        code = TG.packable(cs, rows[0][0], rows[0][1].get("a0", 0))
         if code:
             cs.sqe_num += sqe_num
             return -code
@@ -191,6 +190,7 @@ def cascade_from(old):
                           user_stream=old.user_stream, added=old.added, parent=old)
     old.append(S.OP_STREAM_ACTIVE, 0, a0=new.sq)
     old.last_level = False
+    old.model.device.state.flush(old.sq)     # a full ring: write it now, keep staging small
     new.task_group = old.task_group
     return new
 
@@ -231,6 +231,9 @@ def record(ev, stream) -> int:
         return ERR.ACL_ERROR_RT_STREAM_CAPTURE_IMPLICIT
     if not ev.has_wait_task:
         return ERR.ACL_SUCCESS                             # captures nothing
+    from .api_mdl import _bad_capture_flags
+    if _bad_capture_flags(stream):
+        return ERR.ACL_ERROR_RT_INTERNAL_ERROR             # §4.1: S flags unsupported
     model = stream.capture.model
     old = getattr(ev, "capture_model", None)
     if old is not None and old is not model and old.is_capturing:
@@ -240,7 +243,7 @@ def record(ev, stream) -> int:
     ce = M.CaptureEvent(model, ev)                         # a new capture event per record
     ev.capture_event, ev.capture_model = ce, model
     model.user_events.add(ev)
-    pos = append(stream, S.OP_EVENT_RECORD, dict(a0=ce.slot, a1=1))
+    pos = append(stream, S.OP_EVENT_RECORD, ce.slot, 1)
     if pos < 0:
         return -pos
     ce.recorded = True
@@ -253,17 +256,22 @@ def wait(stream, ev) -> int:
     stream is capturing (§4.1)."""
     from .event import EX
     if event_capturing(ev):
+        from .api_mdl import _bad_capture_flags
+        if _bad_capture_flags(stream):
+            return ERR.ACL_ERROR_RT_INTERNAL_ERROR         # §4.1: S2 flags unsupported
         if stream.is_default:
             return ERR.ACL_ERROR_RT_STREAM_CAPTURE_IMPLICIT
         model = ev.capture_model
         if stream.capture is None:
+            if model.status != M.CAPTURE_ACTIVE:
+                return ERR.ACL_ERROR_RT_INTERNAL_ERROR     # §3.5: joining an invalidated model
             enter(stream, model, "joined", original=False, head=True)
         elif stream.capture.model is not model:
             model.terminate_capture()
             invalidate(stream)
             return ERR.ACL_ERROR_STREAM_CAPTURE_CONFLICT
         ce = ev.capture_event
-        pos = append(stream, S.OP_EVENT_WAIT, dict(a0=ce.slot, a1=1))
+        pos = append(stream, S.OP_EVENT_WAIT, ce.slot, 1)
         if pos < 0:
             return -pos
         ce.waited_by.add(stream.capture.cstream)
@@ -275,7 +283,7 @@ def wait(stream, ev) -> int:
         return ERR.ACL_ERROR_RT_CAPTURE_DEPENDENCY         # recorded outside: isolation
     if ev.kind == EX and ev.last is None:
         return ERR.ACL_SUCCESS                             # a wait on nothing is a no-op
-    pos = append(stream, S.OP_EVENT_WAIT, dict(a0=ev.slot, a1=ev.wait_value()))
+    pos = append(stream, S.OP_EVENT_WAIT, ev.slot, ev.wait_value())
     return -pos if pos < 0 else ERR.ACL_SUCCESS
 
 
@@ -289,7 +297,7 @@ def reset(ev, stream) -> int:
         ev.capture_model.terminate_capture()
         invalidate(stream)
         return ERR.ACL_ERROR_STREAM_CAPTURE_CONFLICT
-    pos = append(stream, S.OP_EVENT_RESET, dict(a0=ev.capture_event.slot))
+    pos = append(stream, S.OP_EVENT_RESET, ev.capture_event.slot)
     return -pos if pos < 0 else ERR.ACL_SUCCESS
 
 

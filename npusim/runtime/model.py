@@ -38,7 +38,8 @@ class CaptureStream:
         self.last_level = True
         self.depth = model.capture_depth
         with RT.lock:                   # threads may join/cascade concurrently (§4.6)
-            self.sq = dev.state.alloc_sq(self.depth, E.K_MODEL, dev.timing.sqe_dispatch_graph_ns)
+            self.state = dev.state
+        self.sq = dev.state.alloc_sq(self.depth, E.K_MODEL, dev.timing.sqe_dispatch_graph_ns)
         self.id = dev.next_stream_id()
         self.sqe_num = 0            # captureSqeNum: SQEs counted for the cascade trigger
         self.task_count = 0         # tasks written (task ids)
@@ -60,17 +61,19 @@ class CaptureStream:
     def tail(self) -> int:
         return self.task_count
 
-    def append(self, op: int, sqe_count: int = 1, **fields) -> int:
+    def append(self, op: int, sqe_count: int = 1, a0=0, a1=0, a2=0, a3=0, flag=0,
+               blocks=0) -> int:
         """Write one task's SQE at the tail; returns its position (= its index in the stream:
         a capture stream is written once, from position 0, and never wraps)."""
         pos = self.task_count
         if pos >= self.depth:
             raise RuntimeError(f"{self.describe()} overflowed its {self.depth}-SQE ring")
         with RT.lock:                   # no engine run (which flushes staged SQEs) in between
-            self.model.device.state.push(self.sq, op, 0, task_id=pos & 0xFFFF, **fields)
+            self.state.push(self.sq, op, 0, a0, a1, a2, a3, 0, 0, flag, blocks, pos & 0xFFFF)
         self.task_count = pos + 1
         self.sqe_num += sqe_count
         self.last_op = op
+        self.last_event = None          # a capture record sets it after appending (§4.3)
         return pos
 
 

@@ -50,15 +50,16 @@ class Stream:
     def tail(self) -> int:
         return self.device.state.tail(self.sq)
 
-    def submit(self, op: int, host_cost_ns: int, **fields) -> int:
+    def submit(self, op: int, host_cost_ns: int, a0=0, a1=0, a2=0, a3=0, flag=0,
+               blocks=0) -> int:
         """Append one task; returns its position in the stream (in its capture stream while the
         stream captures: the task is recorded into the model, not run), or a negative ACL code
         when the runtime refuses the task (task-group and task-update rules)."""
         if self.tg_update is not None:
             from . import taskgroup
-            return taskgroup.update_task(self, op, fields)
+            return taskgroup.update_task(self, op, a0, a1, a2, a3, flag, blocks)
         if self.capture is not None:
-            return capture.append(self, op, fields)
+            return capture.append(self, op, a0, a1, a2, a3, flag, blocks)
         dev = self.device
         RT.host_ns += host_cost_ns
         st = dev.state
@@ -67,7 +68,7 @@ class Stream:
         t = RT.host_ns + dev.timing.doorbell_ns
         task_id = self.task_seq & 0xFFFF
         self.task_seq += 1
-        return st.push(self.sq, op, t, task_id=task_id, **fields)
+        return st.push(self.sq, op, t, a0, a1, a2, a3, 0, 0, flag, blocks, task_id)
 
     def set_stop_on_failure(self) -> None:
         self.stop_on_failure = True

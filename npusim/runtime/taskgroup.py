@@ -58,12 +58,12 @@ def before_capture(stream, link, op: int) -> int:
     return ERR.ACL_SUCCESS
 
 
-def packable(cs, op: int, fields: dict) -> int:
+def packable(cs, op: int, a0: int) -> int:
     """PackingTaskGroup: only AI Core / vector kernels may join an open group (STREAM_ACTIVE of a
     cascade is skipped); anything else -> 507009, sticky, capture invalidated."""
     if cs.task_group is None or op == S.OP_STREAM_ACTIVE:
         return ERR.ACL_SUCCESS
-    if op == S.OP_KERNEL and TABLE.entries[fields["a0"]].unit != UNIT_AICPU:
+    if op == S.OP_KERNEL and TABLE.entries[a0].unit != UNIT_AICPU:
         return ERR.ACL_SUCCESS
     model = cs.model
     model.taskgrp_err = model.taskgrp_err or ERR.ACL_ERROR_RT_TASK_TYPE_NOT_SUPPORT
@@ -76,7 +76,7 @@ def packed(cs, op: int, pos: int) -> None:
         cs.task_group.entries.append((cs, pos))
 
 
-def update_task(stream, op: int, fields: dict) -> int:
+def update_task(stream, op: int, a0=0, a1=0, a2=0, a3=0, flag=0, blocks=0) -> int:
     """A launch on a stream in task-update mode: rewrite the group's next task. Returns the
     update SQE's position on the update stream, or a negative code."""
     g = stream.tg_update
@@ -90,13 +90,12 @@ def update_task(stream, op: int, fields: dict) -> int:
     dst = st.row_of(cs.sq, pos)
     old = st.pool[dst]
     old_unit = TABLE.entries[int(old["a0"])].unit
-    if TABLE.entries[fields["a0"]].unit != old_unit:
+    if TABLE.entries[a0].unit != old_unit:
         return -ERR.ACL_ERROR_RT_INTERNAL_ERROR             # RT_ERROR_KERNEL_TYPE
     if not stream.device.profile.software_sq:
         return -ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT_UPDATE_OP
-    src = _payload_row(stream.device, (S.OP_KERNEL, int(old["flag"]), fields.get("blocks", 0),
-                                       int(old["task_id"]), fields["a0"], fields.get("a1", 0),
-                                       fields.get("a2", 0), fields.get("a3", 0), 0, 0, 0))
+    src = _payload_row(stream.device, (S.OP_KERNEL, int(old["flag"]), blocks,
+                                       int(old["task_id"]), a0, a1, a2, a3, 0, 0, 0))
     g.update_index += 1
     stream.tg_update = None                                # submit the copy as a plain task
     try:
