@@ -113,6 +113,8 @@ def ri_capture_end(stream):
     code = _ctx_checks(s)
     if code:
         return None, code
+    if getattr(s, "model", None) is not None:              # §1.3: bound-to-model (107005)
+        return None, ERR.ACL_ERROR_RT_STREAM_MODEL
     if s.is_default:
         return None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
     with RT.lock:
@@ -216,7 +218,7 @@ def ri_execute_async(model_ri, stream) -> int:
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     if s is not None and s.capture is not None:
         return ERR.ACL_ERROR_RT_STREAM_CAPTURED
-    if s is not None and s.flags & (AS.ACL_STREAM_PERSISTENT | AS.ACL_STREAM_DEVICE_USE_ONLY):
+    if s is not None and s.flags & AS._NO_SYNC_FLAGS:      # §1.6: AICPU/PERSISTENT/CP streams
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     if m.sub:
         return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
@@ -240,10 +242,12 @@ def ri_execute_async(model_ri, stream) -> int:
             return code
         dev = m.device
         t = dev.timing
-        for added in m.added:                              # notify sync before the launch
-            slot = dev.state.alloc_slot()
-            added.submit(S.OP_NOTIFY_RECORD, 0, a0=slot)
-            s.submit(S.OP_NOTIFY_WAIT, 0, a0=slot)
+        # §4.5 SetNotifyForExeModel: 2 notifies per added stream, made once and reused by
+        # every launch (a notify wait consumes its record); a destroyed added stream is skipped
+        pairs = [(a, _exe_notifies(m, a)) for a in m.added if not a.destroyed]
+        for added, (before, _) in pairs:                   # notify sync before the launch
+            added.submit(S.OP_NOTIFY_RECORD, 0, a0=before)
+            s.submit(S.OP_NOTIFY_WAIT, 0, a0=before)
         hook = getattr(RT, "before_model_launch", None)
         if hook is not None:
             hook(m, s)                                     # cond default values (§6.3 step 4)
@@ -251,12 +255,21 @@ def ri_execute_async(model_ri, stream) -> int:
         if pos < 0:
             return -pos
         pos = s.submit(S.OP_NOTIFY_WAIT, 0, a0=m.endgraph_slot)
+        if len(m.runs) >= 64:
+            m.running()                                    # drop launches already completed
         m.runs.append((s, pos))
-        for added in m.added:                              # and after it
-            slot = dev.state.alloc_slot()
-            s.submit(S.OP_NOTIFY_RECORD, 0, a0=slot)
-            added.submit(S.OP_NOTIFY_WAIT, 0, a0=slot)
+        for added, (_, after) in pairs:                    # and after it
+            s.submit(S.OP_NOTIFY_RECORD, 0, a0=after)
+            added.submit(S.OP_NOTIFY_WAIT, 0, a0=after)
     return ERR.ACL_SUCCESS
+
+
+def _exe_notifies(m, added) -> tuple[int, int]:
+    """The (before, after) notify slots of an added stream for the model's launches."""
+    ns = m.exe_notifies
+    if added not in ns:
+        ns[added] = (m.device.state.alloc_slot(), m.device.state.alloc_slot())
+    return ns[added]
 
 
 def _build(m) -> int:
@@ -272,20 +285,40 @@ def _build(m) -> int:
     pool = dev.profile.sqcq_pool
     if need > pool:
         return ERR.ACL_ERROR_RT_RESOURCE_ALLOC_FAIL
-    if dev.sqcq_used + need > pool:                        # recycle idle models' resources
-        for other in dev.models:
-            if other is not m and other.built and not other.running():
-                other.release_resources()
-                if dev.sqcq_used + need <= pool:
-                    break
-        if dev.sqcq_used + need > pool:
-            return ERR.ACL_ERROR_RT_RESOURCE_ALLOC_FAIL
+    if dev.sqcq_used + need > pool:
+        code = _recycle(dev, m, need, pool)
+        if code:
+            return code
     for x in models:
         C.add_endgraph(x)
     dev.sqcq_used += need
     m.sqcq, m.built = need, True
     RT.tick(dev.timing.host_model_first_execute_per_stream_ns * need)
     dev.publish_models()
+    return ERR.ACL_SUCCESS
+
+
+def _recycle(dev, m, need: int, pool: int) -> int:
+    """§6.3 phase 2 (TryRecycleCaptureModelResource): release the SQ/CQ pairs of idle models
+    (refCount_ == 0, judged at the host's current time); while that is not enough the runtime
+    retries every 1 ms, i.e. waits for running models to finish — the host clock moves to that
+    completion. A model that can never finish (deadlock) leaves 207005."""
+    dev.advance_to_host()
+    while dev.sqcq_used + need > pool:
+        others = [o for o in dev.models if o is not m and o.built]
+        idle = [o for o in others if not o.running()]
+        for o in idle:
+            o.release_resources()
+            if dev.sqcq_used + need <= pool:
+                return ERR.ACL_SUCCESS
+        busy = [o for o in others if o.built]
+        if not busy:
+            return ERR.ACL_ERROR_RT_RESOURCE_ALLOC_FAIL
+        s, p = busy[0].runs[0]                             # wait for one launch to complete
+        try:
+            dev.wait_sq(s.sq, p + 1)
+        except DeadlockError:
+            return ERR.ACL_ERROR_RT_RESOURCE_ALLOC_FAIL
     return ERR.ACL_SUCCESS
 
 
@@ -316,6 +349,14 @@ def ri_destroy(model_ri) -> int:
         return ERR.ACL_ERROR_RT_MODEL_CAPTURED
     dev = m.device
     dev.advance_to_host()
+    if not m.sw_sq:
+        # §1.8, §12.15: classic models keep no running ref count, so destroy never waits or
+        # fails. The device still finishes the launches already sent (the host does not wait)
+        # so that no freed SQ is left half-run.
+        if m.running():
+            dev._run()
+        _destroy(m)
+        return ERR.ACL_SUCCESS
     if m.running():                                        # poll up to ~10 s of device time
         try:
             dev._run(horizon=RT.host_ns + DESTROY_WAIT_NS)

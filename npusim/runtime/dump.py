@@ -59,7 +59,7 @@ def _line(dev_id, cs, row) -> str:
         return head + f", event_id={int(row['a0'])}."
     if op in _NOTIFY_OPS:
         return head + f", notify_id={int(row['a0'])}."
-    if op == S.OP_KERNEL:
+    if task_type(row) in ("KERNEL_AICORE", "KERNEL_AIVEC"):     # §10: not for AICPU kernels
         return head + ", mix_type=NO_MIX."
     return head + "."
 
@@ -111,7 +111,7 @@ def json_records(model, verbose: bool) -> list[dict]:
             if op == S.OP_KERNEL:
                 args["Numblocks"] = int(row["blocks"])
                 args["Schem Mode"] = 0
-                if verbose:
+                if verbose and t in ("KERNEL_AICORE", "KERNEL_AIVEC"):   # §10: not AICPU
                     n = int(row["a2"])
                     words = (mem.view(int(row["a1"]), n - n % 8).view(np.uint64)
                              if mem.check_range(int(row["a1"]), n) else [])

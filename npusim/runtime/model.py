@@ -112,6 +112,7 @@ class CaptureModel:
         self.user_events: set = set()          # user events bound to this capture
         self.participants: set = set()         # user streams in the capture (origin/joined/added)
         self.added: dict = {}                  # user stream -> its capture streams
+        self.exe_notifies: dict = {}           # added stream -> (before, after) launch notifies
         self.endgraph_slot = dev.state.alloc_slot()
         self.has_endgraph = False
         self.built = False                     # SQ/CQ taken from the device pool
