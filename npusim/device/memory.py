@@ -20,6 +20,7 @@ allocation (``npusim.device.memview``). Pageable host memory (a user's numpy arr
 from __future__ import annotations
 
 import bisect
+import threading
 
 import numpy as np
 
@@ -106,6 +107,7 @@ class Memory:
         self.host = _Region(dev_size, host_size, HOST_ALIGN)
         self._lo = np.zeros(0, np.int64)    # sorted live allocation table (arena offsets)
         self._hi = np.zeros(0, np.int64)
+        self._lock = threading.Lock()         # API calls may come from several threads
         self.ctx = np.zeros(CTX_HEADER, np.int64)
         h = self.ctx
         h[C_DEV_BASE], h[C_DEV_SIZE] = DEV_BASE, dev_size
@@ -133,6 +135,10 @@ class Memory:
 
     # ---- allocation ----
     def malloc(self, nbytes: int, host: bool = False) -> int:
+        with self._lock:
+            return self._malloc(nbytes, host)
+
+    def _malloc(self, nbytes: int, host: bool) -> int:
         region = self.host if host else self.dev
         off = region.alloc(nbytes)
         i = np.searchsorted(self._lo, off)
@@ -143,6 +149,10 @@ class Memory:
 
     def free(self, addr: int, host: bool = False) -> int:
         """Free the allocation starting at ``addr``; KeyError when there is none."""
+        with self._lock:
+            return self._free(addr, host)
+
+    def _free(self, addr: int, host: bool) -> int:
         off = self.to_off(addr)
         region = self.host if host else self.dev
         if off < 0 or off not in region.live:

@@ -29,6 +29,8 @@ def resolve(s):
         return None, ERR.ACL_ERROR_RT_CONTEXT_NULL
     if s is None:
         return ctx.default_stream, ERR.ACL_SUCCESS
+    if getattr(s, "model", None) is not None:
+        return None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT   # a model (capture) stream
     return s, ERR.ACL_SUCCESS
 
 
