@@ -34,3 +34,25 @@ from ..runtime.tasks import (ACL_MODEL_RI_TASK_DEFAULT, ACL_MODEL_RI_TASK_EVENT_
                              ACL_MODEL_RI_TASK_EVENT_RESET, ACL_MODEL_RI_TASK_EVENT_WAIT,
                              ACL_MODEL_RI_TASK_KERNEL, ACL_MODEL_RI_TASK_VALUE_WAIT,
                              ACL_MODEL_RI_TASK_VALUE_WRITE)
+from ..runtime.api_kernel import (ACL_ERROR_INVALID_EXCEPTION_INFO,  # noqa: F401,E402
+                                  ACL_FUNC_ATTR_KERNEL_RATIO, ACL_FUNC_ATTR_KERNEL_SCHED_MODE,
+                                  ACL_FUNC_ATTR_KERNEL_TYPE, ACL_RT_BINARY_LOAD_OPT_CPU_KERNEL_MODE,
+                                  ACL_RT_BINARY_LOAD_OPT_LAZY_LOAD,
+                                  ACL_RT_BINARY_LOAD_OPT_LAZY_MAGIC, ACL_RT_BINARY_LOAD_OPT_MAGIC,
+                                  ACL_RT_BINARY_MAGIC_ELF_AICORE, ACL_RT_BINARY_MAGIC_ELF_CUBE_CORE,
+                                  ACL_RT_BINARY_MAGIC_ELF_VECTOR_CORE, ACL_RT_ENGINE_TYPE_AIC,
+                                  ACL_RT_ENGINE_TYPE_AIV, ACL_RT_EXCEPTION_AICORE,
+                                  ACL_RT_EXCEPTION_AICPU,
+                                  ACL_RT_LAUNCH_KERNEL_ATTR_BLOCK_TASK_PREFETCH,
+                                  ACL_RT_LAUNCH_KERNEL_ATTR_BLOCKDIM_OFFSET,
+                                  ACL_RT_LAUNCH_KERNEL_ATTR_DATA_DUMP,
+                                  ACL_RT_LAUNCH_KERNEL_ATTR_DYN_UBUF_SIZE,
+                                  ACL_RT_LAUNCH_KERNEL_ATTR_ENABLE_PROFILING,
+                                  ACL_RT_LAUNCH_KERNEL_ATTR_ENGINE_TYPE,
+                                  ACL_RT_LAUNCH_KERNEL_ATTR_LOCAL_MEMORY_SIZE,
+                                  ACL_RT_LAUNCH_KERNEL_ATTR_SCHEM_MODE,
+                                  ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT,
+                                  ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT_US)
+from ..runtime.cond import (ACL_MODEL_RI_COND_HANDLE_FLAG_ASSIGN_DEFAULT,  # noqa: F401,E402
+                            ACL_MODEL_RI_COND_TASK_IF, ACL_MODEL_RI_COND_TASK_SWITCH,
+                            ACL_MODEL_RI_COND_TASK_WHILE)

@@ -13,3 +13,6 @@ from ..runtime.taskgroup import (ri_capture_task_grp_begin,  # noqa: F401,E402
 from ..runtime.tasks import (ri_get_tasks_by_stream, ri_task_disable,  # noqa: F401,E402
                              ri_task_get_params, ri_task_get_seq_id, ri_task_get_type,
                              ri_task_set_params)
+from ..runtime import cond as _cond  # noqa: E402,F401  (registers the launch hook)
+from ..runtime.cond import (ri_add_cond_task, ri_cond_handle_create,  # noqa: F401,E402
+                            ri_cond_handle_get_cond_ptr)

@@ -54,7 +54,12 @@ K_EAGER, K_MODEL = 0, 1
 Y_VAL, Y_TIME, Y_WAITERS = 0, 1, 2
 
 # device fault kinds (the host maps them to ACL codes)
-F_NONE, F_KERNEL_TRAP, F_KERNEL_OOB, F_BAD_ADDRESS, F_BAD_OP = 0, 1, 2, 3, 4
+F_NONE, F_KERNEL_TRAP, F_KERNEL_OOB, F_BAD_ADDRESS, F_BAD_OP, F_RUNAWAY = 0, 1, 2, 3, 4, 5
+
+# cond table columns (one row per cond handle; its sub-models' engine ids are in ``cmodels``)
+K_ADDR, K_TYPE, K_N, K_MBASE, K_ITER, K_INLOOP, K_MAX, K_LAST, K_TAKEN = range(9)
+K_COLS = 10
+COND_IF, COND_WHILE, COND_SWITCH = 0, 1, 2
 
 # engine state array
 E_STATUS, E_SQ, E_POS, E_INFO, E_INFO2 = 0, 1, 2, 3, 4
@@ -71,7 +76,8 @@ INF = np.int64(2 ** 62)
 
 TRACE_DTYPE = np.dtype([("sq", np.int32), ("op", np.uint8), ("unit", np.uint8),
                         ("blocks", np.uint16), ("task_id", np.uint32), ("pos", np.int32),
-                        ("start", np.int64), ("end", np.int64), ("a0", np.int64)])
+                        ("start", np.int64), ("end", np.int64), ("a0", np.int64),
+                        ("val", np.int64)])   # cond tasks: the branch taken (-1 skip); value
 
 _OP_UNIT = np.array([UNIT_SCALAR] * S.N_OPCODES, np.uint8)
 _OP_UNIT[S.OP_MEMCPY] = UNIT_DMA
@@ -88,12 +94,16 @@ def _wake(sqs, nsq, slot):
 
 @njit(cache=True)
 def _set_slot(sqs, sync, st, slot, value, t):
+    """Record ``value`` into a sync slot at time ``t``; True when parked waiters were woken
+    (the running SQ must then yield, so the woken ones run in time order)."""
     if value > sync[slot, Y_VAL]:
         sync[slot, Y_VAL] = value
     sync[slot, Y_TIME] = t
     if sync[slot, Y_WAITERS] > 0:
         sync[slot, Y_WAITERS] = 0
         _wake(sqs, st[E_NSQ], slot)
+        return True
+    return False
 
 
 @njit(cache=True)
@@ -101,6 +111,33 @@ def _wake_mem_waiters(sqs, st):
     if st[E_MEM_WAITERS] > 0:
         st[E_MEM_WAITERS] = 0
         _wake(sqs, st[E_NSQ], -2)
+        return True
+    return False
+
+
+@njit(cache=True)
+def _activate(sqs, mptr, msq, m, t):
+    """Start every head SQ of engine model ``m`` at time ``t`` (head back to 0)."""
+    for j in range(mptr[m], mptr[m + 1]):
+        a = msq[j]
+        sqs[a, Q_HEAD] = 0
+        sqs[a, Q_STATE] = S_ACTIVE
+        if sqs[a, Q_TIME] < t:
+            sqs[a, Q_TIME] = t
+
+
+@njit(cache=True, inline="always")
+def _cond_branch(typ, n, v):
+    """The sub-model a cond task launches for word ``v``, -1 to skip (§8.5): IF takes 0 on
+    non-zero, 1 (if it has two) on zero; WHILE takes 0 on non-zero; SWITCH takes v when
+    0 <= v < n, compared signed."""
+    if typ == COND_IF:
+        if v != 0:
+            return 0
+        return 1 if n == 2 else -1
+    if typ == COND_WHILE:
+        return 0 if v != 0 else -1
+    return v if 0 <= v < n else -1
 
 
 @njit(cache=True, inline="always")
@@ -177,7 +214,7 @@ def _pick(sqs, pool, nsq):
 
 
 @njit(cache=True)
-def run(pool, sqs, sync, mptr, msq, mem, ctx, kaddr, kcost, tc, trace, st):
+def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, trace, st):
     """Run until idle, the horizon, the stop condition, a deadlock, a fault or a full trace.
 
     Returns (and stores in ``st[E_STATUS]``) one of the ``R_*`` codes.
@@ -229,6 +266,9 @@ def run(pool, sqs, sync, mptr, msq, mem, ctx, kaddr, kcost, tc, trace, st):
             dur = dispatch + tc[op]
             unit = np.int64(_OP_UNIT[op])
             trace_start = start
+            nxt = pos + 1
+            woke = False
+            val = np.int64(0)
             skip = sqs[q, Q_ERR] != 0 and sqs[q, Q_STOP_ON_FAIL] != 0
             if skip:
                 dur = 0
@@ -266,7 +306,7 @@ def run(pool, sqs, sync, mptr, msq, mem, ctx, kaddr, kcost, tc, trace, st):
                         sqs[q, Q_HEAD] = pos + 1
                         st[E_STATUS] = R_FAULT
                         return R_FAULT
-                _wake_mem_waiters(sqs, st)
+                woke = _wake_mem_waiters(sqs, st)
             elif op == S.OP_MEMCPY:
                 n = e.a2
                 d = _range_ok(ctx, mem, e.a0, n)
@@ -282,7 +322,7 @@ def run(pool, sqs, sync, mptr, msq, mem, ctx, kaddr, kcost, tc, trace, st):
                     else:
                         mem[d:d + n] = mem[s:s + n]
                 dur += n // tc[T_BW_H2H + (e.flag & 3)]
-                _wake_mem_waiters(sqs, st)
+                woke = _wake_mem_waiters(sqs, st)
             elif op == S.OP_MEMSET:
                 n = e.a2
                 d = _range_ok(ctx, mem, e.a0, n)
@@ -293,13 +333,13 @@ def run(pool, sqs, sync, mptr, msq, mem, ctx, kaddr, kcost, tc, trace, st):
                     return R_FAULT
                 mem[d:d + n] = np.uint8(e.a1 & 0xFF)
                 dur += n // tc[T_MEMSET_BW]
-                _wake_mem_waiters(sqs, st)
+                woke = _wake_mem_waiters(sqs, st)
             elif op == S.OP_EVENT_RECORD or op == S.OP_NOTIFY_RECORD or op == S.OP_END_GRAPH:
                 v = e.a1 if op == S.OP_EVENT_RECORD else 1
-                _set_slot(sqs, sync, st, e.a0, v, start + dur)
+                woke = _set_slot(sqs, sync, st, e.a0, v, start + dur)
             elif op == S.OP_EVENT_RESET:
                 sync[e.a0, Y_VAL] = 0
-            elif op == S.OP_EVENT_WAIT or op == S.OP_NOTIFY_WAIT:
+            elif op == S.OP_EVENT_WAIT or op == S.OP_NOTIFY_WAIT or op == S.OP_COND_NOTIFY_WAIT:
                 slot = e.a0
                 want = e.a1 if op == S.OP_EVENT_WAIT else 1
                 if sync[slot, Y_VAL] < want:
@@ -317,7 +357,7 @@ def run(pool, sqs, sync, mptr, msq, mem, ctx, kaddr, kcost, tc, trace, st):
                         start = sync[slot, Y_TIME] + tc[T_WAKEUP]
                 elif sync[slot, Y_TIME] > start:
                     start = sync[slot, Y_TIME]
-                if op == S.OP_NOTIFY_WAIT or (e.flag & S.WAIT_RESET) != 0:
+                if op != S.OP_EVENT_WAIT or (e.flag & S.WAIT_RESET) != 0:
                     sync[slot, Y_VAL] = 0
             elif op == S.OP_MEM_WRITE_VALUE:
                 d = _range_ok(ctx, mem, e.a0, e.a2)
@@ -327,7 +367,7 @@ def run(pool, sqs, sync, mptr, msq, mem, ctx, kaddr, kcost, tc, trace, st):
                     st[E_STATUS] = R_FAULT
                     return R_FAULT
                 _write_value(mem, d, e.a2, e.a1)
-                _wake_mem_waiters(sqs, st)
+                woke = _wake_mem_waiters(sqs, st)
             elif op == S.OP_MEM_WAIT_VALUE:
                 d = _range_ok(ctx, mem, e.a0, e.a2)
                 if d < 0:
@@ -354,13 +394,39 @@ def run(pool, sqs, sync, mptr, msq, mem, ctx, kaddr, kcost, tc, trace, st):
                 if sqs[a, Q_TIME] < start + dur:
                     sqs[a, Q_TIME] = start + dur
             elif op == S.OP_MODEL_EXECUTE:
-                m = e.a0
-                for j in range(mptr[m], mptr[m + 1]):
-                    a = msq[j]
-                    sqs[a, Q_HEAD] = 0
-                    sqs[a, Q_STATE] = S_ACTIVE
-                    if sqs[a, Q_TIME] < start + dur:
-                        sqs[a, Q_TIME] = start + dur
+                _activate(sqs, mptr, msq, e.a0, start + dur)
+            elif op == S.OP_COND_FIRST or op == S.OP_COND_JUMP_BACK:
+                c = e.a0
+                d = _range_ok(ctx, mem, conds[c, K_ADDR], 8)
+                if d < 0:
+                    _fault(sqs, st, q, pos, F_BAD_ADDRESS, conds[c, K_ADDR], 8)
+                    sqs[q, Q_HEAD] = pos + 1
+                    st[E_STATUS] = R_FAULT
+                    return R_FAULT
+                val = mem[d:d + 8].view(np.int64)[0]
+                conds[c, K_LAST] = val
+                if op == S.OP_COND_FIRST:
+                    if conds[c, K_INLOOP] == 0:
+                        conds[c, K_ITER] = 0
+                    conds[c, K_INLOOP] = 0
+                    k = _cond_branch(conds[c, K_TYPE], conds[c, K_N], val)
+                    conds[c, K_TAKEN] = k
+                    if k < 0:               # skip: past the NotifyWait (and JumpBack)
+                        nxt = pos + (3 if conds[c, K_TYPE] == COND_WHILE else 2)
+                    else:
+                        _activate(sqs, mptr, msq, cmodels[conds[c, K_MBASE] + k], start + dur)
+                    val = k
+                elif val != 0:              # WHILE: run the body again
+                    conds[c, K_ITER] += 1
+                    if conds[c, K_ITER] >= conds[c, K_MAX]:
+                        _fault(sqs, st, q, pos, F_RUNAWAY, c, val)
+                        conds[c, K_INLOOP] = 0
+                        sqs[q, Q_TIME] = start + dur
+                        sqs[q, Q_HEAD] = pos + 1
+                        st[E_STATUS] = R_FAULT
+                        return R_FAULT
+                    conds[c, K_INLOOP] = 1
+                    nxt = pos - 2
             elif op == S.OP_SQE_UPDATE:
                 pool[e.a1] = pool[e.a0]
             else:
@@ -370,7 +436,7 @@ def run(pool, sqs, sync, mptr, msq, mem, ctx, kaddr, kcost, tc, trace, st):
                 return R_FAULT
             end = start + dur
             sqs[q, Q_TIME] = end
-            sqs[q, Q_HEAD] = pos + 1
+            sqs[q, Q_HEAD] = nxt
             sqs[q, Q_DONE] += 1
             st[E_STEPS] += 1
             if end > st[E_NOW]:
@@ -381,16 +447,17 @@ def run(pool, sqs, sync, mptr, msq, mem, ctx, kaddr, kcost, tc, trace, st):
                     r = trace[n]
                     r.sq, r.op, r.unit, r.blocks = q, op, unit, e.blocks
                     r.task_id, r.pos, r.start, r.end, r.a0 = e.task_id, pos, trace_start, end, e.a0
+                    r.val = val
                 st[E_TRACE_N] = n + 1
                 if n + 1 >= tcap:
                     st[E_STATUS] = R_TRACE_FULL
                     return R_TRACE_FULL
             if stop_kind != STOP_NONE:
-                if stop_kind == STOP_SQ_POS and q == stop_a and pos + 1 >= stop_b:
+                if stop_kind == STOP_SQ_POS and q == stop_a and nxt >= stop_b:
                     break
                 if stop_kind == STOP_SLOT and sync[stop_a, Y_VAL] >= stop_b:
                     break
-            if sqs[q, Q_STATE] != S_ACTIVE:
+            if sqs[q, Q_STATE] != S_ACTIVE or woke:
                 break
         if sqs[q, Q_HEAD] >= sqs[q, Q_TAIL] and sqs[q, Q_KIND] == K_MODEL \
                 and sqs[q, Q_STATE] == S_ACTIVE:

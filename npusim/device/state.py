@@ -48,6 +48,8 @@ class DeviceState:
         self._free_slots: list[int] = []
         self.mptr = np.zeros(1, np.int64)
         self.msq = np.zeros(0, np.int64)
+        self.conds = np.zeros((0, E.K_COLS), np.int64)
+        self.cmodels = np.zeros(0, np.int64)
         self.st = np.zeros(E.E_COLS, np.int64)
         self.trace = np.zeros(0, E.TRACE_DTYPE)
         self._trace_capacity = trace_capacity
@@ -173,6 +175,19 @@ class DeviceState:
         self.mptr[1:] = np.cumsum([len(h) for h in heads])
         self.msq = np.array([q for h in heads for q in h], np.int64)
 
+    def set_conds(self, rows: list[tuple[int, int, int, int]], cmodels: list[int]) -> None:
+        """Replace the cond table: one (word address, type, iteration bound, first index into
+        ``cmodels``) per cond handle, and the flat list of their sub-models' engine ids. The
+        loop state of existing rows (iteration counts) is kept."""
+        old = self.conds
+        t = np.zeros((len(rows), E.K_COLS), np.int64)
+        t[:len(old)] = old[:len(rows)]
+        for i, (addr, typ, n, mbase, bound) in enumerate(rows):
+            t[i, E.K_ADDR], t[i, E.K_TYPE], t[i, E.K_N] = addr, typ, n
+            t[i, E.K_MBASE], t[i, E.K_MAX] = mbase, bound
+        self.conds = t
+        self.cmodels = np.array(cmodels, np.int64)
+
     # ---- running ----
     def run(self, horizon: int = int(E.INF), stop_kind: int = E.STOP_NONE, stop_a: int = 0,
             stop_b: int = 0) -> int:
@@ -185,7 +200,8 @@ class DeviceState:
         st[E.E_HORIZON], st[E.E_STOP_KIND], st[E.E_STOP_A], st[E.E_STOP_B] = (
             horizon, stop_kind, stop_a, stop_b)
         while True:
-            r = E.run(self.pool, self.sqs, self.sync, self.mptr, self.msq, self.mem.arena,
+            r = E.run(self.pool, self.sqs, self.sync, self.mptr, self.msq, self.conds,
+                      self.cmodels, self.mem.arena,
                       self.mem.ctx, TABLE.addr, TABLE.cost, self.tc, self.trace, st)
             if r == E.R_FAULT:
                 q, pos = int(st[E.E_SQ]), int(st[E.E_POS])

@@ -20,14 +20,19 @@ def fault_code(f) -> int:
     """The code a synchronize reports for a device fault: a vector-core kernel exception is
     507035 (what the runtime's ErrorOP sample gets), a cube/mix kernel 507015 (eager_api_checks
     §4.7); a bad address in a copy or value task is reported as a vector-core exception too."""
-    from ..device.kernels import TABLE, UNIT_AIC
+    from ..device.kernels import TABLE, UNIT_AIC, UNIT_AICPU
     if f.kind == E.F_BAD_OP:
         return ERR.ACL_ERROR_RT_INTERNAL_ERROR
+    if f.kind == E.F_RUNAWAY:              # the real graph would never end: a sync timeout
+        return ERR.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
     if 0 <= f.kernel < len(TABLE.entries) and TABLE.entries[f.kernel].unit == UNIT_AIC:
         return ERR.ACL_ERROR_RT_AICORE_EXCEPTION
+    if 0 <= f.kernel < len(TABLE.entries) and TABLE.entries[f.kernel].unit == UNIT_AICPU:
+        return ERR.ACL_ERROR_RT_AICPU_EXCEPTION
     return ERR.ACL_ERROR_RT_VECTOR_CORE_EXCEPTION
 
-FAULT_NAMES = {E.F_KERNEL_TRAP: "kernel trap", E.F_KERNEL_OOB: "out-of-bounds kernel access",
+FAULT_NAMES = {E.F_RUNAWAY: "runaway WHILE", E.F_KERNEL_TRAP: "kernel trap",
+               E.F_KERNEL_OOB: "out-of-bounds kernel access",
                E.F_BAD_ADDRESS: "unmapped address in a copy/value task", E.F_BAD_OP: "bad opcode"}
 
 
@@ -76,6 +81,14 @@ class Device:
                 self.model_slots[i] = None
         self.state.set_model_heads([m.heads if m is not None else []
                                     for m in self.model_slots])
+        rows, cmodels = [], []
+        for ch in self.conds:
+            subs = [m.engine_id for m in ch.sub_models if not m.destroyed]
+            bound = ch.max_iterations or getattr(ch.model, "max_iterations", 0) \
+                or self.max_while_iterations
+            rows.append((ch.addr, max(ch.type, 0), len(subs), len(cmodels), bound))
+            cmodels.extend(subs)
+        self.state.set_conds(rows, cmodels)
 
     # ---- ids ----
     def next_stream_id(self) -> int:
@@ -93,17 +106,30 @@ class Device:
             for f in faults[self._faults_seen:]:
                 self._on_fault(f)
             self._faults_seen = len(faults)
+            for hook in getattr(RT, "device_run_hooks", ()):   # printf drain, exception callbacks
+                hook(self)
             return r
 
     def _on_fault(self, f) -> None:
         """A fault the engine logged: remember its code for the stream's next synchronize; a
         STOP_ON_FAILURE stream makes the code sticky for its whole context."""
         code = fault_code(f)
-        self.sq_fault_code.setdefault(f.sq, code)
-        s = self.streams.get(f.sq)
+        self.sq_fault_code.setdefault(self.reporting_sq(f.sq), code)
+        s = self.streams.get(self.reporting_sq(f.sq))
         if s is not None and s.stop_on_failure and not s.ctx.failure_code:
             s.ctx.failure_code = code
         self.last_error_detail = self.describe_fault(f)
+
+    def reporting_sq(self, sq: int) -> int:
+        """The eager SQ whose synchronize reports a fault on ``sq``: itself, or for a model SQ
+        the stream that launched the model's latest run (sub-models report through the root)."""
+        cs = self.streams_by_sq_model.get(sq)
+        if cs is None:
+            return sq
+        m = cs.model
+        while m.parent is not None:
+            m = m.parent
+        return m.runs[-1][0].sq if m.runs else sq
 
     def advance_to_host(self) -> None:
         """Run everything the device would have done by the host's current time."""
@@ -154,6 +180,11 @@ class Device:
             what += f" in kernel {TABLE.name(f.kernel)}"
         if f.kind in (E.F_KERNEL_OOB, E.F_BAD_ADDRESS):
             what += f" at 0x{f.info:x} ({f.info2} bytes)"
+        if f.kind == E.F_RUNAWAY and 0 <= f.info < len(self.conds):
+            ch = self.conds[f.info]
+            what += (f": {ch.describe()} still {f.info2} after "
+                     f"{int(self.state.conds[f.info, E.K_MAX])} iterations (the iteration bound; "
+                     f"set Device.max_while_iterations or the handle's max_iterations)")
         return f"{what} on {self.stream_name(f.sq)}, task position {f.pos}"
 
     def _pending_records(self, slot: int) -> list[tuple[int, int]]:

@@ -49,6 +49,8 @@ class Trace:
                          "unit": UNIT_NAMES[int(r["unit"])], "blocks": int(r["blocks"]),
                          "position": int(r["pos"])},
             })
+            if int(r["op"]) in (14, 16):          # COND_FIRST / COND_JUMP_BACK
+                out[-1]["args"]["branch" if int(r["op"]) == 14 else "value"] = int(r["val"])
         return out
 
     def to_chrome(self, path) -> str:
