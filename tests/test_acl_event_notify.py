@@ -198,9 +198,6 @@ def test_wait_after_record_waits_for_the_recorded_work(stream, buf, kind):
     assert host_ns() >= LONG_NS
 
 
-@pytest.mark.xfail(strict=True, reason="engine.py: the recorder's SQ keeps running after its first "
-                   "record wakes the waiter, and the second record overwrites the slot time "
-                   "(Y_TIME) the waiter then wakes at: the wait ends at the later record")
 def test_ex_wait_binds_to_latest_record_at_issue_time(stream, buf):
     e = _ex()
     other = _stream()

@@ -154,10 +154,6 @@ def test_more_tasks_than_the_ring_holds_make_the_host_wait(stream, buf):
     assert read(buf, 1)[0] == n
 
 
-@pytest.mark.xfail(strict=True, reason="engine.py: a record wakes the parked waiter, but the "
-                   "recorder's SQ keeps running (the tight loop's limit was computed while the "
-                   "waiter was parked), so the reset 1.6 µs later clears the flag before the "
-                   "waiter (due 300 ns after the record) re-checks it: the waiter parks again")
 def test_flag_record_then_reset_releases_the_waiter_parked_before(dev0, buf):
     waiter, recorder = _streams(2)
     e, _ = acl.rt.create_event_with_flag(acl.ACL_EVENT_SYNC)
