@@ -134,38 +134,66 @@ def debug_json_print(model, path: str, flags: int) -> None:
 
 # ---- Graphviz DOT of the captured DAG ----
 def to_dot(model) -> str:
-    """One node per task; edges for stream order, cascade hops and event/notify dependencies."""
+    """One node per task; edges for stream order, cascade hops, event/notify dependencies and
+    cond branches (each sub-model is drawn as its own cluster inside the graph)."""
     nodes, edges = [], []
     records: dict[int, list[str]] = {}     # sync slot -> record nodes
     waits: list[tuple[int, str]] = []
-    by_sq = {cs.sq: cs for cs in model.streams}
-    for cs in model.streams:
-        prev = None
-        lines = []
-        for i, row in enumerate(tasks(cs)):
-            nid = f"s{cs.id}_{i}"
-            op = int(row["op"])
-            shape = {S.OP_KERNEL: "box", S.OP_EVENT_RECORD: "cds", S.OP_EVENT_WAIT: "invhouse",
-                     S.OP_NOTIFY_RECORD: "cds", S.OP_NOTIFY_WAIT: "invhouse",
-                     S.OP_END_GRAPH: "doublecircle"}.get(op, "ellipse")
-            label = task_name(row)
-            if op == S.OP_KERNEL:
-                label += f"\\nblocks={int(row['blocks'])}"
-            lines.append(f'    {nid} [label="{label}", shape={shape}];')
-            if prev is not None:
-                edges.append(f"  {prev} -> {nid};")
-            if op in (S.OP_EVENT_RECORD, S.OP_NOTIFY_RECORD):
-                records.setdefault(int(row["a0"]), []).append(nid)
-            elif op in (S.OP_EVENT_WAIT, S.OP_NOTIFY_WAIT):
-                waits.append((int(row["a0"]), nid))
-            elif op == S.OP_STREAM_ACTIVE and int(row["a0"]) in by_sq:
-                nxt = by_sq[int(row["a0"])]
-                edges.append(f'  {nid} -> s{nxt.id}_0 [style=dashed, label="cascade"];')
-            prev = nid
-        nodes.append(f"  subgraph cluster_s{cs.id} {{\n    label=\"{cs.describe()}\";\n"
-                     + "\n".join(lines) + "\n  }")
+    models = model.all_models()
+    by_sq = {cs.sq: cs for m in models for cs in m.streams}
+    conds = model.device.conds
+    for m in models:
+        clusters = []
+        for cs in m.streams:
+            lines, prev = [], None
+            for i, row in enumerate(tasks(cs)):
+                nid = f"s{cs.id}_{i}"
+                op = int(row["op"])
+                lines.append(f'      {nid} [label="{_dot_label(row, conds)}", '
+                             f'shape={_DOT_SHAPES.get(op, "ellipse")}];')
+                if prev is not None:
+                    edges.append(f"  {prev} -> {nid};")
+                if op in (S.OP_EVENT_RECORD, S.OP_NOTIFY_RECORD, S.OP_END_GRAPH):
+                    records.setdefault(int(row["a0"]), []).append(nid)
+                elif op in (S.OP_EVENT_WAIT, S.OP_NOTIFY_WAIT, S.OP_COND_NOTIFY_WAIT):
+                    waits.append((int(row["a0"]), nid))
+                elif op == S.OP_STREAM_ACTIVE and int(row["a0"]) in by_sq:
+                    nxt = by_sq[int(row["a0"])]
+                    edges.append(f'  {nid} -> s{nxt.id}_0 [style=dashed, label="cascade"];')
+                elif op == S.OP_COND_JUMP_BACK and i >= 2:
+                    edges.append(f'  {nid} -> s{cs.id}_{i - 2} [style=dotted, label="loop"];')
+                elif op == S.OP_COND_FIRST and 0 <= int(row["a0"]) < len(conds):
+                    for k, sub in enumerate(conds[int(row["a0"])].sub_models):
+                        head = next((c for c in sub.streams if c.original), None)
+                        if head is not None and head.task_count:
+                            edges.append(f'  {nid} -> s{head.id}_0 [color=darkgreen, '
+                                         f'label="branch {k}"];')
+                prev = nid
+            clusters.append(f"    subgraph cluster_s{cs.id} {{\n      label=\"{cs.describe()}\";\n"
+                            + "\n".join(lines) + "\n    }")
+        nodes.append(f"  subgraph cluster_m{m.id} {{\n    label=\"{m.describe()}\";\n"
+                     + "\n".join(clusters) + "\n  }")
     for slot, w in waits:
         for r in records.get(slot, []):
-            edges.append(f'  {r} -> {w} [color=blue, label="event"];')
+            edges.append(f'  {r} -> {w} [color=blue, label="sync"];')
     return ("digraph model_%d {\n  rankdir=TB;\n  node [fontsize=10];\n" % model.id
             + "\n".join(nodes) + "\n" + "\n".join(edges) + "\n}\n")
+
+
+_DOT_SHAPES = {S.OP_KERNEL: "box", S.OP_EVENT_RECORD: "cds", S.OP_EVENT_WAIT: "invhouse",
+               S.OP_NOTIFY_RECORD: "cds", S.OP_NOTIFY_WAIT: "invhouse",
+               S.OP_COND_NOTIFY_WAIT: "invhouse", S.OP_END_GRAPH: "doublecircle",
+               S.OP_COND_FIRST: "diamond", S.OP_COND_JUMP_BACK: "diamond"}
+
+
+def _dot_label(row, conds) -> str:
+    op = int(row["op"])
+    label = task_name(row)
+    if op == S.OP_KERNEL:
+        label += f"\\nblocks={int(row['blocks'])}"
+    elif op == S.OP_END_GRAPH:
+        label = "EndGraph"
+    elif op in (S.OP_COND_FIRST, S.OP_COND_JUMP_BACK) and 0 <= int(row["a0"]) < len(conds):
+        kind = {0: "IF", 1: "WHILE", 2: "SWITCH"}.get(conds[int(row["a0"])].type, "?")
+        label = f"{kind} {'first' if op == S.OP_COND_FIRST else 'jump back'}"
+    return label
