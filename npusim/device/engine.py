@@ -92,7 +92,7 @@ def _wake(sqs, nsq, slot):
             sqs[i, Q_STATE] = S_ACTIVE
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _set_slot(sqs, sync, st, slot, value, t):
     """Record ``value`` into a sync slot at time ``t``; True when parked waiters were woken
     (the running SQ must then yield, so the woken ones run in time order)."""
@@ -106,7 +106,7 @@ def _set_slot(sqs, sync, st, slot, value, t):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _wake_mem_waiters(sqs, st):
     if st[E_MEM_WAITERS] > 0:
         st[E_MEM_WAITERS] = 0
@@ -115,7 +115,7 @@ def _wake_mem_waiters(sqs, st):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _activate(sqs, mptr, msq, m, t):
     """Start every head SQ of engine model ``m`` at time ``t`` (head back to 0)."""
     for j in range(mptr[m], mptr[m + 1]):
@@ -183,7 +183,7 @@ def _range_ok(ctx, mem, addr, n):
     return off
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _fault(sqs, st, q, pos, kind, info, info2):
     if sqs[q, Q_ERR] == 0:
         sqs[q, Q_ERR] = kind
@@ -191,7 +191,7 @@ def _fault(sqs, st, q, pos, kind, info, info2):
     st[E_SQ], st[E_POS], st[E_INFO], st[E_INFO2], st[E_FKIND] = q, pos, info, info2, kind
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _pick(sqs, pool, nsq):
     """The runnable SQ with the earliest next start, that start, and the second earliest."""
     best, bt, second = -1, INF, INF
