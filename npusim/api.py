@@ -199,6 +199,8 @@ class Device:
         _ok(code)
         if kernel not in TABLE.by_name:          # as aclrtBinaryGetFunction: not found -> 107000
             _ok(acl.ACL_ERROR_RT_PARAM_INVALID)
+        from .kernel.printf import ensure_buffer
+        ensure_buffer(s.device)                  # device printf of the by-name kernels
         addr = _args.place(s, _args.pack([int(a) if hasattr(a, "__index__") and
                                           not isinstance(a, (float, np.floating)) else a
                                           for a in args]))
@@ -250,7 +252,9 @@ class Graph:
         if exc_type is None:
             self.capture_end()
         elif self.stream is not None and self.stream.handle:
-            acl.mdl.ri_capture_end(self.stream.handle)     # leave capture; the error wins
+            handle, code = acl.mdl.ri_capture_end(self.stream.handle)   # the body's error wins
+            if code == 0 and handle:
+                acl.mdl.ri_destroy(handle)                 # don't leak the half-made graph
 
     # ---- use ----
     def replay(self, stream: Stream | None = None) -> None:
@@ -287,6 +291,47 @@ class Graph:
         _ok(acl.mdl.ri_debug_json_print(self.handle, str(path), 1 if verbose else 0))
         return str(path)
 
+    # ---- conditional control flow (IF / WHILE / SWITCH sub-graphs) ----
+    def condition(self, default: int = 0, assign_default: bool = True) -> "Condition":
+        """A cond handle of the graph being captured: an 8-byte word in device memory that cond
+        tasks read. ``assign_default`` rewrites it to ``default`` at every replay."""
+        if self._capturing_model is None:
+            raise ValueError("a condition is created while the graph captures")
+        h = _out(acl.mdl.ri_cond_handle_create(self._capturing_model, default,
+                                               1 if assign_default else 0))
+        return Condition(h, _out(acl.mdl.ri_cond_handle_get_cond_ptr(h)))
+
+    def cond_if(self, cond: "Condition", stream: Stream, with_else: bool = False):
+        """IF: returns the branch(es) to capture — ``then`` runs when the word is non-zero,
+        ``else_`` (``with_else=True``) when it is zero. Use each as ``with branch: ...``
+        issuing the body on ``stream``."""
+        br = self._cond(cond, acl.ACL_MODEL_RI_COND_TASK_IF, 2 if with_else else 1, stream)
+        return tuple(br) if with_else else br[0]
+
+    def cond_while(self, cond: "Condition", stream: Stream) -> "Branch":
+        """WHILE: the body runs while the word is non-zero; it must change the word."""
+        return self._cond(cond, acl.ACL_MODEL_RI_COND_TASK_WHILE, 1, stream)[0]
+
+    def cond_switch(self, cond: "Condition", n: int, stream: Stream) -> list["Branch"]:
+        """SWITCH: case ``v`` runs when 0 <= word < n, nothing otherwise."""
+        return self._cond(cond, acl.ACL_MODEL_RI_COND_TASK_SWITCH, n, stream)
+
+    def _cond(self, cond, kind, n, stream):
+        subs = _out(acl.mdl.ri_add_cond_task(cond.handle, kind, n, self._capture_stream.handle))
+        return [Branch(sub, stream, self.mode) for sub in subs]
+
+    @property
+    def _capturing_model(self):
+        s = self._capture_stream
+        if s is None:
+            return None
+        status, model = _out(acl.mdl.ri_capture_get_info(s.handle))
+        return model if status else None
+
+    @property
+    def _capture_stream(self):
+        return self.stream
+
     def to_dot(self, path=None) -> str:
         """Graphviz DOT of the captured DAG (stream order, cascades, event/notify edges)."""
         from .runtime.dump import to_dot
@@ -322,3 +367,146 @@ def graph_task_update_begin(stream: Stream, handle: int) -> None:
 
 def graph_task_update_end(stream: Stream) -> None:
     _ok(acl.mdl.ri_capture_task_update_end(stream.handle))
+
+
+# ---- kernel binaries (Kernel module), design.md §3.2 ----
+class Function:
+    """A kernel of a loaded binary (``aclrtFuncHandle``): ``lib["EasyOPf"]``."""
+
+    def __init__(self, binary: "Binary", handle: int, name: str):
+        self.binary, self.handle, self.name = binary, handle, name
+
+    def __repr__(self):
+        return f"Function({self.name!r}, 0x{self.handle:x})"
+
+    def launch(self, stream: "Stream | None" = None, blocks: int = 1, args=(), config=None) -> None:
+        """Launch on ``stream`` (None: the default stream) with ``args`` packed as 8-byte slots
+        (ints and buffers as 64-bit values, floats as fp32 in the low half), delivered like
+        ``aclrtLaunchKernelWithHostArgs`` (a launch without arguments still carries one zero
+        slot). On a capturing stream the launch is recorded into the graph."""
+        vals = [a if isinstance(a, (float, np.floating)) else int(a) for a in args]
+        data = bytearray(_args.pack(vals) if vals else bytes(8))
+        h = stream.handle if isinstance(stream, Stream) else stream
+        _ok(acl.rt.launch_kernel_with_host_args(self.handle, blocks, h, config, data, len(data)))
+
+    def attribute(self, attr: int) -> int:
+        return _out(acl.rt.get_function_attribute(self.handle, attr))
+
+    @property
+    def addresses(self) -> tuple[int, int]:
+        """(aic, aiv) device addresses of the code (``aclrtGetFunctionAddr``)."""
+        return _out(acl.rt.get_function_addr(self.handle))
+
+    @property
+    def sizes(self) -> tuple[int, int]:
+        return _out(acl.rt.get_function_size(self.handle))
+
+
+class Binary:
+    """A loaded kernel binary (``aclrtBinHandle``); index it by kernel name."""
+
+    def __init__(self, handle: int):
+        self.handle = handle
+        self._funcs: dict[str, Function] = {}
+
+    def __repr__(self):
+        return f"Binary(0x{self.handle:x}, kernels={self.names})"
+
+    @property
+    def _program(self):
+        obj, code = RT.handles.get("binary", self.handle)
+        _ok(code or (0 if obj is not None else acl.ACL_ERROR_RT_INVALID_HANDLE))
+        return obj
+
+    @property
+    def names(self) -> list[str]:
+        """Registered kernel names, in the runtime's (byte-wise) order."""
+        return list(self._program.kernels)
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._program.kernels
+
+    def __getitem__(self, name: str) -> Function:
+        f = self._funcs.get(name)
+        if f is None:
+            f = self._funcs[name] = Function(
+                self, _out(acl.rt.binary_get_function(self.handle, name)), name)
+        return f
+
+    def by_entry(self, entry: int) -> Function:
+        """The kernel of an entry key (tiling key / function entry)."""
+        h = _out(acl.rt.binary_get_function_by_entry(self.handle, entry))
+        k, _ = RT.handles.get("function", h)
+        return Function(self, h, k.name)
+
+    @property
+    def dev_address(self) -> tuple[int | None, int]:
+        """(aligned device address or None while lazily unloaded, image size)."""
+        return _out(acl.rt.binary_get_dev_address(self.handle))
+
+    def global_(self, name: str) -> tuple[int, int]:
+        """(device address, size) of a global variable of the binary."""
+        return _out(acl.rt.binary_get_global(self.handle, name))
+
+    def on_exception(self, callback, user_data=None) -> None:
+        """``callback(info, user_data)`` when a kernel of this binary faults."""
+        _ok(acl.rt.binary_set_exception_callback(self.handle, callback, user_data))
+
+    def unload(self) -> None:
+        _ok(acl.rt.binary_unload(self.handle))
+        self._funcs.clear()
+
+    def __enter__(self) -> "Binary":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.unload()
+
+
+def load_binary(source, lazy: bool = False, magic: int | None = None) -> Binary:
+    """Load a kernel binary: a path (``aclrtBinaryLoadFromFile``), bytes or a ``@npusim.kernel``
+    (``aclrtBinaryLoadFromData``). Initialises ACL and device 0 when nothing is set yet."""
+    import os
+    if not RT.initialized:
+        acl.init()
+    if RT.current_context is None:
+        _ok(acl.rt.set_device(0))
+    opts = {acl.ACL_RT_BINARY_LOAD_OPT_LAZY_LOAD: 1} if lazy else {}
+    if isinstance(source, (str, os.PathLike)):
+        return Binary(_out(acl.rt.binary_load_from_file(os.fspath(source), opts or None)))
+    if magic is not None:
+        opts[acl.ACL_RT_BINARY_LOAD_OPT_MAGIC] = magic
+    data = bytes(source) if not isinstance(source, (bytes, bytearray, memoryview)) else source
+    return Binary(_out(acl.rt.binary_load_from_data(data, opts or None)))
+
+
+class Condition:
+    """A cond handle: ``ptr`` is the device address of its 8-byte word (a kernel argument)."""
+
+    def __init__(self, handle: int, ptr: int):
+        self.handle, self.ptr = handle, ptr
+
+    def __int__(self):
+        return self.ptr
+
+    __index__ = __int__
+
+    def __repr__(self):
+        return f"Condition(0x{self.handle:x}, word at 0x{self.ptr:x})"
+
+
+class Branch:
+    """One sub-graph of a cond task: ``with branch:`` captures the work issued on its stream
+    into the sub-model (aclmdlRICaptureToModelRIBegin ... aclmdlRICaptureEnd)."""
+
+    def __init__(self, model: int, stream: Stream, mode: int = 0):
+        self.model, self.stream, self.mode = model, stream, mode
+
+    def __enter__(self) -> "Branch":
+        _ok(acl.mdl.ri_capture_to_model_ri_begin(self.stream.handle, self.model, self.mode))
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        handle, code = acl.mdl.ri_capture_end(self.stream.handle)
+        if exc_type is None:
+            _ok(code)

@@ -146,3 +146,9 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:                  # `npusim profiles | head`
         sys.stderr.close()
         return 0
+
+
+# ---- commands that live in their own modules ----
+from .kernel import cli_elf as _cli_elf  # noqa: E402
+
+_cli_elf.register()

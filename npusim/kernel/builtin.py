@@ -3,8 +3,11 @@
 Each body has the ``KERNEL_SIG`` C ABI (``npusim.device.kernels``), reads its arguments from the
 8-byte slots of its args area, and touches memory only through checked views. The bodies are
 registered in the kernel table under the kernel names of the real samples (``spec/kernel.md`` §7),
-so a binary whose kernels carry those names launches these behaviours. Each body catches its own
-exceptions and returns ``KERNEL_TRAP``: a bug in a body is a kernel exception, never a crash.
+so a binary whose kernels carry those names launches these behaviours (``npusim.samples`` ships
+one). Each body catches its own exceptions and returns ``KERNEL_TRAP``: a bug in a body is a kernel
+exception, never a crash. ``DeviceWrite``, ``DeviceRead`` and ``KernelPrint`` print through the
+device printf buffer (``npusim.kernel.printf``); ``add_custom_tiling`` is the body of the
+placeholder build of ``add_custom`` (bound through the binary's BODY_TLV record).
 
 Durations (the ``cost_ns`` registered with each) are the simulator's stand-in for the real kernels'
 run times; see ``docs/timing.md``.
@@ -17,6 +20,11 @@ from numba import cfunc
 from ..device import memview as V
 from ..device.half import f2h, h2f
 from ..device.kernels import KERNEL_SIG, KERNEL_TRAP, TABLE, UNIT_AIV, arena
+from .printf import format_id, printf
+
+FMT_SOURCE = format_id("Source data: %d\n")
+FMT_DESTINATION = format_id("Destination data: %d\n")
+FMT_HELLO = format_id("Hello World\n")
 
 
 @cfunc(KERNEL_SIG, cache=True)
@@ -62,6 +70,69 @@ def add_custom(memp, msize, ctxp, args, b, nb):
         z = V.u16(mem, ctx, a[2] + off, n)
         for i in range(min(len(x), len(y), len(z))):
             z[i] = f2h(h2f(x[i]) + h2f(y[i]))
+        return 0
+    except Exception:
+        return KERNEL_TRAP
+
+
+@cfunc(KERNEL_SIG, cache=True)
+def add_custom_tiling(memp, msize, ctxp, args, b, nb):
+    """add_custom(half* x, half* y, half* z, int32* totalLength, int32* tileNum) of
+    add_custom_tiling.cpp (the placeholder sample): 8 cores' worth of blocks (USE_CORE_NUM), block b
+    adds its totalLength/8 slice; tileNum 0 returns early."""
+    mem, ctx = arena(memp, msize, ctxp)
+    try:
+        a = V.args(mem, ctx, args, 5)
+        total = np.int64(V.i32(mem, ctx, a[3], 1)[0])
+        tiles = np.int64(V.i32(mem, ctx, a[4], 1)[0])
+        if tiles <= 0:
+            return 0
+        n = total // 8
+        off = 2 * n * b
+        x = V.u16(mem, ctx, a[0] + off, n)
+        y = V.u16(mem, ctx, a[1] + off, n)
+        z = V.u16(mem, ctx, a[2] + off, n)
+        for i in range(min(len(x), len(y), len(z))):
+            z[i] = f2h(h2f(x[i]) + h2f(y[i]))
+        return 0
+    except Exception:
+        return KERNEL_TRAP
+
+
+@cfunc(KERNEL_SIG, cache=True)
+def device_write(memp, msize, ctxp, args, b, nb):
+    """DeviceWrite(int* devPtr, int value): devPtr[block_idx] = value; printf "Source data: %d"."""
+    mem, ctx = arena(memp, msize, ctxp)
+    try:
+        s = V.args(mem, ctx, args, 2)
+        value = np.int32(s[1] & 0xFFFFFFFF)
+        p = V.i32(mem, ctx, s[0] + 4 * b, 1)
+        p[0] = value
+        printf(mem, ctx, FMT_SOURCE, b, np.int64(value))
+        return 0
+    except Exception:
+        return KERNEL_TRAP
+
+
+@cfunc(KERNEL_SIG, cache=True)
+def device_read(memp, msize, ctxp, args, b, nb):
+    """DeviceRead(int* devPtr): printf "Destination data: %d" with devPtr[block_idx]."""
+    mem, ctx = arena(memp, msize, ctxp)
+    try:
+        s = V.args(mem, ctx, args, 1)
+        p = V.i32(mem, ctx, s[0] + 4 * b, 1)
+        printf(mem, ctx, FMT_DESTINATION, b, np.int64(p[0]))
+        return 0
+    except Exception:
+        return KERNEL_TRAP
+
+
+@cfunc(KERNEL_SIG, cache=True)
+def kernel_print(memp, msize, ctxp, args, b, nb):
+    """KernelPrint(): printf "Hello World" (once per block)."""
+    mem, ctx = arena(memp, msize, ctxp)
+    try:
+        printf(mem, ctx, FMT_HELLO, b)
         return 0
     except Exception:
         return KERNEL_TRAP
@@ -142,10 +213,14 @@ BUILTINS = (
     ("LongOPf", None, 0, UNIT_AIV),            # bound below: EasyOPf's body, a long duration
     ("ErrorOPf", error_op, 1_000, UNIT_AIV),
     ("add_custom", add_custom, 8_000, UNIT_AIV),
+    ("add_custom_tiling", add_custom_tiling, 8_000, UNIT_AIV),
     ("AddKernel", add_kernel, 6_000, UNIT_AIV),
     ("VectorAddKernel", vector_add, 4_000, UNIT_AIV),
     ("CondSetU64", cond_set_u64, 1_000, UNIT_AIV),
     ("CountDown", count_down, 1_000, UNIT_AIV),
+    ("DeviceWrite", device_write, 2_000, UNIT_AIV),
+    ("DeviceRead", device_read, 2_000, UNIT_AIV),
+    ("KernelPrint", kernel_print, 2_000, UNIT_AIV),
 )
 LONG_OP_NS = 50_000_000   # LongOPf spins 10000 x 25000 float iterations: tens of ms on a core
 
