@@ -67,7 +67,8 @@ class Stream:
             # the device has run everything due by now (exact, and it usually frees most of
             # the ring); only a device that is really behind makes the host wait for a slot
             dev.advance_to_host()
-            if st.pending(self.sq) >= self.depth:
+            busy = st.sqs[self.sq, E.Q_TIME] > RT.host_ns    # a task still running holds its slot
+            if st.pending(self.sq) + busy >= self.depth:
                 dev.wait_sq(self.sq, self.tail - self.depth + 1)
         t = RT.host_ns + dev.timing.doorbell_ns
         task_id = self.task_seq & 0xFFFF
