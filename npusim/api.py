@@ -22,8 +22,9 @@ def configure(profile: str | None = None, trace: bool | None = None, **options) 
 
 
 def reset() -> None:
-    """Forget all simulator state (devices, handles, memory), like starting a new process."""
-    RT.reset()
+    """Forget all simulator state (devices, handles, memory) and configuration (profile,
+    tracing, options), like starting a new process."""
+    RT.reset(config=True)
 
 
 def _detail(code: int) -> str:
@@ -510,3 +511,17 @@ class Branch:
         handle, code = acl.mdl.ri_capture_end(self.stream.handle)
         if exc_type is None:
             _ok(code)
+
+    # Nesting (spec/aclgraph.md §8.1, §8.4: a sub-model that is capturing may own cond handles
+    # and cond tasks, with no depth limit): inside ``with branch:`` the same calls as on a Graph
+    # create the condition in the sub-model and add the cond task on the branch's stream.
+    condition = Graph.condition
+    cond_if = Graph.cond_if
+    cond_while = Graph.cond_while
+    cond_switch = Graph.cond_switch
+    _cond = Graph._cond
+    _capturing_model = Graph._capturing_model
+
+    @property
+    def _capture_stream(self):
+        return self.stream

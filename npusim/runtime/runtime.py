@@ -96,8 +96,14 @@ class Runtime:
         self.initialized = False
         return ERR.ACL_SUCCESS
 
-    def reset(self) -> None:
-        """Forget every device, handle and thread binding (a fresh process, for tests)."""
+    def reset(self, config: bool = False) -> None:
+        """Forget every device, handle and thread binding (a fresh process, for tests); with
+        ``config`` also the configuration (profile from NPUSIM_PROFILE, tracing off, options)."""
+        if config:
+            self.profile_name = os.environ.get("NPUSIM_PROFILE", DEFAULT_PROFILE)
+            self.profile_overrides = {}
+            self.device_options = {}
+            self.trace_on = False
         for d in list(self.devices.values()):
             d.close()
         self.devices.clear()

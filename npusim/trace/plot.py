@@ -1,0 +1,82 @@
+"""Plots: the design doc's eager-vs-graph figure from a real run, and stream timelines.
+
+matplotlib is imported lazily (it is an optional dependency: ``pip install npusim[plot]``).
+"""
+from __future__ import annotations
+
+from .savings import Comparison, compare
+
+
+def _plt():
+    import matplotlib
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def eager_vs_graph(result: Comparison | None = None, path=None, n: int = 16,
+                   kernel_ns: int = 4_000, profile: str | None = None):
+    """Draw CPU and NPU rows for the same program run eagerly and as a graph replay, with the
+    saved CPU time and saved NPU time marked. Returns the matplotlib figure (saved to ``path``
+    when given)."""
+    from ..profiles import get_profile
+    from ..runtime.runtime import RT
+    c = result or compare(n, kernel_ns, profile)
+    t = (RT.profile or get_profile(profile)).timing
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(11, 3.6))
+    rows = [("CPU  eager", 3), ("NPU  eager", 2), ("CPU  graph", 1), ("NPU  graph", 0)]
+    us = 1e-3
+    e0, g0 = c.eager.host_start, c.graph.host_start
+    # host rows: one block per launch / one execute call
+    L = t.host_kernel_launch_ns
+    ax.broken_barh([((i * L) * us, L * us * 0.92) for i in range(c.n)], (3 - 0.35, 0.7),
+                   color="#d9822b", label="host API call")
+    ax.broken_barh([(0, (c.graph.host_end - g0) * us)], (1 - 0.35, 0.7), color="#d9822b")
+    ax.broken_barh([((a - e0) * us, (b - a) * us) for a, b in c.eager.kernels], (2 - 0.35, 0.7),
+                   color="#2b6cd9", edgecolor="white", linewidth=0.6, label="kernel")
+    ax.broken_barh([((a - g0) * us, (b - a) * us) for a, b in c.graph.kernels], (0 - 0.35, 0.7),
+                   color="#2b6cd9", edgecolor="white", linewidth=0.6)
+    end_e = (c.eager.device_end - e0) * us
+    end_g = (c.graph.device_end - g0) * us
+    ax.axvline(end_g, color="grey", lw=0.8, ls=":")
+    ax.axvline(end_e, color="grey", lw=0.8, ls=":")
+    host_e = (c.eager.host_end - e0) * us
+    host_g = (c.graph.host_end - g0) * us
+    ax.annotate("", xy=(host_g, 1.55), xytext=(host_e, 1.55),
+                arrowprops=dict(arrowstyle="<->", color="#c0392b"))
+    ax.text((host_g + host_e) / 2, 1.68, f"saved CPU time {c.saved_cpu_ns * us:.1f} µs",
+            ha="center", color="#c0392b", fontsize=9)
+    ax.annotate("", xy=(end_g, -0.55), xytext=(end_e, -0.55),
+                arrowprops=dict(arrowstyle="<->", color="#27ae60"))
+    ax.text((end_g + end_e) / 2, -0.95, f"saved NPU time {c.saved_npu_ns * us:.1f} µs",
+            ha="center", color="#27ae60", fontsize=9)
+    ax.set_yticks([r for _, r in rows], [name for name, _ in rows])
+    ax.set_ylim(-1.2, 3.6)
+    ax.set_xlabel("simulated time since the first API call (µs)")
+    ax.set_title(f"{c.n} kernels of {c.kernel_ns / 1000:g} µs: eager launches vs one graph "
+                 f"replay ({c.speedup:.2f}x)")
+    ax.legend(loc="upper right", fontsize=8)
+    fig.tight_layout()
+    if path is not None:
+        fig.savefig(path, dpi=120)
+    return fig
+
+
+def timeline(trace, path=None, max_rows: int = 24):
+    """A Gantt chart of a device trace (``dev.trace()``): one row per stream."""
+    import numpy as np
+    plt = _plt()
+    rows = trace.rows
+    sqs = list(np.unique(rows["sq"]))[:max_rows]
+    fig, ax = plt.subplots(figsize=(11, 0.45 * len(sqs) + 1.2))
+    for i, sq in enumerate(sqs):
+        r = rows[rows["sq"] == sq]
+        ax.broken_barh(list(zip(r["start"] / 1e3, (r["end"] - r["start"]) / 1e3)),
+                       (i - 0.35, 0.7), color=np.where(r["op"] == 1, "#2b6cd9", "#999999"))
+    ax.set_yticks(range(len(sqs)), [trace.stream_names.get(int(q), f"sq{q}") for q in sqs])
+    ax.set_xlabel("simulated time (µs)")
+    fig.tight_layout()
+    if path is not None:
+        fig.savefig(path, dpi=120)
+    return fig
