@@ -65,10 +65,11 @@ COND_IF, COND_WHILE, COND_SWITCH = 0, 1, 2
 E_STATUS, E_SQ, E_POS, E_INFO, E_INFO2 = 0, 1, 2, 3, 4
 E_TRACE_ON, E_TRACE_N, E_STEPS, E_NOW, E_NSQ = 5, 6, 7, 8, 9
 E_STOP_KIND, E_STOP_A, E_STOP_B, E_HORIZON, E_MEM_WAITERS, E_FKIND = 10, 11, 12, 13, 14, 15
-E_COLS = 16
+E_STEP_LIMIT = 16   # stop (R_STEPS) once E_STEPS reaches it; 0 = no limit (progress reports)
+E_COLS = 24
 
 # return codes
-R_IDLE, R_HORIZON, R_STOPPED, R_DEADLOCK, R_FAULT, R_TRACE_FULL = 0, 1, 2, 3, 4, 5
+R_IDLE, R_HORIZON, R_STOPPED, R_DEADLOCK, R_FAULT, R_TRACE_FULL, R_STEPS = 0, 1, 2, 3, 4, 5, 6
 # stop conditions
 STOP_NONE, STOP_SQ_POS, STOP_SLOT = 0, 1, 2
 
@@ -228,6 +229,9 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
     msize = mem.size
     ctxp = ctx.ctypes
     while True:
+        if st[E_STEP_LIMIT] != 0 and st[E_STEPS] >= st[E_STEP_LIMIT]:
+            st[E_STATUS] = R_STEPS
+            return R_STEPS
         # stop conditions that may already hold
         if stop_kind == STOP_SQ_POS and sqs[stop_a, Q_HEAD] >= stop_b:
             st[E_STATUS] = R_STOPPED
@@ -439,6 +443,8 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
             sqs[q, Q_HEAD] = nxt
             sqs[q, Q_DONE] += 1
             st[E_STEPS] += 1
+            if st[E_STEPS] == st[E_STEP_LIMIT]:
+                break
             if end > st[E_NOW]:
                 st[E_NOW] = end
             if trace_on != 0:

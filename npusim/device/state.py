@@ -18,6 +18,9 @@ from .sqe import OP_KERNEL, SQE_DTYPE, SQE_STRUCT
 
 _PACK = SQE_STRUCT.pack
 from .timing import cost_vector
+from ..progress import Progress
+
+PROGRESS_STEPS = 4_000_000      # the engine returns after this many SQEs so a bar can move
 
 
 @dataclass
@@ -199,6 +202,8 @@ class DeviceState:
         st = self.st
         st[E.E_HORIZON], st[E.E_STOP_KIND], st[E.E_STOP_A], st[E.E_STOP_B] = (
             horizon, stop_kind, stop_a, stop_b)
+        progress = Progress("device", "SQE")
+        st[E.E_STEP_LIMIT] = st[E.E_STEPS] + PROGRESS_STEPS
         while True:
             r = E.run(self.pool, self.sqs, self.sync, self.mptr, self.msq, self.conds,
                       self.cmodels, self.mem.arena,
@@ -211,11 +216,17 @@ class DeviceState:
                                          int(st[E.E_INFO2]), op, int(self.sqs[q, E.Q_TIME]),
                                          int(row["a0"]) if op == OP_KERNEL else -1))
                 continue
+            if r == E.R_STEPS:                      # a slice done: report, go on
+                progress.update(PROGRESS_STEPS)
+                st[E.E_STEP_LIMIT] = st[E.E_STEPS] + PROGRESS_STEPS
+                continue
             if r == E.R_TRACE_FULL:
                 grown = np.zeros(2 * len(self.trace), E.TRACE_DTYPE)
                 grown[:len(self.trace)] = self.trace
                 self.trace = grown
                 continue
+            progress.close()
+            st[E.E_STEP_LIMIT] = 0
             return r
 
     @property

@@ -191,6 +191,7 @@ def cascade_from(old):
     old.append(S.OP_STREAM_ACTIVE, 0, a0=new.sq)
     old.last_level = False
     old.model.device.state.flush(old.sq)     # a full ring: write it now, keep staging small
+    old.model.capture_progress.update(old.task_count)
     new.task_group = old.task_group
     return new
 
@@ -326,6 +327,7 @@ def validate_join_back(model) -> int:
 def exit_capture(model) -> None:
     """ExitCaptureNotify: model READY, participants back to NONE, user events unbound."""
     model.status = M.READY
+    model.capture_progress.close()
     for s in list(model.participants):
         s.capture = None
     model.participants.clear()

@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 
 from ..device import engine as E
+from ..progress import Progress
 from ..device import sqe as S
 from .runtime import RT
 
@@ -127,6 +128,7 @@ class CaptureModel:
         self.taskgrp_streams: set = set()      # capture streams with an open group
         self.taskgrp_err = 0                   # sticky task-group error code
         self.cond_handles: list = []
+        self.capture_progress = Progress(f"capturing model {self.id}", "task")
         dev.models.append(self)
         dev.publish_models()
 
