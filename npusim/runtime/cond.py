@@ -9,6 +9,8 @@ keeps looping past the iteration bound stops with a fault naming the handle and 
 """
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from .. import errors as ERR
@@ -57,6 +59,15 @@ class CondHandle:
         RT.handles.remove(self.handle)
 
 
+def _as_int(v):
+    """An integer argument (Python or numpy int), None for anything else. The C parameters are
+    uint32 / enum values, so a numpy integer must pass the same checks as a Python int."""
+    try:
+        return operator.index(v)
+    except TypeError:
+        return None
+
+
 def _feature(dev_profile) -> int:
     ok = dev_profile.software_sq and dev_profile.cond_supported
     return ERR.ACL_SUCCESS if ok else ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
@@ -69,7 +80,8 @@ def ri_cond_handle_create(model_ri, default_value, flag):
     m, code = RT.handles.get("model", model_ri)
     if code:
         return None, code
-    if not isinstance(flag, int) or flag > 1 or flag < 0:
+    flag = _as_int(flag)
+    if flag is None or flag > 1 or flag < 0:
         return None, ERR.ACL_ERROR_RT_PARAM_INVALID
     if m.status != M.CAPTURE_ACTIVE:
         return None, ERR.ACL_ERROR_RT_PARAM_INVALID
@@ -126,8 +138,8 @@ def ri_add_cond_task(cond, cond_type, size, stream, flags=0):
         return None, ERR.ACL_ERROR_RT_PARAM_INVALID
     if s.capture.kind == "added":
         return None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
-    bad = {0: size not in (1, 2), 1: size != 1, 2: size < 1}[cond_type]
-    if bad or not isinstance(size, int):
+    size = _as_int(size)
+    if size is None or {0: size not in (1, 2), 1: size != 1, 2: size < 1}[int(cond_type)]:
         return None, ERR.ACL_ERROR_RT_PARAM_INVALID
     subs = []
     for _ in range(size):

@@ -51,6 +51,17 @@ def tasks(cs):
     return st.pool[base:base + cs.tail]
 
 
+# The NotifyWait and JumpBack SQEs of a cond task belong to its one CONDITION_OP task
+# (spec/aclgraph.md §8.3 step 10: one task of 2 or 3 SQEs; §10: the dumps list tasks).
+_COND_TAIL_OPS = (S.OP_COND_NOTIFY_WAIT, S.OP_COND_JUMP_BACK)
+
+
+def task_rows(cs):
+    """The rows of a capture stream that start a task (what the runtime's dumps list)."""
+    rows = tasks(cs)
+    return rows[~np.isin(rows["op"], _COND_TAIL_OPS)]
+
+
 def _line(dev_id, cs, row) -> str:
     head = (f"device_id={dev_id}, stream_id={cs.id}, task_id={int(row['task_id'])}, "
             f"task_type={task_type(row)}")
@@ -68,7 +79,7 @@ def debug_lines(model) -> list[str]:
     dev_id = model.device.id
     out = [f"model dot print begin, device_id={dev_id}, model_id={model.id}."]
     for cs in reversed(model.streams):
-        for row in tasks(cs):
+        for row in task_rows(cs):
             out.append(_line(dev_id, cs, row))
     for i, g in enumerate(model.task_groups):
         out.extend(g.debug_lines(dev_id, model.id, i) if hasattr(g, "debug_lines") else [])
@@ -99,7 +110,7 @@ def json_records(model, verbose: bool) -> list[dict]:
     out = []
     for cs in reversed(model.streams):
         ts = 0
-        for row in tasks(cs):
+        for row in task_rows(cs):
             t = task_type(row)
             dur, step = _dur(t)
             args = {"Model Id": model.id, "Stream Id": cs.id, "Task Id": int(row["task_id"]),
