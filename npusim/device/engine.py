@@ -443,8 +443,6 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
             sqs[q, Q_HEAD] = nxt
             sqs[q, Q_DONE] += 1
             st[E_STEPS] += 1
-            if st[E_STEPS] == st[E_STEP_LIMIT]:
-                break
             if end > st[E_NOW]:
                 st[E_NOW] = end
             if trace_on != 0:
@@ -463,7 +461,7 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
                     break
                 if stop_kind == STOP_SLOT and sync[stop_a, Y_VAL] >= stop_b:
                     break
-            if sqs[q, Q_STATE] != S_ACTIVE or woke:
+            if sqs[q, Q_STATE] != S_ACTIVE or woke or st[E_STEPS] == st[E_STEP_LIMIT]:
                 break
         if sqs[q, Q_HEAD] >= sqs[q, Q_TAIL] and sqs[q, Q_KIND] == K_MODEL \
                 and sqs[q, Q_STATE] == S_ACTIVE:

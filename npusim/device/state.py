@@ -101,6 +101,18 @@ class DeviceState:
         row[E.Q_KIND], row[E.Q_DISPATCH], row[E.Q_WAIT] = kind, dispatch_ns, -1
         return q
 
+    def grow_sq(self, q: int, depth: int) -> None:
+        """Move a never-wrapped SQ (a capture stream, written from position 0) to a larger ring:
+        capture streams start small and grow, so a thousand tiny sub-models don't each hold a
+        32768-SQE ring."""
+        self.flush(q)
+        old_base, old_depth = int(self.sqs[q, E.Q_BASE]), int(self.sqs[q, E.Q_DEPTH])
+        n = int(self.sqs[q, E.Q_TAIL])
+        base = self._pool_alloc(depth)
+        self.pool[base:base + n] = self.pool[old_base:old_base + n]
+        self._free_rings.setdefault(old_depth, []).append(old_base)
+        self.sqs[q, E.Q_BASE], self.sqs[q, E.Q_DEPTH] = base, depth
+
     def free_sq(self, q: int) -> None:
         self._staged.pop(q, None)
         row = self.sqs[q]

@@ -21,7 +21,8 @@ NONE, CAPTURE_ACTIVE, CAPTURE_INVALIDATED, UPDATING, FAULT, READY = range(6)
 STATUS_NAMES = ("NONE", "CAPTURE_ACTIVE", "CAPTURE_INVALIDATED", "UPDATING", "FAULT", "READY")
 
 _model_ids = itertools.count(1)
-ARGS_CHUNK = 1 << 20
+ARGS_CHUNK = 1 << 20            # largest args chunk; chunks start at 4 KiB and double
+INITIAL_RING = 256              # SQEs a capture stream's ring holds before it first grows
 
 
 class CaptureStream:
@@ -37,11 +38,13 @@ class CaptureStream:
         self.user_stream = user_stream
         self.parent = parent
         self.last_level = True
-        self.depth = model.capture_depth
+        self.depth = model.capture_depth            # logical depth (cascade trigger)
+        self.capacity = min(INITIAL_RING, self.depth)  # ring rows held now; grows on demand
+        self.state = dev.state
         with RT.lock:                   # threads may join/cascade concurrently (§4.6)
-            self.state = dev.state
-        self.sq = dev.state.alloc_sq(self.depth, E.K_MODEL, dev.timing.sqe_dispatch_graph_ns)
-        self.id = dev.next_stream_id()
+            self.sq = dev.state.alloc_sq(self.capacity, E.K_MODEL,
+                                         dev.timing.sqe_dispatch_graph_ns)
+            self.id = dev.next_stream_id()
         self.sqe_num = 0            # captureSqeNum: SQEs counted for the cascade trigger
         self.task_count = 0         # tasks written (task ids)
         self.last_op = -1           # opcode of the last task (join-back rule)
@@ -67,8 +70,12 @@ class CaptureStream:
         """Write one task's SQE at the tail; returns its position (= its index in the stream:
         a capture stream is written once, from position 0, and never wraps)."""
         pos = self.task_count
-        if pos >= self.depth:
-            raise RuntimeError(f"{self.describe()} overflowed its {self.depth}-SQE ring")
+        if pos >= self.capacity:
+            if pos >= self.depth:
+                raise RuntimeError(f"{self.describe()} overflowed its {self.depth}-SQE ring")
+            self.capacity = min(self.capacity * 4, self.depth)
+            with RT.lock:
+                self.state.grow_sq(self.sq, self.capacity)
         with RT.lock:                   # no engine run (which flushes staged SQEs) in between
             self.state.push(self.sq, op, 0, a0, a1, a2, a3, 0, 0, flag, blocks, pos & 0xFFFF)
         self.task_count = pos + 1
@@ -122,7 +129,7 @@ class CaptureModel:
         self.engine_id = -1
         self.name = ""
         self.args_chunks: list[int] = []
-        self._args_pos = ARGS_CHUNK
+        self._args_pos = self._args_size = 0
         self.destroyed = False
         self.task_groups: list = []            # closed groups, owned by the model
         self.taskgrp_streams: set = set()      # capture streams with an open group
@@ -130,7 +137,7 @@ class CaptureModel:
         self.cond_handles: list = []
         self.capture_progress = Progress(f"capturing model {self.id}", "task")
         dev.models.append(self)
-        dev.publish_models()
+        # engine ids are given at the next publish (the model's first build)
 
     # ---- status ----
     @property
@@ -169,9 +176,9 @@ class CaptureModel:
     def args_alloc(self, nbytes: int) -> int:
         nbytes = -(-max(nbytes, 8) // 8) * 8
         with RT.lock:                   # models of several capturing threads share the arena
-            if self._args_pos + nbytes > ARGS_CHUNK or not self.args_chunks:
-                size = max(ARGS_CHUNK, nbytes)
-                self.args_chunks.append(self.device.state.mem.malloc(size))
+            if not self.args_chunks or self._args_pos + nbytes > self._args_size:
+                self._args_size = max(min(4096 << len(self.args_chunks), ARGS_CHUNK), nbytes)
+                self.args_chunks.append(self.device.state.mem.malloc(self._args_size))
                 self._args_pos = 0
             addr = self.args_chunks[-1] + self._args_pos
             self._args_pos += nbytes

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from .. import errors as ERR
 from ..device import sqe as S
+from ..device.sqe import SQE_STRUCT
 from ..device.kernels import TABLE, UNIT_AICPU
 from . import api_stream as AS
 from . import model as M
@@ -27,6 +28,7 @@ class TaskGroup:
         self.is_update = False
         self.update_index = 0
         self.handle = 0
+        self.model = None                    # the capture model owning the group
 
     def debug_lines(self, dev_id: int, model_id: int, index: int) -> list[str]:
         """The task-group lines of aclmdlRIDebugPrint: first, last, and both sides of every
@@ -52,7 +54,8 @@ def before_capture(stream, link, op: int) -> int:
     -> 107034, sticky on the model, capture invalidated. Returns 0 or the code."""
     model = link.model
     if model.taskgrp_streams and link.cstream.task_group is None:
-        model.taskgrp_err = model.taskgrp_err or ERR.ACL_ERROR_STREAM_TASK_GROUP_INTR
+        # §7 SetTaskGroupErrCode *stores* the code (the last violation wins; read at TaskGrpEnd)
+        model.taskgrp_err = ERR.ACL_ERROR_STREAM_TASK_GROUP_INTR
         model.terminate_capture()
         return ERR.ACL_ERROR_STREAM_TASK_GROUP_INTR
     return ERR.ACL_SUCCESS
@@ -66,7 +69,7 @@ def packable(cs, op: int, a0: int) -> int:
     if op == S.OP_KERNEL and TABLE.entries[a0].unit != UNIT_AICPU:
         return ERR.ACL_SUCCESS
     model = cs.model
-    model.taskgrp_err = model.taskgrp_err or ERR.ACL_ERROR_RT_TASK_TYPE_NOT_SUPPORT
+    model.taskgrp_err = ERR.ACL_ERROR_RT_TASK_TYPE_NOT_SUPPORT     # stored, last wins (§7)
     model.terminate_capture()
     return ERR.ACL_ERROR_RT_TASK_TYPE_NOT_SUPPORT
 
@@ -80,56 +83,72 @@ def update_task(stream, op: int, a0=0, a1=0, a2=0, a3=0, flag=0, blocks=0) -> in
     """A launch on a stream in task-update mode: rewrite the group's next task. Returns the
     update SQE's position on the update stream, or a negative code."""
     g = stream.tg_update
-    if op != S.OP_KERNEL:
+    if op != S.OP_KERNEL or TABLE.entries[a0].unit == UNIT_AICPU:
+        # §7: only AI Core / vector kernel launches (flag SUPPORT) update; an AI CPU kernel is
+        # another task type (KERNEL_AICPU) -> 507009, like any non-kernel task
         return -ERR.ACL_ERROR_RT_TASK_TYPE_NOT_SUPPORT
     if g.update_index >= len(g.entries):
         return -ERR.ACL_ERROR_RT_INTERNAL_ERROR             # RT_ERROR_STREAM_TASKGRP_UPDATE
     cs, pos = g.entries[g.update_index]
+    if cs.model.destroyed:
+        # the captured task no longer exists (model destroyed mid-update): UpdateTask's "task not
+        # found" branch, RT_ERROR_STREAM_TASKGRP_UPDATE -> 507000; its freed ring is not touched
+        return -ERR.ACL_ERROR_RT_INTERNAL_ERROR
+    # §7: the launch *takes* the next group entry (Stream::UpdateTask advances the index) before
+    # the new kernel is checked against it, so a refused launch (capturing stream, type mismatch,
+    # 207019) still uses up its entry: TaskUpdateEnd then counts it as updated.
+    g.update_index += 1
+    if stream.capture is not None:
+        # a stream that began capturing while in UPDATE: the re-init refuses it (§7, 107027)
+        return -ERR.ACL_ERROR_RT_STREAM_CAPTURED
     st = stream.device.state
-    st.flush()
-    dst = st.row_of(cs.sq, pos)
-    old = st.pool[dst]
-    old_unit = TABLE.entries[int(old["a0"])].unit
-    if TABLE.entries[a0].unit != old_unit:
+    st.flush(cs.sq)                      # only the captured ring is read (usually nothing staged)
+    dst = _ring_base(cs) + pos           # a capture stream never wraps (model.py)
+    # the captured SQE's fields (struct, not a numpy record: ~10x cheaper per task)
+    _, old_flag, _, old_task_id, old_kid = SQE_STRUCT.unpack_from(st.pool, 64 * dst)[:5]
+    if TABLE.entries[a0].unit != TABLE.entries[old_kid].unit:
         return -ERR.ACL_ERROR_RT_INTERNAL_ERROR             # RT_ERROR_KERNEL_TYPE
     if not stream.device.profile.software_sq:
         return -ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT_UPDATE_OP
-    src = _payload_row(stream.device, (S.OP_KERNEL, int(old["flag"]), blocks,
-                                       int(old["task_id"]), a0, a1, a2, a3, 0, 0, 0))
-    g.update_index += 1
+    src, slot = _payload_row(stream.device, (S.OP_KERNEL, old_flag, blocks & 0xFFFF,
+                                             old_task_id, a0, a1, a2, a3, 0, 0, 0))
     stream.tg_update = None                                # submit the copy as a plain task
     try:
         p = stream.submit(S.OP_SQE_UPDATE, stream.device.timing.host_task_update_ns,
                           a0=src, a1=dst)
     finally:
         stream.tg_update = g
-    _payload_used(stream.device, src, stream.sq, p)
+    if p >= 0:
+        stream.device.update_payload["users"][slot] = (stream.sq, p + 1)
     return p
 
 
-def _payload_row(dev, row: tuple) -> int:
+def _ring_base(cs) -> int:
+    """Pool row of position 0 of a capture stream's ring (fixed for the stream's life)."""
+    base = cs.__dict__.get("ring_base")
+    if base is None:
+        base = cs.ring_base = cs.model.device.state.row_of(cs.sq, 0)
+    return base
+
+
+def _payload_row(dev, row: tuple) -> tuple[int, int]:
     """A pool row holding an updated SQE until the update stream copies it (a ring; a row is
-    reused only after the SQE_UPDATE that reads it has run)."""
+    reused only after the SQE_UPDATE that reads it has run): (pool row, ring slot). The caller
+    records in ``users[slot]`` the (update SQ, position after its SQE_UPDATE)."""
     pay = getattr(dev, "update_payload", None)
     if pay is None:
         from ..device import engine as E
         q = dev.state.alloc_sq(PAYLOAD_DEPTH, E.K_MODEL)
-        pay = dev.update_payload = {"sq": q, "next": 0, "users": {}}
+        pay = dev.update_payload = {"sq": q, "base": dev.state.row_of(q, 0), "next": 0,
+                                    "users": {}}
     slot = pay["next"] % PAYLOAD_DEPTH
     user = pay["users"].pop(slot, None)
     if user is not None:                                   # still unread: wait for it
         dev.wait_sq(*user)
     pay["next"] += 1
-    q = pay["sq"]
-    dev.state.flush()
-    r = dev.state.row_of(q, slot)
-    dev.state.pool[r] = row
-    return r
-
-
-def _payload_used(dev, row: int, sq: int, pos: int) -> None:
-    pay = dev.update_payload
-    pay["users"][(row - dev.state.row_of(pay["sq"], 0))] = (sq, pos + 1)
+    r = pay["base"] + slot               # nothing is ever pushed (staged) on the payload ring
+    SQE_STRUCT.pack_into(dev.state.pool, 64 * r, *row)
+    return r, slot
 
 
 # ---- APIs (§7) ----
@@ -167,6 +186,7 @@ def ri_capture_task_grp_begin(stream) -> int:
     if s.capture is None or s.capture.model is not model:
         return ERR.ACL_ERROR_STREAM_CAPTURE_CONFLICT
     g = TaskGroup()
+    g.model = model
     s.tg_status = SAMPLE
     s.capture.cstream.task_group = g
     model.taskgrp_streams.add(s.capture.cstream)
@@ -193,6 +213,11 @@ def ri_capture_task_grp_end(stream):
     cs = s.capture.cstream
     model = s.capture.model
     g = cs.task_group
+    if g is None:
+        # SAMPLE left over from a capture that ended with the group open (EndCapture 107033):
+        # the new capture stream has no group -> RT_ERROR_STREAM_TASKGRP_NULL (507000), status
+        # unchanged (§7 TaskGrpEnd; the status returns to NONE only once a group is closed)
+        return None, ERR.ACL_ERROR_RT_INTERNAL_ERROR
     code = model.taskgrp_err
     handle = None
     if not code and (model.status == M.CAPTURE_INVALIDATED or s.capture.status == 2):
@@ -228,7 +253,10 @@ def ri_capture_task_update_begin(stream, handle) -> int:
     if _status(s) != NONE:
         return ERR.ACL_ERROR_STREAM_TASK_GROUP_STATUS
     g, code = RT.handles.get("taskgrp", handle)
-    if g is None:                       # the runtime does not validate this raw pointer
+    if g is None or getattr(g, "model", None) is None or g.model.destroyed:
+        # the runtime does not validate this raw pointer (§0.3); a group of a destroyed model
+        # is freed memory there (undefined) — refused here rather than rewriting SQ rings the
+        # freed model gave back (another model may own them now)
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     if g.is_update:
         return ERR.ACL_ERROR_STREAM_TASK_GROUP_STATUS

@@ -56,8 +56,12 @@ def _task(h):
 
 def ri_get_tasks_by_stream(stream):
     """(list of task handles, code): the stream must be a model (capture) stream."""
+    code = _feature()                       # rtStreamGetTasks checks the chip first
+    if code:
+        return None, code
     if not stream:
-        return None, ERR.ACL_ERROR_INVALID_PARAM
+        # no ACL-layer NULL check for aclmdlRIGetTasksByStream: the decorator's 107000 (§0.4)
+        return None, ERR.ACL_ERROR_RT_PARAM_INVALID
     cs, code = RT.handles.get("stream", stream)
     if code:
         return None, code
@@ -75,7 +79,15 @@ def ri_get_tasks_by_stream(stream):
     return out, ERR.ACL_SUCCESS
 
 
+def _feature() -> int:
+    from .api_device import profile
+    return ERR.ACL_SUCCESS if profile().acl_graph else ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+
+
 def ri_task_get_type(task):
+    code = _feature()                       # rtTaskGetType checks the chip first
+    if code:
+        return None, code
     t, code = _task(task)
     if code:
         return None, code
@@ -153,6 +165,7 @@ def ri_task_set_params(task, params: dict) -> int:
         return code
     m = t.model
     m.status = M.UPDATING
+    RT.tick(m.device.timing.host_task_update_ns)       # one SQE rebuilt on the host (timing)
     ty = params.get("type")
     row = t.row().copy()
     if ty == ACL_MODEL_RI_TASK_KERNEL and int(row["op"]) == S.OP_KERNEL:
@@ -185,6 +198,7 @@ def ri_task_disable(task) -> int:
         return code
     m = t.model
     m.status = M.UPDATING
+    RT.tick(m.device.timing.host_task_update_ns)
     if _TYPE_OF_OP.get(int(t.row()["op"]), 0) == ACL_MODEL_RI_TASK_DEFAULT:
         m.status = M.FAULT
         return ERR.ACL_ERROR_RT_PARAM_INVALID
@@ -197,6 +211,7 @@ def ri_task_disable(task) -> int:
 def apply_updates(m) -> int:
     """CaptureModel::Update: write every staged change and release SQ/CQ + notifies."""
     st = m.device.state
+    RT.tick(m.device.timing.host_model_update_ns)      # §1.9: release + rebuild (timing)
     st.flush()
     for (cs, pos), row in m.__dict__.pop("staged_updates", {}).items():
         st.pool[st.row_of(cs.sq, pos)] = row
