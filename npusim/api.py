@@ -208,6 +208,16 @@ class Device:
         _ok(api_launch.launch(s, TABLE.id(kernel), blocks, addr, 8 * len(args), duration_ns))
 
     @property
+    def max_while_iterations(self) -> int:
+        """The runaway-WHILE bound: a WHILE still looping after this many iterations is stopped
+        and reported (507046 with the handle and last value) instead of hanging."""
+        return self._dev.max_while_iterations
+
+    @max_while_iterations.setter
+    def max_while_iterations(self, n: int) -> None:
+        self._dev.max_while_iterations = n
+
+    @property
     def now_ns(self) -> int:
         """The host's simulated clock (ns)."""
         return RT.host_ns
@@ -333,10 +343,12 @@ class Graph:
     def _capture_stream(self):
         return self.stream
 
-    def to_dot(self, path=None) -> str:
-        """Graphviz DOT of the captured DAG (stream order, cascades, event/notify edges)."""
-        from .runtime.dump import to_dot
-        text = to_dot(self._model)
+    def to_dot(self, path=None, level: str = "task") -> str:
+        """Graphviz DOT of the captured DAG: one node per task (stream order, cascades,
+        event/notify edges, cond branches), or with ``level="stream"`` one node per capture
+        stream — readable for graphs of millions of tasks."""
+        from .runtime.dump import to_dot, to_dot_streams
+        text = (to_dot_streams if level == "stream" else to_dot)(self._model)
         if path is not None:
             with open(path, "w") as f:
                 f.write(text)

@@ -56,6 +56,8 @@ class DeviceState:
         self.st = np.zeros(E.E_COLS, np.int64)
         self.trace = np.zeros(0, E.TRACE_DTYPE)
         self._trace_capacity = trace_capacity
+        self.trace_max_rows = 4 << 20       # 4M rows (192 MiB); later SQEs are not recorded
+        self.trace_dropped = False
         self.tc = cost_vector(profile)
         self.faults: list[Fault] = []
 
@@ -70,6 +72,9 @@ class DeviceState:
 
     def clear_trace(self) -> None:
         self.st[E.E_TRACE_N] = 0
+        if self.trace_dropped:
+            self.trace_dropped = False
+            self.st[E.E_TRACE_ON] = 1
 
     # ---- pool and SQs ----
     def _pool_alloc(self, depth: int) -> int:
@@ -233,7 +238,11 @@ class DeviceState:
                 st[E.E_STEP_LIMIT] = st[E.E_STEPS] + PROGRESS_STEPS
                 continue
             if r == E.R_TRACE_FULL:
-                grown = np.zeros(2 * len(self.trace), E.TRACE_DTYPE)
+                if len(self.trace) >= self.trace_max_rows:     # keep the first rows, stop
+                    self.st[E.E_TRACE_ON] = 0
+                    self.trace_dropped = True
+                    continue
+                grown = np.zeros(min(2 * len(self.trace), self.trace_max_rows), E.TRACE_DTYPE)
                 grown[:len(self.trace)] = self.trace
                 self.trace = grown
                 continue

@@ -66,7 +66,21 @@ class Device:
         self.streams_by_sq_model: dict = {}    # sq -> CaptureStream
         self.sqcq_used = 0                     # SQ/CQ pairs taken from the device pool
         self.conds: list = []                  # cond handles, index = engine cond id
-        self.max_while_iterations = 100_000_000  # runaway-WHILE bound (per model override)
+        self._max_while = 100_000_000          # runaway-WHILE bound (per handle override)
+
+    @property
+    def max_while_iterations(self) -> int:
+        """Iterations after which a WHILE is stopped and reported (handles without their own
+        ``max_iterations``); setting it applies to models already built."""
+        return self._max_while
+
+    @max_while_iterations.setter
+    def max_while_iterations(self, n: int) -> None:
+        self._max_while = int(n)
+        t = self.state.conds
+        for i, ch in enumerate(self.conds[:len(t)]):
+            if not ch.max_iterations:
+                t[i, E.K_MAX] = self._max_while
 
     # ---- models on the engine ----
     def publish_models(self) -> None:

@@ -208,3 +208,42 @@ def _dot_label(row, conds) -> str:
         kind = {0: "IF", 1: "WHILE", 2: "SWITCH"}.get(conds[int(row["a0"])].type, "?")
         label = f"{kind} {'first' if op == S.OP_COND_FIRST else 'jump back'}"
     return label
+
+
+def to_dot_streams(model) -> str:
+    """A compact DOT for big graphs: one node per capture stream (with its task count), edges
+    for cascade hops, cross-stream event/notify dependencies and cond branches."""
+    models = model.all_models()
+    by_sq = {cs.sq: cs for m in models for cs in m.streams}
+    records: dict[int, set] = {}
+    waits: dict[int, set] = {}
+    edges: set = set()
+    conds = model.device.conds
+    lines = []
+    for cs in by_sq.values():
+        lines.append(f'  s{cs.id} [shape=box, label="{cs.describe()}\\n{cs.task_count:,} tasks"];')
+        rows = tasks(cs)
+        ops, a0 = rows["op"], rows["a0"]
+        for slot in a0[(ops == S.OP_EVENT_RECORD) | (ops == S.OP_NOTIFY_RECORD) |
+                       (ops == S.OP_END_GRAPH)]:
+            records.setdefault(int(slot), set()).add(cs.id)
+        for slot in a0[(ops == S.OP_EVENT_WAIT) | (ops == S.OP_NOTIFY_WAIT) |
+                       (ops == S.OP_COND_NOTIFY_WAIT)]:
+            waits.setdefault(int(slot), set()).add(cs.id)
+        for t in a0[ops == S.OP_STREAM_ACTIVE]:
+            if int(t) in by_sq:
+                edges.add(f'  s{cs.id} -> s{by_sq[int(t)].id} [style=dashed, label="cascade"];')
+        for c in a0[ops == S.OP_COND_FIRST]:
+            if 0 <= int(c) < len(conds):
+                for k, sub in enumerate(conds[int(c)].sub_models):
+                    for h in sub.streams:
+                        if h.original and h.parent is None:
+                            edges.add(f'  s{cs.id} -> s{h.id} [color=darkgreen, '
+                                      f'label="branch {k}"];')
+    for slot, ws in waits.items():
+        for r in records.get(slot, ()):
+            for w in ws:
+                if r != w:
+                    edges.add(f"  s{r} -> s{w} [color=blue];")
+    return (f"digraph model_{model.id}_streams {{\n  rankdir=LR;\n  node [fontsize=10];\n"
+            + "\n".join(lines) + "\n" + "\n".join(sorted(edges)) + "\n}\n")
