@@ -231,6 +231,26 @@ class Device:
         _ok(acl.rt.reset_device(self.id))
 
 
+def set_kernel_cost(name: str, ns: int | None = None, flops_per_block: float | None = None,
+                    bytes_per_block: float | None = None) -> int:
+    """Set how long kernel ``name`` runs per wave of blocks: a constant ``ns``, or a roofline
+    from the work of one block — max(flops / the core's throughput, a full wave's bytes / HBM
+    bandwidth) with the profile in force (``docs/timing.md``). Returns the body time in ns."""
+    from .device.kernels import TABLE, UNIT_AIC
+    from .runtime.api_device import profile
+    kid = TABLE.id(name)
+    if ns is None:
+        p = profile()
+        t = p.timing
+        aic = TABLE.entries[kid].unit == UNIT_AIC
+        rate = t.aic_flops_per_ns if aic else t.aiv_flops_per_ns
+        cores = p.aic_cores if aic else p.aiv_cores
+        ns = max((flops_per_block or 0) / max(rate, 1),
+                 (bytes_per_block or 0) * cores / max(t.hbm_bytes_per_ns, 1))
+    TABLE.set_cost(kid, max(1, int(round(ns))))
+    return int(TABLE.cost[kid, 0])
+
+
 _MODES = {"global": 0, "thread_local": 1, "relaxed": 2}
 
 

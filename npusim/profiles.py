@@ -97,6 +97,13 @@ class Timing:
     """Body time of one wave of blocks when the kernel declares no cost of its own."""
     kernel_per_block_ns: int = 50
     """Block dispatch cost per block (the block scheduler hands blocks to cores one by one)."""
+    aic_flops_per_ns: int = 12_800
+    """Roofline: FP16 cube throughput of one AI Core (~320 TFLOPS over 25 cores on 910B, public
+    figure; [chosen] for the other profiles by the device scaling)."""
+    aiv_flops_per_ns: int = 800
+    """Roofline: vector throughput of one AI Vector core (~40 TFLOPS FP16 over 50 cores). [chosen]"""
+    hbm_bytes_per_ns: int = 1_600
+    """Roofline: HBM bandwidth shared by all cores (~1.6 TB/s on 910B, public figure)."""
     # ---- memory engines (SDMA)
     memcpy_setup_ns: int = 1_500
     """Fixed SDMA start-up per copy task (descriptor fetch, address translation)."""
@@ -165,7 +172,7 @@ class Timing:
 
 
 _HOST_SCALED = ("host_", "doorbell_")
-_FIXED = ("_bytes_per_ns",)
+_FIXED = ("_bytes_per_ns", "_flops_per_ns")
 
 
 def _scaled(host_pct: int, device_pct: int, **exact: int) -> Timing:

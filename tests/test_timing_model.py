@@ -34,3 +34,43 @@ def test_eager_vs_graph_figure_is_drawn(tmp_path):
     path = tmp_path / "eager_vs_graph.png"
     eager_vs_graph(n=8, kernel_ns=4_000, path=path)
     assert path.stat().st_size > 10_000
+
+
+def test_roofline_cost_is_the_slower_of_compute_and_memory():
+    import npusim as ns
+    from npusim.device.kernels import TABLE
+    ns.reset()
+    ns.Device("Ascend910B")
+    t = get_profile("Ascend910B").timing
+    try:
+        compute = ns.set_kernel_cost("VectorAddKernel", flops_per_block=8_000_000)
+        assert compute == 8_000_000 // t.aiv_flops_per_ns
+        memory = ns.set_kernel_cost("VectorAddKernel", flops_per_block=1, bytes_per_block=64_000)
+        assert memory == 64_000 * 50 // t.hbm_bytes_per_ns
+    finally:
+        TABLE.set_cost(TABLE.id("VectorAddKernel"), 4_000)
+
+
+def test_kernel_cost_constant_is_used_by_the_engine():
+    import numpy as np
+    import npusim as ns
+    from npusim.device.kernels import TABLE
+    ns.reset()
+    dev = ns.Device("Ascend910B")
+    s = dev.stream()
+    x = dev.malloc(64).fill(0)
+    kid = TABLE.id("EasyOPf")
+    old = int(TABLE.cost[kid, 0])
+    try:
+        ns.set_kernel_cost("EasyOPf", ns=123_456)
+        ns.configure(trace=True)
+        dev2 = ns.Device("Ascend910B")
+        s.launch("EasyOPf", 1, (x,))
+        s.synchronize()
+        r = dev2.trace().rows
+        k = r[r["op"] == 1][-1]
+        t = get_profile("Ascend910B").timing
+        assert k["end"] - k["start"] == t.sqe_dispatch_eager_ns + 123_456 + t.kernel_per_block_ns
+        assert x.read(np.uint32, 1)[0] == 1
+    finally:
+        TABLE.set_cost(kid, old)
