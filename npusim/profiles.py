@@ -74,9 +74,11 @@ class Timing:
     persistent tasks of each model stream (spec/aclgraph.md §6.3); charged per model stream."""
     host_model_update_ns: int = 50_000
     """``aclmdlRIUpdate``: release and rebuild every stream's SQ/CQ and persistent tasks (§1.9)."""
-    host_task_update_ns: int = 2_000
-    """``aclmdlRITaskSetParams``/``TaskDisable`` and each task of a task-update group: one SQE
-    rebuilt on the host and queued as an SQE_UPDATE."""
+    host_task_update_ns: int = 7_000
+    """``aclmdlRITaskSetParams``/``TaskDisable`` and each task of a task-update group: the launch
+    work plus rebuilding the captured SQE and queueing its copy (SQE_UPDATE). The dev guide
+    (04-03_task_update.md) says updating a task costs more than issuing it on its own, so this
+    is an eager launch (5 µs) plus 2 µs."""
     doorbell_ns: int = 1_000
     """Host MMIO write of the SQ tail until the scheduler (STARS/HWTS) sees new SQEs: one posted
     PCIe write plus the scheduler's pick-up, ~1 µs."""
