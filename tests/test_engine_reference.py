@@ -1,0 +1,544 @@
+"""The jitted engine and the pure-Python reference interpreter agree, SQE for SQE.
+
+Random multi-stream programs (hypothesis) run on ``engine.run`` and on ``reference.run`` from
+identical copies of the device state; final memory, SQE pool, SQ/sync/cond tables, engine
+state, trace rows and the sequence of return codes (with the engine state after each call) must
+be identical. Targeted tests pin behaviours the random programs reach rarely or not at all:
+deadlock, kernel faults, trace growth, STREAM_ACTIVE and MODEL_EXECUTE activation, ring
+wrap-around, value waits woken by data writes, unknown opcodes and WHILE cond loops.
+"""
+from __future__ import annotations
+
+import inspect
+import types
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+import npusim.kernel.builtin  # noqa: F401  (registers the sample kernel bodies)
+from npusim.device import engine as E
+from npusim.device import reference as R
+from npusim.device import sqe as S
+from npusim.device.kernels import TABLE
+from npusim.device.memory import C_REC
+from npusim.device.recording import AccessLog
+from npusim.device.state import DeviceState
+from npusim.profiles import get_profile
+
+PROFILE = get_profile("Ascend910B")
+EASY, SHORT = TABLE.id("EasyOPf"), TABLE.id("ShortOPf")
+PARAMS = list(inspect.signature(E.run.py_func).parameters)
+SQS, MEM, TRACE, ST = (PARAMS.index(n) for n in ("sqs", "mem", "trace", "st"))
+COUNT_DOWN = TABLE.id("CountDown")
+
+
+# ---------------------------------------------------------------- harness
+
+def small_device(trace_capacity: int = 1 << 12) -> DeviceState:
+    d = DeviceState(PROFILE, 1 << 16, 1 << 12, trace_capacity=trace_capacity)
+    d.st[E.E_HORIZON] = E.INF
+    return d
+
+
+engine_args = R.engine_args         # the argument list DeviceState.run passes to the engine
+
+
+class _Log:
+    """A bare access log on one copy of the context array: ``AccessLog``'s record array and its
+    growth (``make_room``), without the host-side bookkeeping."""
+    _alloc = staticmethod(AccessLog._alloc)
+    make_room = AccessLog.make_room
+
+    def __init__(self, ctx: np.ndarray, tasks: int, accesses: int):
+        self.mem = types.SimpleNamespace(ctx=ctx)
+        self.arr = self._alloc(tasks, accesses)
+        ctx[C_REC] = self.arr.ctypes.data
+
+
+def drive(fn, args: list[np.ndarray], slice_steps: int = 0, log: _Log | None = None,
+          max_calls: int = 100_000) -> list[tuple[int, list[int]]]:
+    """Call ``fn`` the way ``DeviceState.run`` does (resume after a fault, grow a full trace or
+    access log, go on after each slice of ``slice_steps`` SQEs when that is set); the return
+    codes and the engine state after each call."""
+    calls = []
+    st_ = args[ST]
+    st_[E.E_STEP_LIMIT] = st_[E.E_STEPS] + slice_steps if slice_steps else 0
+    if log is not None:
+        log.make_room()
+    for _ in range(max_calls):
+        r = int(fn(*args))
+        calls.append((r, st_.tolist()))
+        if r == E.R_TRACE_FULL:
+            grown = np.zeros(max(1, 2 * len(args[TRACE])), E.TRACE_DTYPE)
+            grown[:len(args[TRACE])] = args[TRACE]
+            args[TRACE] = grown
+        elif r == E.R_STEPS:
+            if log is not None:
+                log.make_room()
+            st_[E.E_STEP_LIMIT] = st_[E.E_STEPS] + slice_steps if slice_steps else 0
+        elif r != E.R_FAULT:
+            st_[E.E_STEP_LIMIT] = 0
+            return calls
+    raise AssertionError("engine never settled")
+
+
+def run_both(d: DeviceState, phases=((E.INF, E.STOP_NONE, 0, 0),), slice_steps: int = 0,
+             record: tuple[int, int] | None = None):
+    """Run copies of ``d``'s state on the engine and on the reference; assert they agree (with
+    ``record``, each copy also records accesses into its own (tasks, accesses)-sized log).
+    Returns the engine's copy of the arguments and its call log."""
+    eng = [a.copy() for a in engine_args(d)]
+    ref = [a.copy() for a in engine_args(d)]
+    CTX = PARAMS.index("ctx")
+    acc_e = _Log(eng[CTX], *record) if record else None
+    acc_r = _Log(ref[CTX], *record) if record else None
+    log_e, log_r = [], []
+    for horizon, kind, a, b in phases:
+        for args in (eng, ref):
+            args[ST][E.E_HORIZON], args[ST][E.E_STOP_KIND] = horizon, kind
+            args[ST][E.E_STOP_A], args[ST][E.E_STOP_B] = a, b
+        log_e += drive(E.run, eng, slice_steps, acc_e)
+        log_r += drive(R.run, ref, slice_steps, acc_r)
+    assert log_e == log_r
+    if record:
+        assert np.array_equal(acc_e.arr, acc_r.arr), "access records"
+        eng[CTX][C_REC] = ref[CTX][C_REC] = 0       # (the two logs' addresses differ)
+    for name, x, y in zip(PARAMS, eng, ref):
+        assert np.array_equal(x, y), name
+    return eng, log_e
+
+
+def put_i64(d: DeviceState, addr: int, value: int) -> None:
+    d.mem.view(addr, 8)[:] = np.array([value], np.int64).view(np.uint8)
+
+
+def u32_at(arena: np.ndarray, d: DeviceState, addr: int, n: int = 1) -> np.ndarray:
+    """``n`` u32 words at device address ``addr`` of ``arena`` (a copy of ``d``'s memory)."""
+    off = d.mem.to_off(addr)
+    return arena[off:off + 4 * n].view(np.uint32)
+
+
+def fill(d: DeviceState, q: int, rows: list[dict]) -> None:
+    for r in rows:
+        d.push(q, **r)
+
+
+# ---------------------------------------------------------------- random programs
+
+N_EVENTS, N_WORDS, N_BUFS, BUF = 3, 4, 4, 64
+WORDS = N_BUFS     # buffer index of the flag words (value ops), also hit by memset, copy, kernel
+N_TEMPLATES = 4    # rows an SQE_UPDATE copies into a model SQ
+
+
+def _data_op(draw, kind: str) -> dict:
+    """An SQE that touches memory only (no synchronisation)."""
+    if kind == "nop":
+        return dict(op=S.OP_NOP)
+    if kind == "kernel":
+        return dict(op=S.OP_KERNEL, a0=draw(st.sampled_from((EASY, SHORT))),
+                    a1=("args", draw(st.integers(0, N_BUFS))), a2=8, blocks=draw(st.integers(0, 4)),
+                    a3=draw(st.sampled_from((0, 0, 0, 777))))
+    if kind == "memset":
+        off = draw(st.integers(0, BUF))
+        return dict(op=S.OP_MEMSET, a0=("buf", draw(st.integers(0, N_BUFS)), off),
+                    a1=draw(st.integers(0, 300)), a2=draw(st.integers(0, BUF - off)))
+    so, do = draw(st.integers(0, BUF)), draw(st.integers(0, BUF))
+    return dict(op=S.OP_MEMCPY, a0=("buf", draw(st.integers(0, N_BUFS)), do),
+                a1=("buf", draw(st.integers(0, N_BUFS)), so),
+                a2=draw(st.integers(0, BUF - max(so, do))), flag=draw(st.integers(0, 3)))
+
+
+@st.composite
+def programs(draw):
+    """A multi-stream SQE program, as (per-stream SQE dicts, per-SQ choices, device choices).
+
+    Up to two model SQs (data ops only) are started by STREAM_ACTIVE or MODEL_EXECUTE from the
+    eager streams, and rewritten by SQE_UPDATE from a template ring.
+
+    Dependencies follow a global order in which every wait comes after the record (or value
+    write) it waits for, so most programs terminate; a few draw a wait with no earlier
+    record, a reset, a non-GEQ comparison or a data op over the flag words, which may
+    deadlock (and must do so identically)."""
+    ns = draw(st.integers(1, 6))
+    streams: list[list[dict]] = [[] for _ in range(ns)]
+    data = ("nop", "kernel", "memset", "memcpy")
+    models = [[_data_op(draw, draw(st.sampled_from(data))) for _ in range(draw(st.integers(1, 4)))]
+              for _ in range(draw(st.integers(0, 2)))]
+    templates = [_data_op(draw, draw(st.sampled_from(data))) for _ in range(N_TEMPLATES)]
+    rec = [0] * N_EVENTS                  # records so far per event
+    wval = [0] * N_WORDS                  # last value written per flag word
+    widths = [draw(st.sampled_from((1, 2, 4, 8))) for _ in range(N_WORDS)]
+    n_notify = 0
+    kinds = ("nop",) + ("kernel",) * 3 + ("memset", "memcpy") * 2 + ("record", "wait") * 3 \
+        + ("notify",) + ("mwrite", "mwait") * 2 + ("rare",) \
+        + ("activate", "update") * bool(models)
+    for _ in range(draw(st.integers(0, 40))):
+        s = draw(st.integers(0, ns - 1))
+        kind = draw(st.sampled_from(kinds))
+        e = None
+        if kind in data:
+            e = _data_op(draw, kind)
+        elif kind == "activate":
+            m = draw(st.integers(0, len(models) - 1))
+            e = draw(st.sampled_from((dict(op=S.OP_STREAM_ACTIVE, a0=("model_sq", m)),
+                                      dict(op=S.OP_MODEL_EXECUTE, a0=m),
+                                      dict(op=S.OP_MODEL_EXECUTE, a0=len(models)))))  # all
+        elif kind == "update":
+            m = draw(st.integers(0, len(models) - 1))
+            e = dict(op=S.OP_SQE_UPDATE, a0=("row", -1, draw(st.integers(0, N_TEMPLATES - 1))),
+                     a1=("row", m, draw(st.integers(0, len(models[m]) - 1))))
+        elif kind == "record":
+            ev = draw(st.integers(0, N_EVENTS - 1))
+            rec[ev] += 1
+            e = dict(op=S.OP_EVENT_RECORD, a0=("event", ev), a1=rec[ev])
+        elif kind == "wait":
+            ev = draw(st.integers(0, N_EVENTS - 1))
+            if rec[ev] == 0:
+                e = dict(op=S.OP_NOP)
+            else:
+                e = dict(op=S.OP_EVENT_WAIT, a0=("event", ev), a1=draw(st.integers(1, rec[ev])))
+        elif kind == "notify":
+            other = draw(st.integers(0, ns - 1))
+            streams[s].append(dict(op=S.OP_NOTIFY_RECORD, a0=("notify", n_notify)))
+            streams[other].append(dict(op=S.OP_NOTIFY_WAIT, a0=("notify", n_notify)))
+            n_notify += 1
+        elif kind == "mwrite":
+            w = draw(st.integers(0, N_WORDS - 1))
+            wval[w] += 1
+            e = dict(op=S.OP_MEM_WRITE_VALUE, a0=("word", w), a1=wval[w], a2=widths[w])
+        elif kind == "mwait":
+            w = draw(st.integers(0, N_WORDS - 1))
+            if wval[w] == 0:
+                e = dict(op=S.OP_NOP)
+            else:
+                e = dict(op=S.OP_MEM_WAIT_VALUE, a0=("word", w), a2=widths[w],
+                         a1=draw(st.integers(1, wval[w])), flag=S.WAIT_GEQ)
+        else:                                           # rare: may fault or deadlock
+            which = draw(st.sampled_from(("future_wait", "wait_reset", "event_reset", "oob_kernel",
+                                          "bad_memset", "mwait_other")))
+            ev = draw(st.integers(0, N_EVENTS - 1))
+            if which == "future_wait":
+                e = dict(op=S.OP_EVENT_WAIT, a0=("event", ev), a1=rec[ev] + 1)
+            elif which == "wait_reset":
+                e = dict(op=S.OP_EVENT_WAIT, a0=("event", ev), a1=max(rec[ev], 1),
+                         flag=S.WAIT_RESET)
+            elif which == "event_reset":
+                e = dict(op=S.OP_EVENT_RESET, a0=("event", ev))
+            elif which == "oob_kernel":
+                e = dict(op=S.OP_KERNEL, a0=EASY, a1=("args_oob", 0), a2=8,
+                         blocks=draw(st.integers(1, 3)))
+            elif which == "bad_memset":
+                e = dict(op=S.OP_MEMSET, a0=0x1000, a1=1, a2=8)
+            else:
+                w = draw(st.integers(0, N_WORDS - 1))
+                e = dict(op=S.OP_MEM_WAIT_VALUE, a0=("word", w), a2=widths[w],
+                         a1=draw(st.integers(0, 3)), flag=draw(st.sampled_from((1, 2, 3))))
+        if e is not None:
+            streams[s].append(e)
+    sqs = []
+    for s in range(ns):
+        n = len(streams[s])
+        depth = n + draw(st.integers(0, 3)) or 1
+        sqs.append(dict(depth=depth, start=draw(st.integers(0, 2 * depth)),
+                        dispatch=draw(st.sampled_from((0, 300, 1500))),
+                        stop_on_fail=draw(st.booleans()),
+                        gaps=[draw(st.sampled_from((0, 0, 0, 250, 5000))) for _ in range(n)]))
+    dev = dict(trace=draw(st.sampled_from((0, 1, 3, 64))), n_notify=n_notify,
+               phase=draw(st.sampled_from(("none", "horizon", "stop_pos", "stop_slot"))),
+               horizon=draw(st.integers(0, 20_000)), stop_stream=draw(st.integers(0, ns - 1)),
+               stop_pos=draw(st.integers(0, 10)), stop_event=draw(st.integers(0, N_EVENTS - 1)),
+               stop_value=draw(st.integers(1, 3)), models=models, templates=templates,
+               model_dispatch=draw(st.sampled_from((0, 300))),
+               slice_steps=draw(st.sampled_from((0, 0, 1, 3, 7))),
+               record=draw(st.sampled_from((None, None, (8, 8), (1 << 10, 1 << 10)))))
+    return streams, sqs, dev
+
+
+def build(program) -> tuple[DeviceState, list[tuple[int, int, int, int]]]:
+    streams, sq_specs, dev = program
+    d = small_device(trace_capacity=max(dev["trace"], 1))
+    d.set_tracing(dev["trace"] > 0)
+    bufs = [d.mem.malloc(BUF) for _ in range(N_BUFS + 1)]
+    for i, b in enumerate(bufs[:N_BUFS]):
+        d.mem.view(b, BUF)[:] = np.arange(BUF, dtype=np.uint8) * (i + 1)
+    words = bufs[WORDS]
+    argv = d.mem.malloc(8 * len(bufs))
+    for i, b in enumerate(bufs):
+        put_i64(d, argv + 8 * i, b)
+    small = d.mem.malloc(4)              # EasyOPf on it faults from block 1 on
+    args_oob = d.mem.malloc(8)
+    put_i64(d, args_oob, small)
+    events = [d.alloc_slot() for _ in range(N_EVENTS)]
+    notifies = [d.alloc_slot() for _ in range(dev["n_notify"])]
+    model_sqs = [d.alloc_sq(len(rows), kind=E.K_MODEL, dispatch_ns=dev["model_dispatch"])
+                 for rows in dev["models"]]
+    template_sq = d.alloc_sq(N_TEMPLATES, kind=E.K_MODEL)     # never started: a row store
+    d.set_model_heads([[m] for m in model_sqs] + [model_sqs])
+
+    def resolve(v):
+        if not isinstance(v, tuple):
+            return v
+        tag = v[0]
+        if tag == "args":
+            return argv + 8 * v[1]
+        if tag == "args_oob":
+            return args_oob
+        if tag == "buf":
+            return bufs[v[1]] + v[2]
+        if tag == "word":
+            return words + 8 * v[1]
+        if tag == "event":
+            return events[v[1]]
+        if tag == "model_sq":
+            return model_sqs[v[1]]
+        if tag == "row":
+            return d.row_of(template_sq if v[1] < 0 else model_sqs[v[1]], v[2])
+        return notifies[v[1]]
+
+    for q, rows in zip(model_sqs + [template_sq], dev["models"] + [dev["templates"]]):
+        for i, row in enumerate(rows):
+            d.push(q, t_submit=0, task_id=i, **{k: resolve(v) for k, v in row.items()})
+
+    qs = []
+    for rows, spec in zip(streams, sq_specs):
+        q = d.alloc_sq(spec["depth"], dispatch_ns=spec["dispatch"])
+        d.sqs[q, E.Q_HEAD] = d.sqs[q, E.Q_TAIL] = spec["start"]
+        d.sqs[q, E.Q_STOP_ON_FAIL] = int(spec["stop_on_fail"])
+        t = 0
+        for i, (row, gap) in enumerate(zip(rows, spec["gaps"])):
+            t += gap
+            d.push(q, t_submit=t, task_id=(spec["start"] + i) & 0xFFFF,
+                   **{k: resolve(v) for k, v in row.items()})
+        qs.append(q)
+    phases = []
+    if dev["phase"] == "horizon":
+        phases.append((dev["horizon"], E.STOP_NONE, 0, 0))
+    elif dev["phase"] == "stop_pos":
+        q = qs[dev["stop_stream"]]
+        phases.append((E.INF, E.STOP_SQ_POS, q, int(d.sqs[q, E.Q_HEAD]) + dev["stop_pos"]))
+    elif dev["phase"] == "stop_slot":
+        phases.append((E.INF, E.STOP_SLOT, events[dev["stop_event"]], dev["stop_value"]))
+    phases.append((E.INF, E.STOP_NONE, 0, 0))
+    return d, phases
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(programs())
+def test_random_programs_run_identically_on_engine_and_reference(program):
+    d, phases = build(program)
+    _, log = run_both(d, phases, program[2]["slice_steps"], program[2]["record"])
+    names = {E.R_IDLE: "idle", E.R_HORIZON: "horizon", E.R_STOPPED: "stopped",
+             E.R_DEADLOCK: "deadlock", E.R_FAULT: "fault", E.R_TRACE_FULL: "trace full",
+             E.R_STEPS: "step slice"}
+    for code in sorted({r for r, _ in log}):
+        event(f"returned {names[code]}")
+    if program[2]["models"]:
+        event("with model SQs")
+
+
+# ---------------------------------------------------------------- targeted behaviours
+
+def test_deadlock_is_reported_with_a_parked_sq():
+    d = small_device()
+    a, b = d.alloc_slot(), d.alloc_slot()
+    ok, q1, q2 = d.alloc_sq(4), d.alloc_sq(4), d.alloc_sq(4)
+    fill(d, ok, [dict(op=S.OP_NOP, t_submit=0)])
+    fill(d, q1, [dict(op=S.OP_EVENT_WAIT, a0=b, a1=1, t_submit=0),
+                 dict(op=S.OP_EVENT_RECORD, a0=a, a1=1, t_submit=0)])
+    fill(d, q2, [dict(op=S.OP_EVENT_WAIT, a0=a, a1=1, t_submit=0),
+                 dict(op=S.OP_EVENT_RECORD, a0=b, a1=1, t_submit=0)])
+    eng, log = run_both(d)
+    assert log[-1][0] == E.R_DEADLOCK
+    sqs, st_ = eng[SQS], eng[ST]
+    q = int(st_[E.E_SQ])
+    assert q == q1
+    assert sqs[q, E.Q_STATE] == E.S_PARKED and sqs[q, E.Q_WAIT] == b
+    assert d.run() == E.R_DEADLOCK and d.st[E.E_SQ] == q1
+
+
+def test_out_of_bounds_kernel_faults_and_the_run_resumes():
+    d = small_device()
+    x = d.mem.malloc(4)
+    argv = d.mem.malloc(8)
+    put_i64(d, argv, x)
+    q = d.alloc_sq(4)
+    fill(d, q, [dict(op=S.OP_KERNEL, a0=EASY, a1=argv, a2=8, blocks=2, t_submit=0),
+                dict(op=S.OP_KERNEL, a0=EASY, a1=argv, a2=8, blocks=1, t_submit=0)])
+    eng, log = run_both(d)
+    r, st_ = log[0]
+    assert r == E.R_FAULT
+    assert (st_[E.E_SQ], st_[E.E_POS], st_[E.E_FKIND]) == (q, 0, E.F_KERNEL_OOB)
+    assert (st_[E.E_INFO], st_[E.E_INFO2]) == (x + 4, 4)
+    assert log[-1][0] == E.R_IDLE
+    assert u32_at(eng[MEM], d, x)[0] == 2             # block 0 of both launches ran
+    assert d.run() == E.R_IDLE
+    assert [(f.sq, f.pos, f.kind, f.kernel) for f in d.faults] == [(q, 0, E.F_KERNEL_OOB, EASY)]
+
+
+def test_full_trace_grows_in_device_state_run(monkeypatch):
+    rows = {}
+    for impl in (E.run, R.run):
+        monkeypatch.setattr(E, "run", impl)       # the reference is a drop-in for the engine
+        d = small_device(trace_capacity=4)
+        d.set_tracing(True)
+        q = d.alloc_sq(32)
+        fill(d, q, [dict(op=S.OP_NOP, t_submit=0, task_id=i) for i in range(20)])
+        assert d.run() == E.R_IDLE
+        assert len(d.trace) == 32
+        rows[impl] = d.trace_rows().copy()
+    assert np.array_equal(rows[E.run], rows[R.run])
+    assert list(rows[R.run]["pos"]) == list(range(20))
+    assert list(rows[R.run]["task_id"]) == list(range(20))
+
+
+def test_stream_active_replays_a_model_sq_which_then_goes_idle():
+    d = small_device()
+    x = d.mem.malloc(4)
+    argv = d.mem.malloc(8)
+    put_i64(d, argv, x)
+    done = d.alloc_slot()
+    m = d.alloc_sq(2, kind=E.K_MODEL, dispatch_ns=300)
+    fill(d, m, [dict(op=S.OP_KERNEL, a0=EASY, a1=argv, a2=8, blocks=1, t_submit=0),
+                dict(op=S.OP_END_GRAPH, a0=done, t_submit=0)])
+    q = d.alloc_sq(8)
+    wait = dict(op=S.OP_EVENT_WAIT, a0=done, a1=1, flag=S.WAIT_RESET, t_submit=0)
+    fill(d, q, [dict(op=S.OP_STREAM_ACTIVE, a0=m, t_submit=0), wait,
+                dict(op=S.OP_STREAM_ACTIVE, a0=m, t_submit=0), wait])
+    eng, log = run_both(d)
+    sqs = eng[SQS]
+    assert log[-1][0] == E.R_IDLE
+    assert u32_at(eng[MEM], d, x)[0] == 2
+    assert sqs[m, E.Q_STATE] == E.S_IDLE and sqs[m, E.Q_HEAD] == 2 and sqs[m, E.Q_DONE] == 4
+    assert sqs[q, E.Q_HEAD] == 4
+
+
+def test_model_execute_activates_every_head_sq():
+    d = small_device()
+    x, y = d.mem.malloc(4), d.mem.malloc(4)
+    ax, ay = d.mem.malloc(8), d.mem.malloc(8)
+    put_i64(d, ax, x)
+    put_i64(d, ay, y)
+    d.mem.view(y, 4)[:] = np.array([3], np.uint32).view(np.uint8)
+    m1 = d.alloc_sq(1, kind=E.K_MODEL)
+    m2 = d.alloc_sq(1, kind=E.K_MODEL)
+    fill(d, m1, [dict(op=S.OP_KERNEL, a0=EASY, a1=ax, a2=8, blocks=1, t_submit=0)])
+    fill(d, m2, [dict(op=S.OP_KERNEL, a0=SHORT, a1=ay, a2=8, blocks=1, t_submit=0)])
+    d.set_model_heads([[m1, m2]])
+    q = d.alloc_sq(2)
+    fill(d, q, [dict(op=S.OP_MODEL_EXECUTE, a0=0, t_submit=100)])
+    eng, log = run_both(d)
+    sqs = eng[SQS]
+    assert log[-1][0] == E.R_IDLE
+    assert u32_at(eng[MEM], d, x)[0] == 1 and u32_at(eng[MEM], d, y)[0] == 6
+    exec_end = 100 + int(d.tc[S.OP_MODEL_EXECUTE])
+    for mq in (m1, m2):
+        assert sqs[mq, E.Q_STATE] == E.S_IDLE
+        assert sqs[mq, E.Q_TIME] > exec_end
+
+
+def test_ring_positions_wrap_past_the_depth():
+    d = small_device()
+    d.set_tracing(True)
+    x = d.mem.malloc(4)
+    argv = d.mem.malloc(8)
+    put_i64(d, argv, x)
+    q = d.alloc_sq(4)
+    for _ in range(4):                     # 12 positions through a ring of 4 rows
+        tail = int(d.sqs[q, E.Q_TAIL])
+        fill(d, q, [dict(op=S.OP_KERNEL, a0=EASY, a1=argv, a2=8, blocks=1, t_submit=0,
+                         task_id=tail + i) for i in range(3)])
+        eng, _ = run_both(d)
+        assert d.run() == E.R_IDLE
+    assert d.sqs[q, E.Q_HEAD] == 12
+    assert d.row_of(q, 9) == d.sqs[q, E.Q_BASE] + 1
+    assert u32_at(d.mem.arena, d, x)[0] == 12
+    rows = d.trace_rows()
+    assert list(rows["pos"]) == list(range(12))
+    assert list(rows["task_id"]) == list(range(12))
+
+
+@pytest.mark.parametrize("width,value", [(1, 0x1FF), (2, 0x12345), (4, -1), (8, -5)])
+def test_mem_write_value_wakes_a_parked_value_wait(width, value):
+    d = small_device()
+    w = d.mem.malloc(8)
+    waiter, writer = d.alloc_sq(2), d.alloc_sq(2)
+    mask = (1 << (8 * width)) - 1
+    fill(d, waiter, [dict(op=S.OP_MEM_WAIT_VALUE, a0=w, a1=value & mask if width < 8 else value,
+                          a2=width, flag=S.WAIT_EQ, t_submit=0)])
+    fill(d, writer, [dict(op=S.OP_MEM_WRITE_VALUE, a0=w, a1=value, a2=width, t_submit=1000)])
+    eng, log = run_both(d)
+    assert log[-1][0] == E.R_IDLE
+    assert eng[SQS][waiter, E.Q_HEAD] == 1
+
+
+@pytest.mark.parametrize("writer_op", ["memset", "memcpy", "kernel"])
+def test_data_writes_wake_a_parked_value_wait(writer_op):
+    d = small_device()
+    w, one, argv = d.mem.malloc(8), d.mem.malloc(8), d.mem.malloc(8)
+    put_i64(d, one, 1)
+    put_i64(d, argv, w)
+    waiter, writer = d.alloc_sq(2), d.alloc_sq(2)
+    fill(d, waiter, [dict(op=S.OP_MEM_WAIT_VALUE, a0=w, a1=1, a2=4, flag=S.WAIT_GEQ,
+                          t_submit=0)])
+    write = {"memset": dict(op=S.OP_MEMSET, a0=w, a1=1, a2=1),
+             "memcpy": dict(op=S.OP_MEMCPY, a0=w, a1=one, a2=4),
+             "kernel": dict(op=S.OP_KERNEL, a0=EASY, a1=argv, a2=8, blocks=1)}[writer_op]
+    fill(d, writer, [dict(write, t_submit=1000)])
+    eng, log = run_both(d)
+    assert log[-1][0] == E.R_IDLE
+    assert eng[SQS][waiter, E.Q_HEAD] == 1
+
+
+def test_reference_takes_the_engine_arguments():
+    assert list(inspect.signature(R.run).parameters) == PARAMS
+
+
+def test_unknown_opcode_faults():
+    d = small_device()
+    q = d.alloc_sq(2)
+    fill(d, q, [dict(op=S.N_OPCODES + 3, t_submit=0), dict(op=S.OP_NOP, t_submit=0)])
+    eng, log = run_both(d)
+    r, st_ = log[0]
+    assert r == E.R_FAULT and st_[E.E_FKIND] == E.F_BAD_OP and st_[E.E_INFO] == S.N_OPCODES + 3
+    assert log[-1][0] == E.R_IDLE and eng[SQS][q, E.Q_HEAD] == 2
+
+
+def _while_loop(counter: int, bound: int) -> tuple[DeviceState, int, int]:
+    """A WHILE cond whose body (a model SQ) runs CountDown(counter, cond word)."""
+    d = small_device()
+    d.set_tracing(True)
+    word, cnt, argv = d.mem.malloc(8), d.mem.malloc(8), d.mem.malloc(16)
+    put_i64(d, word, 1)
+    put_i64(d, cnt, counter)
+    put_i64(d, argv, cnt)
+    put_i64(d, argv + 8, word)
+    done = d.alloc_slot()
+    body = d.alloc_sq(2, kind=E.K_MODEL, dispatch_ns=300)
+    fill(d, body, [dict(op=S.OP_KERNEL, a0=COUNT_DOWN, a1=argv, a2=16, blocks=1, t_submit=0),
+                   dict(op=S.OP_END_GRAPH, a0=done, t_submit=0)])
+    d.set_model_heads([[body]])
+    d.set_conds([(word, E.COND_WHILE, 1, 0, bound)], [0])
+    q = d.alloc_sq(4)
+    fill(d, q, [dict(op=S.OP_COND_FIRST, a0=0, t_submit=0),
+                dict(op=S.OP_COND_NOTIFY_WAIT, a0=done, t_submit=0),
+                dict(op=S.OP_COND_JUMP_BACK, a0=0, t_submit=0),
+                dict(op=S.OP_NOP, t_submit=0)])
+    return d, cnt, q
+
+
+def test_while_cond_loops_until_its_word_is_zero():
+    d, cnt, q = _while_loop(counter=3, bound=100)
+    eng, log = run_both(d)
+    assert log[-1][0] == E.R_IDLE
+    off = d.mem.to_off(cnt)
+    assert eng[MEM][off:off + 8].view(np.int64)[0] == 0
+    assert eng[SQS][q, E.Q_HEAD] == 4
+
+
+def test_runaway_while_cond_faults_at_its_bound():
+    d, _, q = _while_loop(counter=50, bound=3)
+    eng, log = run_both(d)
+    r, st_ = log[0]
+    assert r == E.R_FAULT and st_[E.E_FKIND] == E.F_RUNAWAY and st_[E.E_SQ] == q
