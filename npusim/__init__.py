@@ -17,6 +17,8 @@ from .api import (Binary, Buffer, Device, Event, Function, Graph, Stream,  # noq
                   graph_task_update_begin, graph_task_update_end, load_binary, reset,
                   set_kernel_cost)
 from .errors import AclError  # noqa: E402
+from . import analysis  # noqa: E402  (races, capture linter, deadlock chains)
+from .faults import clear_injections, inject  # noqa: E402
 from .kernel import builtin as _builtin  # noqa: E402,F401  (registers the sample kernel bodies)
 from . import kernel, samples  # noqa: E402  (``@npusim.kernel`` is the kernel package, callable)
 from .kernel.cpu import cpu_kernel, register_cpu_kernel  # noqa: E402
@@ -25,4 +27,5 @@ __version__ = "0.1.0"
 __all__ = ["acl", "errors", "AclError", "Device", "Stream", "Event", "Buffer", "Graph", "graph",
            "configure", "reset", "graph_task_group_begin", "graph_task_group_end",
            "graph_task_update_begin", "graph_task_update_end", "load_binary", "Binary",
-           "Function", "kernel", "samples", "cpu_kernel", "register_cpu_kernel", "set_kernel_cost"]
+           "Function", "kernel", "samples", "cpu_kernel", "register_cpu_kernel", "set_kernel_cost",
+           "inject", "clear_injections", "analysis"]

@@ -16,14 +16,23 @@ from .runtime.runtime import RT
 def configure(profile: str | None = None, trace: bool | None = None, **options) -> None:
     """Choose the chip profile and simulator options before ``acl.init`` / ``Device(...)``.
 
-    ``timing={...}`` overrides timing constants; ``hbm_bytes=``/``host_bytes=`` size the arenas.
+    ``timing={...}`` overrides timing constants; ``hbm_bytes=``/``host_bytes=`` size the arenas;
+    ``record_accesses=True`` records source lines and memory accesses for ``npusim.analysis``.
     """
+    if "record_accesses" in options:
+        from .analysis import set_recording
+        set_recording(options.pop("record_accesses"))
     RT.configure(profile=profile, trace=trace, **options)
 
 
 def reset() -> None:
     """Forget all simulator state (devices, handles, memory) and configuration (profile,
-    tracing, options), like starting a new process."""
+    tracing, options) and every armed fault injection, like starting a new process."""
+    from .faults import clear_injections
+    clear_injections()
+    from .analysis import clear_errors, stop
+    stop()                                      # recording off, logs and lint errors forgotten
+    clear_errors()
     RT.reset(config=True)
 
 
@@ -41,7 +50,8 @@ def _detail(code: int) -> str:
 
 def _ok(code: int) -> None:
     if code:
-        check(code, _detail(code))
+        from .analysis.lint import explain        # capture errors: fix hint and source line
+        check(code, "; ".join(d for d in (_detail(code), explain(code)) if d))
 
 
 def _out(result):

@@ -218,3 +218,7 @@ def main(argv: list[str] | None = None) -> int:
 from .kernel import cli_elf as _cli_elf  # noqa: E402
 
 _cli_elf.register()
+
+from . import plan as _plan  # noqa: E402
+
+_plan.register()

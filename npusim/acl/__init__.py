@@ -15,8 +15,11 @@ for _c in _errors._TABLE:
     globals()[_c[0]] = _c[1]
 
 
+from .. import faults as _faults  # noqa: E402
 from ._hosttrace import instrument as _instrument  # noqa: E402
 
+_faults.instrument(rt, "acl.rt")     # fault-injection points (npusim.inject), inside the trace
+_faults.instrument(mdl, "acl.mdl")
 _instrument(rt, "aclrt")
 _instrument(mdl, "aclmdlRI")
 

@@ -2,35 +2,72 @@
 
 When tracing is on (``npusim.configure(trace=True)``) each ``acl.rt.*`` / ``acl.mdl.*`` call is
 recorded as (name, host ns at entry, host ns at exit), so a trace shows the host row on the same
-clock as the device streams. When tracing is off the wrapper costs one attribute test.
+clock as the device streams. When tracing is off the wrapper costs one attribute test, plus one
+set lookup of the returned code: a code of the capture linter's table
+(``npusim.analysis.lint.HINTS``) records the call's source line and fix hint (``last_errors()``).
 """
 from __future__ import annotations
 
 import functools
 import types
 
+from ..analysis import lint as _lint
 from ..runtime.runtime import RT
 
+_LINTED = frozenset(_lint.HINTS)
 
-def _wrap(name: str, fn):
+
+def _wrap(name: str, fn, api: str = "", pre=None):
+    if pre is not None:                 # the linter needs the state before this call
+        inner = fn
+
+        def fn(*args, **kwargs):        # noqa: F811
+            snap = pre(*args, **kwargs)
+            r = inner(*args, **kwargs)
+            code = r[-1] if r.__class__ is tuple else r
+            if code in _LINTED:
+                _lint.on_error(api, code, args, snap)
+                return _Linted(r)
+            return r
+
     @functools.wraps(fn)
     def traced(*args, **kwargs):
         if not RT.trace_on:
-            return fn(*args, **kwargs)
-        t0 = RT.host_ns
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            RT.host_trace.append((name, t0, RT.host_ns))
+            r = fn(*args, **kwargs)
+        else:
+            t0 = RT.host_ns
+            try:
+                r = fn(*args, **kwargs)
+            finally:
+                RT.host_trace.append((name, t0, RT.host_ns))
+        if r.__class__ is tuple:        # capture linter: a code of its table (0 is falsy)
+            if r[-1] and r[-1] in _LINTED:
+                _lint.on_error(api, r[-1], args)
+        elif r:
+            if r.__class__ is _Linted:
+                return r.value
+            if r in _LINTED:
+                _lint.on_error(api, r, args)
+        return r
     traced.__wrapped_api__ = True
     return traced
 
 
+class _Linted:
+    """A result the pre-snapshot path already recorded (so it is not recorded twice)."""
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+
 def instrument(module: types.ModuleType, prefix: str) -> None:
     """Wrap every public function of a facade module (once)."""
+    short = module.__name__.rsplit(".", 1)[-1]          # "rt" / "mdl"
     for attr, fn in list(vars(module).items()):
         if attr.startswith("_") or not isinstance(fn, types.FunctionType):
             continue
         if getattr(fn, "__wrapped_api__", False):
             continue
-        setattr(module, attr, _wrap(f"{prefix}.{attr}", fn))
+        setattr(module, attr, _wrap(f"{prefix}.{attr}", fn, f"acl.{short}.{attr}",
+                                    _lint.PRE.get(attr)))

@@ -28,8 +28,8 @@ from numba import njit
 
 from . import sqe as S
 from .kernels import UNIT_AIC, UNIT_AICPU, UNIT_AIV, UNIT_DMA, UNIT_SCALAR, call_kernel
-from .memory import C_FAULT, C_FAULT_ADDR, C_FAULT_SIZE
-from .memview import to_off
+from .memory import C_FAULT, C_FAULT_ADDR, C_FAULT_SIZE, C_REC
+from .memview import ACC_R, ACC_W, rec_access, rec_task, rec_unpark, rec_val, to_off
 from .timing import (T_AIC_CORES, T_AICPU_CORES, T_AIV_CORES, T_BW_H2H, T_KERNEL_DEFAULT,
                      T_KERNEL_PER_BLOCK, T_MEMSET_BW, T_WAKEUP)
 
@@ -228,6 +228,7 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
     memp = mem.ctypes
     msize = mem.size
     ctxp = ctx.ctypes
+    rec_on = ctx[C_REC] != 0        # access recording (npusim.analysis): task rows, operands
     while True:
         if st[E_STEP_LIMIT] != 0 and st[E_STEPS] >= st[E_STEP_LIMIT]:
             st[E_STATUS] = R_STEPS
@@ -274,6 +275,9 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
             woke = False
             val = np.int64(0)
             skip = sqs[q, Q_ERR] != 0 and sqs[q, Q_STOP_ON_FAIL] != 0
+            if rec_on:                  # nearly full log: stop after this SQE (R_STEPS), grow
+                if rec_task(ctx, q, pos, S.OP_NOP if skip else op, e.a0, e.a1, e.a4, e.a5):
+                    st[E_STEP_LIMIT] = st[E_STEPS] + 1
             if skip:
                 dur = 0
             elif op == S.OP_NOP:
@@ -320,6 +324,9 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
                     sqs[q, Q_HEAD] = pos + 1
                     st[E_STATUS] = R_FAULT
                     return R_FAULT
+                if rec_on:
+                    rec_access(ctx, e.a1, n, ACC_R)
+                    rec_access(ctx, e.a0, n, ACC_W)
                 if d != s and n > 0:
                     if d < s + n and s < d + n:
                         mem[d:d + n] = mem[s:s + n].copy()
@@ -335,6 +342,8 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
                     sqs[q, Q_HEAD] = pos + 1
                     st[E_STATUS] = R_FAULT
                     return R_FAULT
+                if rec_on:
+                    rec_access(ctx, e.a0, n, ACC_W)
                 mem[d:d + n] = np.uint8(e.a1 & 0xFF)
                 dur += n // tc[T_MEMSET_BW]
                 woke = _wake_mem_waiters(sqs, st)
@@ -353,6 +362,8 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
                     sqs[q, Q_WAIT] = slot
                     sync[slot, Y_WAITERS] += 1
                     sqs[q, Q_TIME] = start
+                    if rec_on:
+                        rec_unpark(ctx)
                     break
                 if sqs[q, Q_WAIT] == slot:
                     trace_start = sqs[q, Q_WAIT_SINCE]
@@ -386,6 +397,8 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
                     sqs[q, Q_WAIT] = -2
                     st[E_MEM_WAITERS] += 1
                     sqs[q, Q_TIME] = start
+                    if rec_on:
+                        rec_unpark(ctx)
                     break
                 if sqs[q, Q_WAIT] == -2:
                     trace_start = sqs[q, Q_WAIT_SINCE]
@@ -407,6 +420,8 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
                     sqs[q, Q_HEAD] = pos + 1
                     st[E_STATUS] = R_FAULT
                     return R_FAULT
+                if rec_on:
+                    rec_access(ctx, conds[c, K_ADDR], 8, ACC_R)
                 val = mem[d:d + 8].view(np.int64)[0]
                 conds[c, K_LAST] = val
                 if op == S.OP_COND_FIRST:
@@ -415,6 +430,8 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
                     conds[c, K_INLOOP] = 0
                     k = _cond_branch(conds[c, K_TYPE], conds[c, K_N], val)
                     conds[c, K_TAKEN] = k
+                    if rec_on:
+                        rec_val(ctx, k)
                     if k < 0:               # skip: past the NotifyWait (and JumpBack)
                         nxt = pos + (3 if conds[c, K_TYPE] == COND_WHILE else 2)
                     else:

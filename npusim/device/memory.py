@@ -46,6 +46,7 @@ C_FAULT_SIZE = 10
 C_PRINTF_OFF = 11    # arena offset of the device printf buffer
 C_PRINTF_SIZE = 12
 C_PRINTF_POS = 13    # bytes used in the printf buffer
+C_REC = 14           # 0, or the address of the access-record array (``npusim.device.recording``)
 C_NALLOC = 15
 C_ALLOC = 16         # then pairs (lo, hi) of arena offsets, sorted by lo
 CTX_HEADER = C_ALLOC
@@ -109,6 +110,7 @@ class Memory:
         self._hi = np.zeros(0, np.int64)
         self._lock = threading.Lock()         # API calls may come from several threads
         self.ctx = np.zeros(CTX_HEADER, np.int64)
+        self.observer = None                  # access recording: told of every malloc/free
         h = self.ctx
         h[C_DEV_BASE], h[C_DEV_SIZE] = DEV_BASE, dev_size
         h[C_HOST_BASE], h[C_HOST_OFF], h[C_HOST_SIZE] = HOST_BASE, dev_size, host_size
@@ -145,6 +147,8 @@ class Memory:
         self._lo = np.insert(self._lo, i, off)
         self._hi = np.insert(self._hi, i, off + nbytes)
         self._publish()
+        if self.observer is not None:
+            self.observer.on_malloc(self.to_addr(off), nbytes)
         return self.to_addr(off)
 
     def free(self, addr: int, host: bool = False) -> int:
@@ -162,6 +166,8 @@ class Memory:
         self._lo = np.delete(self._lo, i)
         self._hi = np.delete(self._hi, i)
         self._publish()
+        if self.observer is not None:
+            self.observer.on_free(addr, nbytes)
         return nbytes
 
     def allocation_of(self, addr: int) -> tuple[int, int] | None:

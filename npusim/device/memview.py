@@ -8,6 +8,13 @@ the engine reports a kernel exception for the task — never a crash of the Pyth
 
 Arguments are read the way a real kernel reads them: from 8-byte slots of the args area in device
 memory (pointers and integers little-endian, a float in the low 4 bytes; ``spec/kernel.md`` §5.2).
+
+**Access recording** (``npusim.analysis``): when ``ctx[C_REC]`` is non-zero it is the address of
+an int64 *record array* (layout below, owned by ``npusim.device.recording``) and every checked view
+appends (task, address, bytes, kind) to it: ``u32`` and the other plain views count as read+write,
+the ``r_*`` views (``r_u32``, ``r_f32`` ...) as reads; the args slots are not recorded. The engine
+appends one task row per executed SQE (and the operands of copies, memsets and cond-word reads).
+With recording off the cost is one test of ``ctx[C_REC]`` per view.
 """
 from __future__ import annotations
 
@@ -16,7 +23,7 @@ from llvmlite import ir
 from numba import carray, njit, types
 from numba.extending import intrinsic
 
-from .memory import (C_ALLOC, C_DEV_BASE, C_DEV_SIZE, C_FAULT, C_FAULT_ADDR, C_FAULT_SIZE,
+from .memory import (C_ALLOC, C_DEV_BASE, C_REC, C_DEV_SIZE, C_FAULT, C_FAULT_ADDR, C_FAULT_SIZE,
                      C_HOST_BASE, C_HOST_OFF, C_HOST_SIZE, C_NALLOC, C_SINK_OFF, C_SINK_SIZE,
                      FAULT_OUT_OF_BOUNDS, FAULT_UNMAPPED)
 
@@ -67,15 +74,108 @@ def _voidptr(typingctx, addr):
     return types.voidptr(types.intp), codegen
 
 
+# ---- the record array: header words, then task rows, then access rows (all int64) ----
+RH_TN, RH_TCAP, RH_AN, RH_ACAP, RH_DROP, RH_TOFF, RH_AOFF, RH_FULL, RH_LEN, RH_LASTDROP = range(10)
+RH_SIZE = 16
+TASK_COLS = 8        # sq, pos, op (NOP when skipped after a fault), a0, a1, val (branch), a4, a5
+ACC_COLS = 4         # task row, address, bytes, kind
+ACC_R, ACC_W, ACC_RW = 1, 2, 3
+REC_MARGIN = 4       # task rows kept free: RH_FULL is raised before the table is full
+
+
 @njit(cache=True, inline="always")
-def _at(mem, ctx, addr, n, size):
-    """(host pointer, element count) of a checked range: the range itself, or the sink (with
-    as many elements as fit in it) when the range faulted."""
+def _rec(ctx):
+    p = ctx[C_REC]
+    return carray(_voidptr(p), carray(_voidptr(p), RH_SIZE, np.int64)[RH_LEN], np.int64)
+
+
+@njit(cache=True)
+def rec_access(ctx, addr, nbytes, kind):
+    """Append an access of the current task (the last task row); merges with the previous row
+    when it extends or repeats it (per-block views of one buffer make one row)."""
+    r = _rec(ctx)
+    task = r[RH_TN] - 1
+    n = r[RH_AN]
+    if n > 0:
+        j = r[RH_AOFF] + ACC_COLS * (n - 1)
+        if r[j] == task and r[j + 3] == kind:
+            lo, hi = r[j + 1], r[j + 1] + r[j + 2]
+            if lo <= addr and addr + nbytes <= hi:
+                return
+            if addr == hi:
+                r[j + 2] += nbytes
+                return
+    if n >= r[RH_ACAP]:
+        r[RH_DROP] += 1
+        return
+    j = r[RH_AOFF] + ACC_COLS * n
+    r[j], r[j + 1], r[j + 2], r[j + 3] = task, addr, nbytes, kind
+    r[RH_AN] = n + 1
+    if 4 * (n + 1) >= 3 * r[RH_ACAP]:
+        r[RH_FULL] = 1
+
+
+@njit(cache=True)
+def rec_task(ctx, q, pos, op, a0, a1, a4, a5):
+    """Append the task row of the SQE the engine is about to execute. True when the record
+    array is nearly full: the engine then stops after this SQE so the host can grow it."""
+    r = _rec(ctx)
+    n = r[RH_TN]
+    if n >= r[RH_TCAP]:
+        r[RH_DROP] += 1
+        r[RH_LASTDROP] = 1
+        return True
+    r[RH_LASTDROP] = 0
+    j = r[RH_TOFF] + TASK_COLS * n
+    r[j], r[j + 1], r[j + 2], r[j + 3] = q, pos, op, a0
+    r[j + 4], r[j + 5], r[j + 6], r[j + 7] = a1, 0, a4, a5
+    r[RH_TN] = n + 1
+    if n + 1 + REC_MARGIN >= r[RH_TCAP]:
+        r[RH_FULL] = 1
+    return r[RH_FULL] != 0
+
+
+@njit(cache=True)
+def rec_unpark(ctx):
+    """The task just recorded parked (a wait not yet satisfied): forget its row."""
+    r = _rec(ctx)
+    if r[RH_LASTDROP] != 0:
+        r[RH_LASTDROP] = 0
+        r[RH_DROP] -= 1
+    elif r[RH_TN] > 0:
+        r[RH_TN] -= 1
+
+
+@njit(cache=True)
+def rec_val(ctx, val):
+    """The value column of the current task row (a cond task's branch)."""
+    r = _rec(ctx)
+    if r[RH_LASTDROP] == 0 and r[RH_TN] > 0:
+        r[r[RH_TOFF] + TASK_COLS * (r[RH_TN] - 1) + 5] = val
+
+
+@njit(cache=True, inline="always")
+def _atk(mem, ctx, addr, n, size, kind):
     off = check(ctx, addr, n * size)
     if off < 0:
         return (_voidptr(mem.ctypes.data + ctx[C_SINK_OFF]),
                 min(max(n, 0), ctx[C_SINK_SIZE] // size))
+    if ctx[C_REC] != 0 and kind != 0:
+        rec_access(ctx, addr, n * size, kind)
     return _voidptr(mem.ctypes.data + off), n
+
+
+@njit(cache=True, inline="always")
+def _at(mem, ctx, addr, n, size):
+    """(host pointer, element count) of a checked range: the range itself, or the sink (with
+    as many elements as fit in it) when the range faulted. Recorded as read+write."""
+    return _atk(mem, ctx, addr, n, size, ACC_RW)
+
+
+@njit(cache=True, inline="always")
+def _at_r(mem, ctx, addr, n, size):
+    """``_at`` for a range the kernel only reads (recorded as a read)."""
+    return _atk(mem, ctx, addr, n, size, ACC_R)
 
 
 @njit(cache=True, inline="always")
@@ -121,10 +221,55 @@ def u64(mem, ctx, addr, n):
     return carray(p, m, np.uint64)
 
 
+# read-only views: the same data, recorded as reads (declare a kernel's inputs with them)
+@njit(cache=True, inline="always")
+def r_u8(mem, ctx, addr, n):
+    p, m = _at_r(mem, ctx, addr, n, 1)
+    return carray(p, m, np.uint8)
+
+
+@njit(cache=True, inline="always")
+def r_u16(mem, ctx, addr, n):
+    p, m = _at_r(mem, ctx, addr, n, 2)
+    return carray(p, m, np.uint16)
+
+
+@njit(cache=True, inline="always")
+def r_u32(mem, ctx, addr, n):
+    p, m = _at_r(mem, ctx, addr, n, 4)
+    return carray(p, m, np.uint32)
+
+
+@njit(cache=True, inline="always")
+def r_i32(mem, ctx, addr, n):
+    p, m = _at_r(mem, ctx, addr, n, 4)
+    return carray(p, m, np.int32)
+
+
+@njit(cache=True, inline="always")
+def r_f32(mem, ctx, addr, n):
+    p, m = _at_r(mem, ctx, addr, n, 4)
+    return carray(p, m, np.float32)
+
+
+@njit(cache=True, inline="always")
+def r_i64(mem, ctx, addr, n):
+    p, m = _at_r(mem, ctx, addr, n, 8)
+    return carray(p, m, np.int64)
+
+
+@njit(cache=True, inline="always")
+def r_u64(mem, ctx, addr, n):
+    p, m = _at_r(mem, ctx, addr, n, 8)
+    return carray(p, m, np.uint64)
+
+
 @njit(cache=True, inline="always")
 def args(mem, ctx, addr, n):
-    """The first ``n`` 8-byte slots of an args area, as int64 (pointers and integers)."""
-    return i64(mem, ctx, addr, n)
+    """The first ``n`` 8-byte slots of an args area, as int64 (pointers and integers); not
+    recorded (the args area belongs to the launch, not to the program's data)."""
+    p, m = _atk(mem, ctx, addr, n, 8, 0)
+    return carray(p, m, np.int64)
 
 
 @njit(cache=True, inline="always")

@@ -27,6 +27,9 @@ COND_NOTIFY_WAIT    a0 cond id (waits for the chosen branch's EndGraph notify)
 COND_JUMP_BACK      a0 cond id (WHILE: back to COND_FIRST)
 SQE_UPDATE          a0 source row in the pool, a1 destination row (task update, async on a stream)
 =================  =============================================================================
+
+``a4``/``a5`` are never read by the engine; while ``npusim.analysis`` records, the host puts the
+host epoch (eager SQEs) and the issuing source site there, and they reach the access log.
 """
 from __future__ import annotations
 

@@ -60,6 +60,7 @@ class DeviceState:
         self.trace_dropped = False
         self.tc = cost_vector(profile)
         self.faults: list[Fault] = []
+        self.access_log = None          # recording.AccessLog while accesses are recorded
 
     # ---- tracing ----
     def set_tracing(self, on: bool) -> None:
@@ -216,6 +217,8 @@ class DeviceState:
         Returns R_IDLE, R_HORIZON, R_STOPPED or R_DEADLOCK.
         """
         self.flush()
+        if self.access_log is not None:
+            self.access_log.make_room()
         st = self.st
         st[E.E_HORIZON], st[E.E_STOP_KIND], st[E.E_STOP_A], st[E.E_STOP_B] = (
             horizon, stop_kind, stop_a, stop_b)
@@ -233,7 +236,9 @@ class DeviceState:
                                          int(st[E.E_INFO2]), op, int(self.sqs[q, E.Q_TIME]),
                                          int(row["a0"]) if op == OP_KERNEL else -1))
                 continue
-            if r == E.R_STEPS:                      # a slice done: report, go on
+            if r == E.R_STEPS:                      # a slice done (or a full access log)
+                if self.access_log is not None:
+                    self.access_log.make_room()
                 progress.update(PROGRESS_STEPS)
                 st[E.E_STEP_LIMIT] = st[E.E_STEPS] + PROGRESS_STEPS
                 continue

@@ -1,7 +1,8 @@
 """Kernel bodies of the runtime's example kernels and the control-flow helpers (numba cfuncs).
 
 Each body has the ``KERNEL_SIG`` C ABI (``npusim.device.kernels``), reads its arguments from the
-8-byte slots of its args area, and touches memory only through checked views. The bodies are
+8-byte slots of its args area, and touches memory only through checked views (inputs through the
+read-only ``V.r_*`` views, so the race detector tells reads from writes). The bodies are
 registered in the kernel table under the kernel names of the real samples (``spec/kernel.md`` §7),
 so a binary whose kernels carry those names launches these behaviours (``npusim.samples`` ships
 one). Each body catches its own exceptions and returns ``KERNEL_TRAP``: a bug in a body is a kernel
@@ -65,8 +66,8 @@ def add_custom(memp, msize, ctxp, args, b, nb):
         n = 2048
         off = 2 * n * b
         a = V.args(mem, ctx, args, 3)
-        x = V.u16(mem, ctx, a[0] + off, n)
-        y = V.u16(mem, ctx, a[1] + off, n)
+        x = V.r_u16(mem, ctx, a[0] + off, n)
+        y = V.r_u16(mem, ctx, a[1] + off, n)
         z = V.u16(mem, ctx, a[2] + off, n)
         for i in range(min(len(x), len(y), len(z))):
             z[i] = f2h(h2f(x[i]) + h2f(y[i]))
@@ -83,14 +84,14 @@ def add_custom_tiling(memp, msize, ctxp, args, b, nb):
     mem, ctx = arena(memp, msize, ctxp)
     try:
         a = V.args(mem, ctx, args, 5)
-        total = np.int64(V.i32(mem, ctx, a[3], 1)[0])
-        tiles = np.int64(V.i32(mem, ctx, a[4], 1)[0])
+        total = np.int64(V.r_i32(mem, ctx, a[3], 1)[0])
+        tiles = np.int64(V.r_i32(mem, ctx, a[4], 1)[0])
         if tiles <= 0:
             return 0
         n = total // 8
         off = 2 * n * b
-        x = V.u16(mem, ctx, a[0] + off, n)
-        y = V.u16(mem, ctx, a[1] + off, n)
+        x = V.r_u16(mem, ctx, a[0] + off, n)
+        y = V.r_u16(mem, ctx, a[1] + off, n)
         z = V.u16(mem, ctx, a[2] + off, n)
         for i in range(min(len(x), len(y), len(z))):
             z[i] = f2h(h2f(x[i]) + h2f(y[i]))
@@ -120,7 +121,7 @@ def device_read(memp, msize, ctxp, args, b, nb):
     mem, ctx = arena(memp, msize, ctxp)
     try:
         s = V.args(mem, ctx, args, 1)
-        p = V.i32(mem, ctx, s[0] + 4 * b, 1)
+        p = V.r_i32(mem, ctx, s[0] + 4 * b, 1)
         printf(mem, ctx, FMT_DESTINATION, b, np.int64(p[0]))
         return 0
     except Exception:
@@ -147,8 +148,8 @@ def add_kernel(memp, msize, ctxp, args, b, nb):
         s = V.args(mem, ctx, args, 4)
         per = np.int64(V.slot_u32(s, 3)) // max(nb, 1)
         off = 4 * per * b
-        a = V.f32(mem, ctx, s[0] + off, per)
-        c = V.f32(mem, ctx, s[1] + off, per)
+        a = V.r_f32(mem, ctx, s[0] + off, per)
+        c = V.r_f32(mem, ctx, s[1] + off, per)
         d = V.f32(mem, ctx, s[2] + off, per)
         for i in range(min(len(a), len(c), len(d))):
             d[i] = a[i] + c[i]
@@ -166,8 +167,8 @@ def vector_add(memp, msize, ctxp, args, b, nb):
         s = V.args(mem, ctx, args, 5)
         n = np.int64(V.slot_u32(s, 4))
         alpha = V.slot_f32(s, 3)
-        a = V.f32(mem, ctx, s[0], n)
-        c = V.f32(mem, ctx, s[1], n)
+        a = V.r_f32(mem, ctx, s[0], n)
+        c = V.r_f32(mem, ctx, s[1], n)
         d = V.f32(mem, ctx, s[2], n)
         for i in range(min(len(a), len(c), len(d))):
             d[i] = a[i] + alpha * c[i]

@@ -18,9 +18,10 @@ The body is compiled with ``numba.njit(boundscheck=True)``; its first four param
 device arena, the context array, the block index and the block count, the others are the kernel's
 parameters, one 8-byte args slot each, typed by their annotation (:data:`PARAM_TYPES`; default
 ``"i64"``). Device memory is reached only through :mod:`npusim.device.memview` views and device
-printf through :func:`npusim.kernel.printf.printf`. A generated ``cfunc`` with the kernel C ABI
-reads the slots, calls the body and turns any exception (an index out of bounds, a ``raise``) into a
-kernel exception of the task. It is registered in the kernel table under a binding key unique to
+printf through :func:`npusim.kernel.printf.printf`; read inputs through the read-only views
+(``V.r_f32`` ...) so the race detector (``npusim.analysis``) does not count them as writes. A
+generated ``cfunc`` with the kernel C ABI reads the slots, calls the body and turns any exception
+(an index out of bounds, a ``raise``) into a kernel exception of the task. It is registered in the kernel table under a binding key unique to
 the Python function, and the ELF written by :mod:`npusim.kernel.elfwrite` names that key in a
 :data:`npusim.kernel.program.BODY_TLV` record, so loading the file and launching its kernel runs
 exactly this body, whatever the kernel is called.

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from .. import errors as ERR
 from ..device import sqe as S
+from ..device.recording import OBS_SQ
 from . import api_stream as AS
 from . import capture
 from .capture_hooks import stream_capturing
@@ -170,7 +171,11 @@ def synchronize_event_with_timeout(eh, timeout_ms: int) -> int:
 def _done(ev) -> bool:
     RT.tick(ev.device.timing.host_api_ns)
     ev.device.advance_to_host()
-    return ev.record_done()
+    done = ev.record_done()
+    log = ev.device.state.access_log
+    if done and log is not None and ev.last is not None:   # a query that saw it orders too
+        log.observe(OBS_SQ, ev.last[0].sq, ev.last[1] + 1)
+    return done
 
 
 def query_event(eh):

@@ -34,6 +34,7 @@ from ..kernel.cpu import JsonError, parse_cpu_json, so_name_from_data
 from ..kernel.elf import AttrType, ElfError, MixType, features_for, parse_elf, register_kernels
 from ..kernel.program import (BAD_PC_BODY, JSON_MAGICS, MAGICS, REG_CPU, REG_NON_CPU, ElfProgram,
                               PlainProgram, cpu_kernel, magic_attr_type, runtime_features)
+from . import api_launch as _AL
 from . import args as A
 from .api_device import profile
 from .capture import append as _capture_append
@@ -651,7 +652,8 @@ def _submit(kernel, func, s, dev, num_blocks: int, args_addr: int, args_size: in
         if (dyn or kernel.share_mem_size) and \
                 not _share_mem_ok(kernel, dyn, rfeats or runtime_features(dev.profile)):
             return E_PARAM
-    return refused(s.submit(_OP_KERNEL, dev.timing.host_kernel_launch_ns, kernel.kid,
+    kid = kernel.kid if _AL.KERNEL_HOOK is None else _AL.KERNEL_HOOK(s, kernel.kid, kernel.name)
+    return refused(s.submit(_OP_KERNEL, dev.timing.host_kernel_launch_ns, kid,
                             int(args_addr), int(args_size), 0, 0, num_blocks & 0xFFFF))
 
 
@@ -716,7 +718,8 @@ def launch_kernel(func, num_blocks, args_ptr, args_size, stream):
             return E_HANDLE
         if k.reg_type and s.capture is not None and s.tg_update is None and not prog.lazy \
                 and k.mix_type < 3 and not k.share_mem_size and not ctx.failure_code:
-            pos = _capture_append(s, _OP_KERNEL, k.kid, args_ptr, args_size, 0, 0,
+            kid = k.kid if _AL.KERNEL_HOOK is None else _AL.KERNEL_HOOK(s, k.kid, k.name)
+            pos = _capture_append(s, _OP_KERNEL, kid, args_ptr, args_size, 0, 0,
                                   num_blocks & 0xFFFF)
             return -pos if pos < 0 else OK
         if k.reg_type == REG_CPU:                 # the AI Core path with PC 0 (kernel.md §9.13)

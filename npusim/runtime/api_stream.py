@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from .. import errors as ERR
 from ..device import engine as E
+from ..device.recording import OBS_SQ
 from .capture_hooks import stream_capturing
 from .device import DeadlockError
 from .runtime import RT
@@ -137,6 +138,8 @@ def stream_query(h):
     s.device.advance_to_host()
     sq = s.device.state.sqs[s.sq]       # the engine may have started the last task, not ended it
     done = sq[E.Q_HEAD] >= s.tail and sq[E.Q_TIME] <= RT.host_ns
+    if done and s.device.state.access_log is not None:     # analysis: the host saw it finish
+        s.device.state.access_log.observe(OBS_SQ, s.sq, s.tail)
     return (ACL_STREAM_STATUS_COMPLETE if done else ACL_STREAM_STATUS_NOT_READY), ERR.ACL_SUCCESS
 
 

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import itertools
 
+import numpy as np
+
 from .. import errors as ERR
 from ..device import engine as E
+from ..device.recording import OBS_ALL, OBS_SLOT, OBS_SQ
 from ..device.state import DeviceState
 from .runtime import RT
 
@@ -67,6 +70,9 @@ class Device:
         self.sqcq_used = 0                     # SQ/CQ pairs taken from the device pool
         self.conds: list = []                  # cond handles, index = engine cond id
         self._max_while = 100_000_000          # runaway-WHILE bound (per handle override)
+        from .recording import REC
+        if REC.accesses:
+            REC.attach(self)                   # npusim.analysis: record accesses
 
     @property
     def max_while_iterations(self) -> int:
@@ -103,6 +109,8 @@ class Device:
             rows.append((ch.addr, max(ch.type, 0), len(subs), len(cmodels), bound))
             cmodels.extend(subs)
         self.state.set_conds(rows, cmodels)
+        if self.state.access_log is not None:
+            self.state.access_log.on_tables(self.state)    # what activations mean from now on
 
     # ---- ids ----
     def next_stream_id(self) -> int:
@@ -156,18 +164,24 @@ class Device:
         if r == E.R_DEADLOCK or (r == E.R_IDLE and self.state.sqs[sq, E.Q_HEAD] < pos):
             raise DeadlockError(self.explain_stall())
         RT.host_at_least(self.state.sqs[sq, E.Q_TIME])
+        if self.state.access_log is not None:
+            self.state.access_log.observe(OBS_SQ, sq, pos)    # orders later submissions
 
     def wait_slot(self, slot: int, value: int) -> None:
         r = self._run(kind=E.STOP_SLOT, a=slot, b=value)
         if r != E.R_STOPPED:
             raise DeadlockError(self.explain_stall(extra_slot=slot))
         RT.host_at_least(self.state.sync[slot, E.Y_TIME])
+        if self.state.access_log is not None:
+            self.state.access_log.observe(OBS_SLOT, slot, value)
 
     def wait_all(self) -> None:
         r = self._run()
         if r == E.R_DEADLOCK:
             raise DeadlockError(self.explain_stall())
         RT.host_at_least(self.state.now)
+        if self.state.access_log is not None:
+            self.state.access_log.observe(OBS_ALL)
 
     def take_sq_error(self, sq: int) -> int:
         """The code of the first device fault on an SQ since the last report, then cleared
@@ -199,6 +213,11 @@ class Device:
             what += (f": {ch.describe()} still {f.info2} after "
                      f"{int(self.state.conds[f.info, E.K_MAX])} iterations (the iteration bound; "
                      f"set Device.max_while_iterations or the handle's max_iterations)")
+            first = f.pos - 2                  # COND_FIRST of the WHILE (the fault is its JumpBack)
+            loop = self.describe_loop(ch)
+            return (f"{what} on {self.stream_name(f.sq)}, task position {f.pos}\n"
+                    f"  loop: WHILE task at {self.stream_name(f.sq)} task {first}"
+                    f"{self._site(f.sq, first)}; {loop}")
         return f"{what} on {self.stream_name(f.sq)}, task position {f.pos}"
 
     def _pending_records(self, slot: int) -> list[tuple[int, int]]:
@@ -218,32 +237,141 @@ class Device:
                     break
         return found
 
+    def _site(self, q: int, pos: int) -> str:
+        """The " [file:line]" suffix of the SQE at (q, pos) when its issuing line was recorded."""
+        from .recording import REC
+        st = self.state
+        if not 0 <= pos < int(st.sqs[q, E.Q_TAIL]):
+            return ""
+        site = REC.site_of(int(st.pool[st.row_of(q, pos)]["a5"]))
+        return f" [{site}]" if site is not None else ""
+
+    def _stuck(self, q: int) -> str:
+        """Why SQ ``q`` does not reach its next task: parked on what, or not running."""
+        st = self.state
+        state = int(st.sqs[q, E.Q_STATE])
+        head = int(st.sqs[q, E.Q_HEAD])
+        if state == E.S_PARKED:
+            slot = int(st.sqs[q, E.Q_WAIT])
+            what = "a memory value" if slot < 0 else self.slot_name(slot)
+            return f"blocked at task {head}{self._site(q, head)} on {what}"
+        if state == E.S_IDLE:
+            return ("not running: a model stream that nothing activated (its model was not "
+                    "launched, or the cascade hop / cond task that starts it has not run)")
+        return f"at task {head}"
+
+    def wait_chain(self, q: int) -> tuple[list[int], str]:
+        """The wait-for chain from parked SQ ``q``: who records what it waits on, what that
+        stream is blocked on, and so on, to a cycle or a wait nobody can satisfy. Returns the
+        SQs visited and the chain as text."""
+        st = self.state
+        seen: list[int] = []
+        text = f"{self.stream_name(q)} is {self._stuck(q)}"
+        cur = q
+        while True:
+            seen.append(cur)
+            if int(st.sqs[cur, E.Q_STATE]) != E.S_PARKED:
+                break
+            slot = int(st.sqs[cur, E.Q_WAIT])
+            if slot < 0:
+                text += " (a MEM_WAIT_VALUE: no queued task writes the value it waits for)"
+                break
+            recs = self._pending_records(slot)
+            if not recs:
+                text += f" ← nothing queued on any stream records {self.slot_name(slot)}"
+                break
+            rq, rp = next(((a, b) for a, b in recs if a not in seen), recs[0])
+            text += (f"\n      ← recorded by {self.stream_name(rq)} at task {rp}"
+                     f"{self._site(rq, rp)}")
+            if rq in seen:
+                cyc = seen[seen.index(rq):] + [rq]
+                text += (": a cycle (" + " → ".join(self.stream_name(x).split(" (")[0]
+                                                   for x in cyc) + ")")
+                break
+            text += f", which is {self._stuck(rq)}"
+            cur = rq
+        return seen, text
+
     def explain_stall(self, extra_slot: int | None = None) -> str:
-        """Who waits on what, and who (if anyone) would record it: the deadlock diagnosis."""
+        """Who waits on what, and who (if anyone) would record it: the deadlock diagnosis, then
+        the wait-for chains (to a cycle, or to a wait nothing can satisfy), with the source
+        lines that issued each task when they were recorded (``npusim.analysis.record``)."""
         st = self.state
         lines = []
+        parked = []
         for q in range(int(st.st[E.E_NSQ])):
             if st.sqs[q, E.Q_STATE] != E.S_PARKED:
                 continue
+            parked.append(q)
             slot = int(st.sqs[q, E.Q_WAIT])
             head = int(st.sqs[q, E.Q_HEAD])
+            site = self._site(q, head)
             if slot < 0:
-                lines.append(f"{self.stream_name(q)} waits (task position {head}) on a memory value")
+                lines.append(f"{self.stream_name(q)} waits (task position {head}{site}) on a "
+                             f"memory value")
                 continue
             recs = self._pending_records(slot)
             if recs:
-                by = "; ".join(f"{self.stream_name(rq)} would record it at task position {rp}, "
-                               f"but that stream is stuck at position {int(st.sqs[rq, E.Q_HEAD])}"
+                by = "; ".join(f"{self.stream_name(rq)} would record it at task position {rp}"
+                               f"{self._site(rq, rp)}, but that stream is stuck at position "
+                               f"{int(st.sqs[rq, E.Q_HEAD])}"
                                for rq, rp in recs)
             else:
                 by = "nothing queued on any stream records it"
-            lines.append(f"{self.stream_name(q)} waits (task position {head}) on "
+            lines.append(f"{self.stream_name(q)} waits (task position {head}{site}) on "
                          f"{self.slot_name(slot)}: {by}")
         if extra_slot is not None and not lines:
             lines.append(f"{self.slot_name(extra_slot)} is never recorded by any queued task")
+        covered: set = set()
+        for q in parked:
+            if q in covered:
+                continue
+            seen, chain = self.wait_chain(q)
+            covered.update(seen)
+            lines.append("wait-for chain:\n      " + chain)
         msg = "deadlock: no stream can make progress\n  " + "\n  ".join(lines or ["(no waiter)"])
         self.last_error_detail = msg
         return msg
+
+    def describe_loop(self, ch) -> str:
+        """A runaway WHILE's loop: the cond task, its body, and which body tasks write the cond
+        word (none: the loop can never end)."""
+        from ..device import sqe as S
+        from ..device.kernels import TABLE
+        st = self.state
+        st.flush()
+        word = ch.addr
+        parts = []
+        for m in ch.sub_models[:1]:
+            writers = []
+            ntask = 0
+            for cs in m.streams:
+                for pos in range(cs.task_count):
+                    e = st.pool[st.row_of(cs.sq, pos)]
+                    ntask += 1
+                    op = int(e["op"])
+                    hit = False
+                    if op == S.OP_KERNEL:
+                        n = int(e["a2"]) // 8
+                        if n and st.mem.check_range(int(e["a1"]), 8 * n):
+                            slots = st.mem.view(int(e["a1"]), 8 * n).view(np.int64)
+                            hit = bool((slots == word).any())
+                        what = f"kernel {TABLE.name(int(e['a0']))}"
+                    elif op in (S.OP_MEMCPY, S.OP_MEMSET, S.OP_MEM_WRITE_VALUE):
+                        a, nb = int(e["a0"]), int(e["a2"])
+                        hit = a <= word < a + max(nb, 1) or word <= a < word + 8
+                        what = S.OP_NAME[op]
+                    if hit:
+                        writers.append(f"{what} at {cs.describe()} task {pos}"
+                                       f"{self._site(cs.sq, pos)}")
+            body = f"body {m.describe()}: {len(m.streams)} stream(s), {ntask} task(s)"
+            if writers:
+                body += "; the cond word is written by " + ", ".join(writers) + \
+                        " — they never set it to 0"
+            else:
+                body += "; no task of the body writes the cond word: the loop can never end"
+            parts.append(body)
+        return "; ".join(parts)
 
     # ---- teardown ----
     def close(self) -> None:

@@ -15,6 +15,7 @@ import itertools
 from ..device import engine as E
 from ..progress import Progress
 from ..device import sqe as S
+from .recording import REC
 from .runtime import RT
 
 NONE, CAPTURE_ACTIVE, CAPTURE_INVALIDATED, UPDATING, FAULT, READY = range(6)
@@ -76,8 +77,9 @@ class CaptureStream:
             self.capacity = min(self.capacity * 4, self.depth)
             with RT.lock:
                 self.state.grow_sq(self.sq, self.capacity)
+        a5 = REC.site_id(2) if REC.on else 0       # analysis: the source site in a5
         with RT.lock:                   # no engine run (which flushes staged SQEs) in between
-            self.state.push(self.sq, op, 0, a0, a1, a2, a3, 0, 0, flag, blocks, pos & 0xFFFF)
+            self.state.push(self.sq, op, 0, a0, a1, a2, a3, 0, a5, flag, blocks, pos & 0xFFFF)
         self.task_count = pos + 1
         self.sqe_num += sqe_count
         self.last_op = op
@@ -136,6 +138,7 @@ class CaptureModel:
         self.taskgrp_err = 0                   # sticky task-group error code
         self.cond_handles: list = []
         self.capture_progress = Progress(f"capturing model {self.id}", "task")
+        self.begun_at = REC.site(1)            # the capture call's source line (linter)
         dev.models.append(self)
         # engine ids are given at the next publish (the model's first build)
 
@@ -148,6 +151,7 @@ class CaptureModel:
         """TerminateCapture: ACTIVE -> INVALIDATED (sticky), only from ACTIVE."""
         if self.status == CAPTURE_ACTIVE:
             self.status = CAPTURE_INVALIDATED
+            self.invalidated_by = REC.site(1)       # the call that did it (capture linter)
 
     def describe(self) -> str:
         return f"model {self.id}{' (sub-model)' if self.sub else ''}"

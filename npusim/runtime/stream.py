@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..device import engine as E
 from . import capture
+from .recording import REC
 from .runtime import RT
 
 
@@ -73,6 +74,9 @@ class Stream:
         t = RT.host_ns + dev.timing.doorbell_ns
         task_id = self.task_seq & 0xFFFF
         self.task_seq += 1
+        if REC.on:                      # analysis: host epoch and source site in a4/a5
+            a4, a5 = REC.tag(dev)
+            return st.push(self.sq, op, t, a0, a1, a2, a3, a4, a5, flag, blocks, task_id)
         return st.push(self.sq, op, t, a0, a1, a2, a3, 0, 0, flag, blocks, task_id)
 
     def set_stop_on_failure(self) -> None:

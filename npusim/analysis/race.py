@@ -1,0 +1,396 @@
+"""Race detector: tasks on different streams touching the same bytes with no happens-before.
+
+Input is a device's access log (``npusim.device.recording``): one task row per executed SQE, in
+execution order, and the byte ranges each task read and wrote (kernels through their checked
+views, copies and memsets by their operands, cond tasks by their cond word). Execution order is a
+linear extension of happens-before, so one pass with **vector clocks** computes it exactly:
+
+* components are *lanes*: an eager SQ, or a capture stream together with the cascade streams it
+  chains (a cascade hop is the last SQE of its stream, so the chain is one sequence);
+* a task's clock joins its SQ's previous task (stream order), the task that activated the SQ
+  (STREAM_ACTIVE cascade hop, MODEL_EXECUTE → the model's head streams, COND_FIRST → the chosen
+  sub-model's heads), the last record of the sync slot a wait consumed (event and notify records,
+  EndGraph → the execution stream's or the cond task's wait), the last MEM_WRITE_VALUE of the
+  address a value wait read, and for eager tasks the host's clock when it submitted the task (the
+  host joins what each synchronize/query it made saw complete);
+* memory is cut into the intervals between access boundaries; per interval and lane the pass
+  keeps the last reader and the last writer. An access checks the other lanes' last writer (and,
+  if it writes, their last reader): one not ordered before it is a race. A freed range starts
+  fresh (a new allocation at the same address is another buffer).
+
+For each access and each other lane the latest conflicting access is reported; pairs are merged
+per (task, task). Everything per row runs in one numba pass: 100,000 tasks in well under a
+second after compilation.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+from numba import njit
+
+from ..device import engine as E
+from ..device import sqe as S
+from ..device.memview import ACC_R, ACC_W
+from ..device.recording import OBS_ALL, OBS_SLOT, OBS_SQ
+
+_REC_OPS = (S.OP_EVENT_RECORD, S.OP_NOTIFY_RECORD, S.OP_END_GRAPH)
+KIND_NAMES = ("write/write", "write/read", "read/write")    # (earlier access, later access)
+
+
+# ------------------------------------------------------------------ the pass (numba)
+
+@njit(cache=True)
+def _lanes(T, nsq, tails, kinds):
+    """Lane of every SQ seen: its own, or its activator's for a cascade stream (the hop is the
+    activator's last SQE)."""
+    lane = np.full(nsq, -1, np.int64)
+    nl = 0
+    for r in range(T.shape[0]):
+        q = T[r, 0]
+        if lane[q] < 0:
+            lane[q] = nl
+            nl += 1
+        if T[r, 2] == S.OP_STREAM_ACTIVE:
+            b = T[r, 3]
+            if 0 <= b < nsq and lane[b] < 0 and kinds[q] == E.K_MODEL \
+                    and T[r, 1] == tails[q] - 1:
+                lane[b] = lane[q]
+    return lane, nl
+
+
+@njit(cache=True)
+def _join(dst, src):
+    for i in range(dst.shape[0]):
+        if src[i] > dst[i]:
+            dst[i] = src[i]
+
+
+@njit(cache=True)
+def _activate(pend, pflag, q, cur):
+    _join(pend[q], cur)
+    pflag[q] = 1
+
+
+@njit(cache=True)
+def _pass(T, AT, AIL, AIH, AK, vidx, lane, W, nslots, nvals, act_ptr, act_sq,
+          obs_row, obs_kind, obs_tgt, tgt_order, free_row, free_lo, free_hi, K, out_cap):
+    n = T.shape[0]
+    nsq = lane.shape[0]
+    vcq = np.zeros((nsq, W), np.int32)
+    pend = np.zeros((nsq, W), np.int32)
+    pflag = np.zeros(nsq, np.int8)
+    slotvc = np.zeros((nslots, W), np.int32)
+    valvc = np.zeros((max(nvals, 1), W), np.int32)
+    clock = np.zeros(W, np.int32)
+    epoch = np.zeros(n, np.int32)
+    rlane = np.zeros(n, np.int32)
+    nobs = obs_row.shape[0]
+    obsvc = np.zeros((nobs, W), np.int32)
+    hostvc = np.zeros((nobs + 1, W), np.int32)
+    hdone = 0
+    lastW = np.full((max(K, 1), W), -1, np.int32)
+    lastR = np.full((max(K, 1), W), -1, np.int32)
+    out = np.zeros((out_cap, 4), np.int64)      # earlier row, later row, interval, kind
+    nout = 0
+    lost = 0
+    cur = np.zeros(W, np.int32)
+    ai = 0                      # next access row
+    ti = 0                      # next observation target (tgt_order sorted by target row)
+    oa = 0                      # next observation (by obs_row) for OBS_ALL
+    fi = 0                      # next free
+    nacc = AT.shape[0]
+    ntgt = tgt_order.shape[0]
+    nfree = free_row.shape[0]
+    for r in range(n):
+        while oa < nobs and obs_row[oa] <= r:
+            if obs_kind[oa] == OBS_ALL and obs_row[oa] >= 0:
+                for q in range(nsq):
+                    _join(obsvc[oa], vcq[q])
+            oa += 1
+        while fi < nfree and free_row[fi] <= r:
+            for k in range(free_lo[fi], free_hi[fi]):
+                for c in range(W):
+                    lastW[k, c] = -1
+                    lastR[k, c] = -1
+            fi += 1
+        q = T[r, 0]
+        op = T[r, 2]
+        a0 = T[r, 3]
+        ln = lane[q]
+        cur[:] = vcq[q]
+        if pflag[q] != 0:
+            _join(cur, pend[q])
+            pend[q, :] = 0
+            pflag[q] = 0
+        h = T[r, 6]
+        if 0 < h <= nobs:
+            while hdone < h:
+                hostvc[hdone + 1, :] = hostvc[hdone]
+                _join(hostvc[hdone + 1], obsvc[hdone])
+                hdone += 1
+            _join(cur, hostvc[h])
+        if op == S.OP_EVENT_WAIT or op == S.OP_NOTIFY_WAIT or op == S.OP_COND_NOTIFY_WAIT:
+            if 0 <= a0 < nslots:
+                _join(cur, slotvc[a0])
+        elif op == S.OP_MEM_WAIT_VALUE and vidx[r] >= 0:
+            _join(cur, valvc[vidx[r]])
+        clock[ln] += 1
+        if cur[ln] >= clock[ln]:
+            clock[ln] = cur[ln] + 1
+        cur[ln] = clock[ln]
+        epoch[r] = cur[ln]
+        rlane[r] = ln
+        vcq[q, :] = cur
+        if op == S.OP_EVENT_RECORD or op == S.OP_NOTIFY_RECORD or op == S.OP_END_GRAPH:
+            if 0 <= a0 < nslots:
+                slotvc[a0, :] = cur
+        elif op == S.OP_MEM_WRITE_VALUE and vidx[r] >= 0:
+            valvc[vidx[r], :] = cur
+        elif op == S.OP_STREAM_ACTIVE:
+            if 0 <= a0 < nsq:
+                _activate(pend, pflag, a0, cur)
+        else:                       # MODEL_EXECUTE, COND_FIRST: the heads they activated
+            for j in range(act_ptr[r], act_ptr[r + 1]):
+                if act_sq[j] < nsq:
+                    _activate(pend, pflag, act_sq[j], cur)
+        while ti < ntgt and obs_tgt[tgt_order[ti]] <= r:
+            j = tgt_order[ti]
+            if obs_tgt[j] == r:
+                _join(obsvc[j], cur)
+            ti += 1
+        # the task's accesses
+        while ai < nacc and AT[ai] < r:
+            ai += 1
+        while ai < nacc and AT[ai] == r:
+            kind = AK[ai]
+            wr = (kind & ACC_W) != 0
+            rd = (kind & ACC_R) != 0
+            for k in range(AIL[ai], AIH[ai]):
+                for c in range(W):
+                    if c == ln:
+                        continue
+                    x = lastW[k, c]
+                    if x >= 0 and cur[c] < epoch[x]:
+                        if nout < out_cap:
+                            out[nout, 0], out[nout, 1], out[nout, 2] = x, r, k
+                            out[nout, 3] = 0 if wr else 1
+                            nout += 1
+                        else:
+                            lost += 1
+                    if wr:
+                        x = lastR[k, c]
+                        if x >= 0 and cur[c] < epoch[x]:
+                            if nout < out_cap:
+                                out[nout, 0], out[nout, 1], out[nout, 2] = x, r, k
+                                out[nout, 3] = 2
+                                nout += 1
+                            else:
+                                lost += 1
+                if wr:
+                    lastW[k, ln] = r
+                if rd:
+                    lastR[k, ln] = r
+            ai += 1
+    return out[:nout], lost
+
+
+# ------------------------------------------------------------------ reports
+
+@dataclass
+class TaskRef:
+    """One side of a race: the task (stream, position, what it is) and the line that issued it."""
+    stream: str
+    sq: int
+    pos: int
+    op: str
+    kernel: str | None
+    site: object | None          # npusim.runtime.recording.Site, None when not recorded
+    access: str = ""             # "read", "write", "read+write"
+
+    @property
+    def what(self) -> str:
+        return f"kernel {self.kernel}" if self.kernel else self.op
+
+    def __str__(self) -> str:
+        src = str(self.site) if self.site is not None else "source not recorded"
+        return f"{self.stream}, task {self.pos}: {self.what} ({self.access}) — {src}"
+
+
+@dataclass
+class Race:
+    """Two tasks on different streams, overlapping bytes, at least one write, no ordering."""
+    first: TaskRef               # the one that ran first in this execution
+    second: TaskRef
+    kind: str                    # "write/write", "write/read" or "read/write"
+    buffer: tuple[int, int] | None   # (start address, size) of the allocation
+    lo: int                      # overlapping byte range [lo, hi) (addresses)
+    hi: int
+    count: int = 1               # conflicting accesses merged into this report
+
+    def __str__(self) -> str:
+        if self.buffer:
+            b, sz = self.buffer
+            where = (f"buffer 0x{b:x} ({sz} bytes), bytes [{self.lo - b}, {self.hi - b})")
+        else:
+            where = f"bytes [0x{self.lo:x}, 0x{self.hi:x})"
+        return (f"{self.kind} race on {where}\n"
+                f"    {self.first}\n    {self.second}\n"
+                f"    no happens-before path orders them (stream order, events, notifies, "
+                f"model/cond launches, host synchronization)")
+
+
+@dataclass
+class RaceReport:
+    races: list[Race] = field(default_factory=list)
+    tasks: int = 0
+    accesses: int = 0
+    lanes: int = 0
+    dropped: int = 0             # log rows lost (the log overflowed)
+    truncated: int = 0           # conflicts beyond the output capacity
+    seconds: float = 0.0
+
+    def __len__(self) -> int:
+        return len(self.races)
+
+    def __iter__(self):
+        return iter(self.races)
+
+    def __bool__(self) -> bool:
+        return bool(self.races)
+
+    def __getitem__(self, i):
+        return self.races[i]
+
+    def __str__(self) -> str:
+        head = (f"{len(self.races)} race(s) in {self.tasks} tasks on {self.lanes} streams "
+                f"({self.accesses} recorded accesses)")
+        notes = []
+        if self.dropped:
+            notes.append(f"{self.dropped} log rows were dropped: the result is incomplete")
+        if self.truncated:
+            notes.append(f"{self.truncated} further conflicts not listed")
+        lines = [head] + [f"  note: {n}" for n in notes]
+        lines += [f"[{i}] {r}" for i, r in enumerate(self.races)]
+        return "\n".join(lines)
+
+    __repr__ = __str__
+
+
+# ------------------------------------------------------------------ driver
+
+def _targets(T, obs):
+    """Target row of each OBS_SQ / OBS_SLOT observation: the latest row before the observation
+    that ran the awaited SQ position or the awaited record (-1: none in the log)."""
+    n = T.shape[0]
+    tgt = np.full(len(obs), -1, np.int64)
+    if not len(obs) or not n:
+        return tgt
+    rows = np.arange(n, dtype=np.int64)
+    key = (T[:, 0] << 32) | (T[:, 1] & 0xFFFFFFFF)
+    order = np.argsort(key, kind="stable")
+    skey = key[order]
+    isrec = np.isin(T[:, 2], _REC_OPS)
+    rrows = rows[isrec]
+    rslot = T[isrec, 3]
+    ro = np.argsort(rslot, kind="stable")
+    rslot_s, rrows_s = rslot[ro], rrows[ro]
+    for j, (orow, kind, a, b) in enumerate(obs):
+        if orow < 0:
+            continue
+        if kind == OBS_SQ:
+            k = (a << 32) | ((b - 1) & 0xFFFFFFFF)
+            lo, hi = np.searchsorted(skey, k), np.searchsorted(skey, k, side="right")
+            cand = order[lo:hi]
+        elif kind == OBS_SLOT:
+            lo, hi = np.searchsorted(rslot_s, a), np.searchsorted(rslot_s, a, side="right")
+            cand = rrows_s[lo:hi]
+        else:
+            continue
+        i = np.searchsorted(cand, orow) - 1
+        if i >= 0:
+            tgt[j] = cand[i]
+    return tgt
+
+
+def analyze(dev, log, t0: int = 0, t1: int | None = None, out_cap: int = 1 << 20) -> RaceReport:
+    """Races among the task rows ``[t0, t1)`` of ``log`` (an ``AccessLog`` of runtime device
+    ``dev``)."""
+    from ..device.kernels import TABLE
+    from ..runtime.recording import REC
+    t_start = time.perf_counter()
+    st = dev.state
+    st.flush()
+    T = np.ascontiguousarray(log.tasks(t0, t1))
+    n = T.shape[0]
+    A = log.accesses()
+    sel = (A[:, 0] >= t0) & (A[:, 0] < t0 + n)
+    A = A[sel]
+    AT = A[:, 0] - t0
+    # intervals between access boundaries
+    ends = A[:, 1] + A[:, 2]
+    bounds = np.unique(np.concatenate([A[:, 1], ends]))
+    AIL = np.searchsorted(bounds, A[:, 1]).astype(np.int64)
+    AIH = np.searchsorted(bounds, ends).astype(np.int64)
+    K = max(len(bounds) - 1, 0)
+    nsq = int(max(int(st.st[E.E_NSQ]), int(T[:, 0].max()) + 1 if n else 0))
+    tails = np.zeros(nsq, np.int64)
+    kinds = np.zeros(nsq, np.int64)
+    m = min(nsq, len(st.sqs))
+    tails[:m], kinds[:m] = st.sqs[:m, E.Q_TAIL], st.sqs[:m, E.Q_KIND]
+    lane, W = _lanes(T, nsq, tails, kinds)
+    W = max(int(W), 1)
+    # value-wait addresses
+    isval = (T[:, 2] == S.OP_MEM_WRITE_VALUE) | (T[:, 2] == S.OP_MEM_WAIT_VALUE)
+    vidx = np.full(n, -1, np.int64)
+    nvals = 0
+    if isval.any():
+        uv, inv = np.unique(T[isval, 3], return_inverse=True)
+        vidx[isval] = inv
+        nvals = len(uv)
+    # host observations (relative rows)
+    obs = [(r - t0 if r >= t0 else -1, k, a, b) for r, k, a, b in log.observations]
+    obs_row = np.array([o[0] if o[0] >= 0 else -1 for o in obs], np.int64)
+    obs_kind = np.array([o[1] for o in obs], np.int64)
+    obs_tgt = _targets(T, obs)
+    tgt_order = np.argsort(np.where(obs_tgt >= 0, obs_tgt, np.iinfo(np.int64).max),
+                           kind="stable")
+    tgt_order = tgt_order[obs_tgt[tgt_order] >= 0].astype(np.int64)
+    # frees, as interval ranges
+    fr = [(r - t0, a, s) for r, a, s in log.frees if t0 <= r < t0 + n + 1]
+    free_row = np.array([f[0] for f in fr], np.int64)
+    free_lo = np.searchsorted(bounds, np.array([f[1] for f in fr], np.int64)).astype(np.int64)
+    free_hi = np.searchsorted(bounds, np.array([f[1] + max(f[2], 1) for f in fr],
+                                               np.int64)).astype(np.int64)
+    free_hi = np.minimum(free_hi, K)             # intervals are [bounds[k], bounds[k+1])
+    act_ptr, act_sq = log.activations(T, t0)
+    nslots = len(st.sync)
+    out, lost = _pass(T, AT.astype(np.int64), AIL, AIH, A[:, 3].copy(), vidx,
+                         lane.astype(np.int64), W, nslots, nvals, act_ptr, act_sq, obs_row, obs_kind, obs_tgt, tgt_order, free_row, free_lo,
+                         free_hi, K, out_cap)
+    # merge per (task, task): static identity is (sq, pos)
+    merged: dict = {}
+    for x, y, k, kind in out.tolist():
+        key = (int(T[x, 0]), int(T[x, 1]), int(T[y, 0]), int(T[y, 1]))
+        lo, hi = int(bounds[k]), int(bounds[k + 1])
+        e = merged.get(key)
+        if e is None:
+            merged[key] = [x, y, lo, hi, kind, 1]
+        else:
+            e[2], e[3] = min(e[2], lo), max(e[3], hi)
+            e[5] += 1
+    def ref(r: int, access: str) -> TaskRef:
+        q, pos, op, a0 = (int(v) for v in T[r, :4])
+        kern = TABLE.name(a0) if op == S.OP_KERNEL and 0 <= a0 < len(TABLE.entries) else None
+        return TaskRef(dev.stream_name(q), q, pos, S.OP_NAME.get(op, str(op)), kern,
+                       REC.site_of(int(T[r, 7])), access)
+
+    races = []
+    for x, y, lo, hi, kind, cnt in merged.values():
+        a, b = KIND_NAMES[kind].split("/")
+        races.append(Race(ref(x, a), ref(y, b), KIND_NAMES[kind], log.allocation(lo, t0 + y),
+                          lo, hi, cnt))
+    races.sort(key=lambda r: (r.lo, r.first.sq, r.first.pos, r.second.sq, r.second.pos))
+    return RaceReport(races, n, len(A), W, log.dropped, int(lost),
+                      time.perf_counter() - t_start)
