@@ -268,6 +268,11 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
                 break
             first = False
             op = e.op
+            if op >= S.N_OPCODES:           # before any per-opcode table is indexed
+                _fault(sqs, st, q, pos, F_BAD_OP, op, 0)
+                sqs[q, Q_HEAD] = pos + 1
+                st[E_STATUS] = R_FAULT
+                return R_FAULT
             dur = dispatch + tc[op]
             unit = np.int64(_OP_UNIT[op])
             trace_start = start
