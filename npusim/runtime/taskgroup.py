@@ -234,20 +234,25 @@ def ri_capture_task_grp_end(stream):
     return handle, code
 
 
+def _update_stream(stream):
+    """The checks task-update begin and end share (§7): (stream, code)."""
+    code = _feature()
+    if code:
+        return None, code
+    s, code = _stream_for(stream)
+    if code:
+        return None, code
+    if s.capture is not None:
+        return None, ERR.ACL_ERROR_RT_STREAM_CAPTURED
+    if getattr(s, "model", None) is not None:
+        return None, ERR.ACL_ERROR_RT_STREAM_MODEL
+    return AS.resolve_same_ctx(s)
+
+
 def ri_capture_task_update_begin(stream, handle) -> int:
     if not stream or not handle:
         return ERR.ACL_ERROR_INVALID_PARAM
-    code = _feature()
-    if code:
-        return code
-    s, code = _stream_for(stream)
-    if code:
-        return code
-    if s.capture is not None:
-        return ERR.ACL_ERROR_RT_STREAM_CAPTURED
-    if getattr(s, "model", None) is not None:
-        return ERR.ACL_ERROR_RT_STREAM_MODEL
-    s, code = AS.resolve_same_ctx(s)
+    s, code = _update_stream(stream)
     if code:
         return code
     if _status(s) != NONE:
@@ -269,17 +274,7 @@ def ri_capture_task_update_begin(stream, handle) -> int:
 def ri_capture_task_update_end(stream) -> int:
     if not stream:
         return ERR.ACL_ERROR_INVALID_PARAM
-    code = _feature()
-    if code:
-        return code
-    s, code = _stream_for(stream)
-    if code:
-        return code
-    if s.capture is not None:
-        return ERR.ACL_ERROR_RT_STREAM_CAPTURED
-    if getattr(s, "model", None) is not None:
-        return ERR.ACL_ERROR_RT_STREAM_MODEL
-    s, code = AS.resolve_same_ctx(s)
+    s, code = _update_stream(stream)
     if code:
         return code
     if _status(s) != UPDATE:
