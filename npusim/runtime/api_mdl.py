@@ -32,6 +32,18 @@ def _model(h):
     return RT.handles.get("model", h)
 
 
+def _stream_and_model(stream, model_ri):
+    """Chip feature, then stream and model handle validation: (stream, model, code)."""
+    code = _feature()
+    if code:
+        return None, None, code
+    s, code = AS.lookup(stream)
+    if code:
+        return None, None, code
+    m, code = _model(model_ri)
+    return s, m, code
+
+
 def _ctx_checks(s) -> int:
     ctx = RT.current_context
     if ctx is None:
@@ -57,13 +69,7 @@ def ri_capture_begin(stream, mode) -> int:
 def ri_capture_to_model_ri_begin(stream, model_ri, mode) -> int:
     if not stream or not model_ri:
         return ERR.ACL_ERROR_INVALID_PARAM
-    code = _feature()
-    if code:
-        return code
-    s, code = AS.lookup(stream)
-    if code:
-        return code
-    m, code = _model(model_ri)
+    s, m, code = _stream_and_model(stream, model_ri)
     if code:
         return code
     if not m.sub:
@@ -172,13 +178,7 @@ def stream_add_to_model(stream, model_ri) -> int:
     """rtStreamAddToModel (§4.5)."""
     if not stream or not model_ri:
         return ERR.ACL_ERROR_RT_PARAM_INVALID
-    code = _feature()
-    if code:
-        return code
-    s, code = AS.lookup(stream)
-    if code:
-        return code
-    m, code = _model(model_ri)
+    s, m, code = _stream_and_model(stream, model_ri)
     if code:
         return code
     if _bad_capture_flags(s):
