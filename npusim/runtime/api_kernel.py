@@ -332,11 +332,16 @@ def binary_unload(binary) -> int:
     return OK
 
 
-def _program(binary):
-    """(program, code) for the get-function family: acl NULL -> 100000, stale -> 107017."""
-    if not binary:
+def _required(kind: str, handle):
+    """(object, code) of a handle the ACL layer requires: NULL -> 100000, stale -> 107017."""
+    if not handle:
         return None, E_ACL
-    return _get("binary", binary)
+    return _get(kind, handle)
+
+
+def _program(binary):
+    """The get-function family's binary handle."""
+    return _required("binary", binary)
 
 
 def _make_valid_here(prog):
@@ -925,10 +930,8 @@ def _sys_params(kernel, rfeats) -> int:
 
 
 def _func_for_args(func):
-    """acl NULL -> 100000, stale -> 107017: (kernel, code)."""
-    if not func:
-        return None, E_ACL
-    return _get("function", func)
+    """The args-handle family's function handle."""
+    return _required("function", func)
 
 
 def kernel_args_init(func):
