@@ -416,3 +416,43 @@ def test_classic_profile_is_207000(chip):
     assert model(mh).status == M.READY
     run(mh, s)
     assert u32(x)[0] == 2
+
+
+# ---- aclmdlRIKernelTaskGetAttribute (kernel_utils.cc GetKernelAttribute) ----
+def _kernel_and_nop_tasks():
+    import npusim as ns
+    from npusim import acl
+    dev = ns.Device()
+    s = dev.stream()
+    x = dev.malloc(64).fill(0)
+    with ns.graph(stream=s) as g:
+        ns.graph_task_group_begin(s)                  # captures prefetch NOPs first
+        s.launch("EasyOPf", 1, (x,))
+        ns.graph_task_group_end(s)
+    streams = acl.mdl.ri_get_streams(g.handle)[0]
+    tasks = acl.mdl.ri_get_tasks_by_stream(streams[0])[0]
+    return tasks[-1], tasks[0]
+
+
+def test_kernel_task_attributes_read_back_the_unconfigured_values():
+    from npusim import acl
+    from npusim.runtime.tasks import DEFAULT_OP_TIMEOUT_US
+    kernel, _ = _kernel_and_nop_tasks()
+    assert acl.mdl.ri_kernel_task_get_attribute(kernel, 1) == (0, 0)          # SCHEM_MODE
+    assert acl.mdl.ri_kernel_task_get_attribute(kernel, 2) == (0, 0)          # DYN_UBUF_SIZE
+    assert acl.mdl.ri_kernel_task_get_attribute(kernel, 6) == (0, 0)          # DATA_DUMP
+    assert acl.mdl.ri_kernel_task_get_attribute(kernel, 7) == (1090, 0)       # TIMEOUT (s)
+    assert acl.mdl.ri_kernel_task_get_attribute(kernel, 8) == (DEFAULT_OP_TIMEOUT_US, 0)
+
+
+def test_kernel_task_attributes_that_cannot_be_read_are_107000():
+    from npusim import acl
+    kernel, _ = _kernel_and_nop_tasks()
+    for attr in (3, 4, 5, 99):
+        assert acl.mdl.ri_kernel_task_get_attribute(kernel, attr)[1] == 107000
+
+
+def test_kernel_task_attribute_of_a_non_kernel_task_is_107000():
+    from npusim import acl
+    _, nop = _kernel_and_nop_tasks()
+    assert acl.mdl.ri_kernel_task_get_attribute(nop, 1) == (None, 107000)

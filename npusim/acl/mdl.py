@@ -10,7 +10,8 @@ from ..runtime.api_mdl import (ri_capture_begin, ri_capture_end,  # noqa: F401
 from ..runtime.taskgroup import (ri_capture_task_grp_begin,  # noqa: F401,E402
                                  ri_capture_task_grp_end, ri_capture_task_update_begin,
                                  ri_capture_task_update_end)
-from ..runtime.tasks import (ri_get_tasks_by_stream, ri_task_disable,  # noqa: F401,E402
+from ..runtime.tasks import (ri_get_tasks_by_stream, ri_kernel_task_get_attribute,  # noqa
+                             ri_task_disable,
                              ri_task_get_params, ri_task_get_seq_id, ri_task_get_type,
                              ri_task_set_params)
 from ..runtime import cond as _cond  # noqa: E402,F401  (registers the launch hook)

@@ -220,3 +220,42 @@ def apply_updates(m) -> int:
 
 
 RT.model_update = apply_updates
+
+
+# aclrtLaunchKernelAttrId values (acl_rt.h) that aclmdlRIKernelTaskGetAttribute answers
+_ATTR_SCHEM_MODE, _ATTR_DYN_UBUF_SIZE, _ATTR_ENGINE_TYPE, _ATTR_BLOCKDIM_OFFSET = 1, 2, 3, 4
+_ATTR_BLOCK_TASK_PREFETCH, _ATTR_DATA_DUMP, _ATTR_TIMEOUT, _ATTR_TIMEOUT_US = 5, 6, 7, 8
+# the AI Core default op timeout: default kernel credit 254 -> "STARS reference time
+# 1090921693.184 us" (config/910_B_93/dev_info_reg.cc:133-135), rounded up to ms as
+# GetOpExecuteMsTimeout does
+DEFAULT_OP_TIMEOUT_US = 1_090_922 * 1000
+
+
+def ri_kernel_task_get_attribute(task, attr_id):
+    """aclmdlRIKernelTaskGetAttribute (kernel_utils.cc GetKernelAttribute): (value, code).
+
+    Only AI Core / vector kernel tasks (107000 otherwise); ENGINE_TYPE, BLOCKDIM_OFFSET and
+    BLOCK_TASK_PREFETCH cannot be read back (107000). The simulator does not keep a task's launch
+    configuration, so the answers are the unconfigured ones: the kernel's own schedule mode, no
+    dynamic UB, no data dump, the default op timeout (TIMEOUT in s, TIMEOUT_US in µs)."""
+    t, code = _task(task)
+    if code:
+        return None, code
+    row = t.row()
+    if int(row["op"]) != S.OP_KERNEL:
+        return None, ERR.ACL_ERROR_RT_PARAM_INVALID
+    from ..device.kernels import TABLE, UNIT_AICPU
+    kid = int(row["a0"])
+    if not 0 <= kid < len(TABLE.entries) or TABLE.entries[kid].unit == UNIT_AICPU:
+        return None, ERR.ACL_ERROR_RT_PARAM_INVALID
+    if attr_id == _ATTR_SCHEM_MODE:
+        h = function_handle_of(kid)
+        k = RT.handles.get("function", h)[0] if h else None
+        return int(getattr(k, "sched_mode", 0) or 0), ERR.ACL_SUCCESS
+    if attr_id in (_ATTR_DYN_UBUF_SIZE, _ATTR_DATA_DUMP):
+        return 0, ERR.ACL_SUCCESS
+    if attr_id == _ATTR_TIMEOUT:
+        return (DEFAULT_OP_TIMEOUT_US // 1_000_000) & 0xFFFF, ERR.ACL_SUCCESS
+    if attr_id == _ATTR_TIMEOUT_US:
+        return DEFAULT_OP_TIMEOUT_US, ERR.ACL_SUCCESS
+    return None, ERR.ACL_ERROR_RT_PARAM_INVALID
