@@ -40,7 +40,7 @@ def to_off(ctx, addr):
     return -1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def check(ctx, addr, nbytes):
     """Arena offset of ``[addr, addr+nbytes)`` if it lies in one live allocation, else -1.
 
@@ -154,7 +154,7 @@ def rec_val(ctx, val):
         r[r[RH_TOFF] + TASK_COLS * (r[RH_TN] - 1) + 5] = val
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _atk(mem, ctx, addr, n, size, kind):
     off = check(ctx, addr, n * size)
     if off < 0:
