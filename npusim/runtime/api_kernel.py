@@ -629,6 +629,18 @@ def _resolve(kernel, s):
     return s, dev, OK
 
 
+def _config_and_stream(kernel, s, cfg):
+    """The step every launch variant takes in the same order: the launch configuration
+    (CheckKernelLaunchCfg / ConvertLaunchCfgToTaskCfg), then context, stream and device validity:
+    (stream, device, task config, runtime features, code)."""
+    rfeats = runtime_features(profile())
+    tc, code = _launch_cfg(cfg, kernel, rfeats)
+    if code:
+        return None, None, None, None, code
+    s, dev, code = _resolve(kernel, s)
+    return s, dev, tc, rfeats, code
+
+
 def _prefetch_nops(kernel, s, tc) -> int:
     """isBlockTaskPrefetch: taskPrefetchCount NOP tasks first (non-CPU kernels)."""
     if tc is not None and tc.prefetch and kernel.reg_type == REG_NON_CPU:
@@ -754,11 +766,7 @@ def launch_kernel_v2(func, num_blocks, args_ptr, args_size, cfg, stream):
         return E_PARAM
     if not args_size or not num_blocks:
         return E_PARAM
-    rfeats = runtime_features(profile())
-    tc, code = _launch_cfg(cfg, k, rfeats)
-    if code:
-        return code
-    s, dev, code = _resolve(k, s)
+    s, dev, tc, rfeats, code = _config_and_stream(k, s, cfg)
     if code:
         return code
     code = _prefetch_nops(k, s, tc)
@@ -802,11 +810,7 @@ def launch_kernel_with_host_args(func, num_blocks, stream, cfg, host_args, args_
         phs = [(a, d) for a, d in phs[:count] if 0 <= a and 0 <= d]
     if not num_blocks:
         return E_PARAM
-    rfeats = runtime_features(profile())
-    tc, code = _launch_cfg(cfg, k, rfeats)
-    if code:
-        return code
-    s, dev, code = _resolve(k, s)
+    s, dev, tc, rfeats, code = _config_and_stream(k, s, cfg)
     if code:
         return code
     buf = _writable(host_args, args_size)
@@ -841,11 +845,7 @@ def launch_kernel_with_args_array(func, num_blocks, stream, cfg, args):
         return E_PARAM
     if k.param_count > 0 and args is None:
         return E_PARAM
-    rfeats = runtime_features(profile())
-    tc, code = _launch_cfg(cfg, k, rfeats)
-    if code:
-        return code
-    s, dev, code = _resolve(k, s)
+    s, dev, tc, rfeats, code = _config_and_stream(k, s, cfg)
     if code:
         return code
     total = k.param_total_size
@@ -1224,11 +1224,7 @@ def launch_kernel_with_config(func, num_blocks, stream, cfg, args, reserve=None)
             if p.offset >= h.args_size or p.data_offset >= h.args_size:
                 return E_PARAM
             phs.append((p.offset, p.data_offset))
-    rfeats = runtime_features(profile())
-    tc, code = _launch_cfg(cfg, k, rfeats)
-    if code:
-        return code
-    s, dev, code = _resolve(k, s)
+    s, dev, tc, rfeats, code = _config_and_stream(k, s, cfg)
     if code:
         return code
     code = _prefetch_nops(k, s, tc)
