@@ -542,8 +542,8 @@ def test_capture_stream_handle_helper_is_model_stream(stream):
 def test_payload_ring_reuse_waits_for_the_update_stream(stream, monkeypatch):
     """The rebuilt SQEs wait in a ring until the update stream copies them; a slot is reused
     only after the SQE_UPDATE reading it has run (the host waits, as for a full stream)."""
-    from npusim.runtime import taskgroup as TG
-    monkeypatch.setattr(TG, "PAYLOAD_DEPTH", 4)            # before the device makes its ring
+    from npusim.runtime import device as D
+    monkeypatch.setattr(D, "PAYLOAD_DEPTH", 4)             # before the device makes its ring
     x, y, busy = new_buf(), new_buf(), new_buf()
     begin(stream)
     grp_begin(stream)

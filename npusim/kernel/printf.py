@@ -143,12 +143,13 @@ def ensure_buffer(device) -> None:
     addr = mem.malloc(PRINTF_BYTES)
     off = mem.to_off(addr)
     mem.ctx[C_PRINTF_OFF], mem.ctx[C_PRINTF_SIZE], mem.ctx[C_PRINTF_POS] = off, PRINTF_BYTES, 0
-    device.printf_addr = addr
 
 
 def buffer_address(device) -> int:
+    """The device address of the printf area (the context array holds its arena offset)."""
     ensure_buffer(device)
-    return device.printf_addr
+    mem = device.state.mem
+    return mem.to_addr(int(mem.ctx[C_PRINTF_OFF]))
 
 
 def drain(device) -> None:

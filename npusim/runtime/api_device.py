@@ -3,19 +3,12 @@ docs/eager_api_checks.md §1–3 (each function returns the ACL code, outputs fi
 from __future__ import annotations
 
 from .. import errors as ERR
-from ..profiles import get_profile
+from ..profiles import get_profile  # noqa: F401  (npusim.api reads it from here)
+from .capture import context_capturing
 from .context import Context
 from .device import Device, DeadlockError
-from .runtime import RT
-
-
-def profile():
-    """The chip profile in force (fixed by ``acl.init``; APIs do not require init, as in the real
-    runtime, so the configured one is used before it)."""
-    if RT.profile is None:
-        p = get_profile(RT.profile_name)
-        return p.with_timing(**RT.profile_overrides) if RT.profile_overrides else p
-    return RT.profile
+from .runtime import RT, profile
+from .stream import NO_SYNC_FLAGS
 
 
 def device(dev_id: int) -> Device:
@@ -82,7 +75,6 @@ def get_device():
 
 
 def synchronize_device() -> int:
-    from .capture_hooks import context_capturing
     ctx = RT.current_context
     if ctx is None:
         return ERR.ACL_ERROR_RT_CONTEXT_NULL
@@ -148,9 +140,8 @@ def get_current_context():
 def _wait_streams(ctx, skip_stuck: bool = False) -> None:
     """Block until every syncable stream of ``ctx`` (not of other contexts) has finished its
     work; DeadlockError if one never can (``skip_stuck``: go on with the others)."""
-    from .api_stream import _NO_SYNC_FLAGS
     for s in list(ctx.streams):
-        if s.flags & _NO_SYNC_FLAGS:
+        if s.flags & NO_SYNC_FLAGS:
             continue
         try:
             ctx.device.wait_sq(s.sq, s.tail)

@@ -6,7 +6,7 @@ from ..device import sqe as S
 from ..device.recording import OBS_SQ
 from . import api_stream as AS
 from . import capture
-from .capture_hooks import stream_capturing
+from .capture import event_captured, stream_capturing
 from .device import DeadlockError
 from .event import (ACL_EVENT_CAPTURE_STREAM_PROGRESS, ACL_EVENT_DEVICE_USE_ONLY,
                     ACL_EVENT_EXTERNAL, ACL_EVENT_IPC, ACL_EVENT_SYNC, ACL_EVENT_TIME_LINE, EX,
@@ -107,7 +107,7 @@ def stream_wait_event(sh, eh) -> int:
     ev, s, code = _event_and_stream(eh, sh, need_wait_task=True)
     if code:
         return code
-    if capture.event_capturing(ev) or s.capture is not None:
+    if event_captured(ev) or s.capture is not None:
         return capture.wait(s, ev)
     if ev.last is None:
         if ev.kind == EX:
@@ -122,14 +122,13 @@ def reset_event(eh, sh) -> int:
     ev, s, code = _event_and_stream(eh, sh, need_wait_task=True, refuse_new_mode=True)
     if code:
         return code
-    if capture.event_capturing(ev):
+    if event_captured(ev):
         return capture.reset(ev, s)
     return refused(s.submit(S.OP_EVENT_RESET, s.device.timing.host_event_reset_ns, a0=ev.slot))
 
 
 def _observable(ev) -> int:
     """Checks shared by query / synchronize / elapsed: capture binding, external events."""
-    from .capture_hooks import event_captured
     if ev.flag & ACL_EVENT_EXTERNAL:
         return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
     if event_captured(ev):

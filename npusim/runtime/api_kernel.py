@@ -38,6 +38,7 @@ from . import api_launch as _AL
 from . import args as A
 from .api_device import profile
 from .capture import append as _capture_append
+from .device import AFTER_RUN_HOOKS
 from .hostmem import PAGEABLE, PAGEABLE_MEM, PINNED, host_bytes, locate
 from .runtime import RT
 from .stream import refused
@@ -1465,28 +1466,4 @@ def _on_device_run(device) -> None:
             print(f"npusim: exception callback raised {e!r}", file=sys.stderr)
 
 
-def _resolve_function(func):
-    """RT.resolve_function for per-task set-params: (kernel table id, code)."""
-    k, code = _get("function", func)
-    if code:
-        return None, code
-    if k is None:
-        return None, E_PARAM
-    return k.kid, OK
-
-
-def _function_handle_of(kid: int):
-    h = L.LAST_HANDLE_OF_KID.get(kid)
-    if h is None:
-        return None
-    k, code = _get("function", h)
-    return h if k is not None and not code else None
-
-
-RT.resolve_function = _resolve_function
-RT.function_handle_of = _function_handle_of
-_hooks = getattr(RT, "device_run_hooks", None)
-if _hooks is None:
-    _hooks = RT.device_run_hooks = []
-if _on_device_run not in _hooks:
-    _hooks.append(_on_device_run)
+AFTER_RUN_HOOKS.append(_on_device_run)

@@ -7,25 +7,18 @@ from .. import errors as ERR
 from ..device import sqe as S
 from . import api_stream as AS
 from . import capture as C
+from . import cond, dump, tasks
 from . import model as M
+from .capture import bad_capture_flags
 from .device import DeadlockError
-from .runtime import RT
+from .runtime import RT, profile
 
-# stream flags a capture refuses (StreamFlagIsSupportCapture, v100; v200 adds PERSISTENT)
-_NO_CAPTURE_FLAGS = AS.ACL_STREAM_DEVICE_USE_ONLY | AS.ACL_STREAM_CPU_SCHEDULE
 DESTROY_WAIT_NS = 10_000 * 1_000_000      # 10 000 polls of 1 ms before 107037
 RELAXED = C.RELAXED
 
 
 def _feature() -> int:
-    from .api_device import profile
     return ERR.ACL_SUCCESS if profile().acl_graph else ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
-
-
-def _bad_capture_flags(s) -> bool:
-    from .api_device import profile
-    bad = _NO_CAPTURE_FLAGS | (AS.ACL_STREAM_PERSISTENT if profile().is_v200 else 0)
-    return bool(s.flags & bad)
 
 
 def _model(h):
@@ -80,12 +73,12 @@ def ri_capture_to_model_ri_begin(stream, model_ri, mode) -> int:
 def _begin(s, mode, sub_model) -> int:
     if not isinstance(mode, int) or not 0 <= mode < 3:
         return ERR.ACL_ERROR_RT_PARAM_INVALID
-    if _bad_capture_flags(s):
+    if bad_capture_flags(s):
         return ERR.ACL_ERROR_RT_INTERNAL_ERROR
     code = _ctx_checks(s)
     if code:
         return code
-    if getattr(s, "model", None) is not None:
+    if s.is_model:
         return ERR.ACL_ERROR_RT_STREAM_MODEL
     if s.is_default:
         return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
@@ -114,12 +107,12 @@ def ri_capture_end(stream):
     s, code = AS.lookup(stream)
     if code:
         return None, code
-    if _bad_capture_flags(s):
+    if bad_capture_flags(s):
         return None, ERR.ACL_ERROR_RT_INTERNAL_ERROR
     code = _ctx_checks(s)
     if code:
         return None, code
-    if getattr(s, "model", None) is not None:              # §1.3: bound-to-model (107005)
+    if s.is_model:              # §1.3: bound-to-model (107005)
         return None, ERR.ACL_ERROR_RT_STREAM_MODEL
     if s.is_default:
         return None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
@@ -181,14 +174,14 @@ def stream_add_to_model(stream, model_ri) -> int:
     s, m, code = _stream_and_model(stream, model_ri)
     if code:
         return code
-    if _bad_capture_flags(s):
+    if bad_capture_flags(s):
         return ERR.ACL_ERROR_RT_INTERNAL_ERROR
     if m.sub:
         return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
     code = _ctx_checks(s)
     if code:
         return code
-    if getattr(s, "model", None) is not None:
+    if s.is_model:
         return ERR.ACL_ERROR_RT_STREAM_MODEL
     if s.is_default:
         return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
@@ -214,11 +207,11 @@ def ri_execute_async(model_ri, stream) -> int:
     s, code = AS.lookup(stream)
     if code:
         return code
-    if s is not None and getattr(s, "model", None) is not None:
+    if s is not None and s.is_model:
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     if s is not None and s.capture is not None:
         return ERR.ACL_ERROR_RT_STREAM_CAPTURED
-    if s is not None and s.flags & AS._NO_SYNC_FLAGS:      # §1.6: AICPU/PERSISTENT/CP streams
+    if s is not None and s.flags & AS.NO_SYNC_FLAGS:      # §1.6: AICPU/PERSISTENT/CP streams
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     if m.sub:
         return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
@@ -248,9 +241,7 @@ def ri_execute_async(model_ri, stream) -> int:
         for added, (before, _) in pairs:                   # notify sync before the launch
             added.submit(S.OP_NOTIFY_RECORD, 0, a0=before)
             s.submit(S.OP_NOTIFY_WAIT, 0, a0=before)
-        hook = getattr(RT, "before_model_launch", None)
-        if hook is not None:
-            hook(m, s)                                     # cond default values (§6.3 step 4)
+        cond.assign_defaults(m, s)                         # cond default values (§6.3 step 4)
         pos = s.submit(S.OP_MODEL_EXECUTE, t.host_model_execute_ns, a0=m.engine_id)
         if pos < 0:
             return -pos
@@ -387,8 +378,7 @@ def ri_update(model_ri) -> int:
         return ERR.ACL_SUCCESS
     if m.status != M.UPDATING:
         return ERR.ACL_ERROR_RT_MODEL_UPDATE_FAILED
-    hook = getattr(RT, "model_update", None)
-    code = hook(m) if hook else ERR.ACL_SUCCESS
+    code = tasks.apply_updates(m)
     m.status = M.FAULT if code else M.READY
     return code
 
@@ -446,7 +436,6 @@ def ri_get_name(model_ri, max_len):
 
 # ---- dumps (§1.12, §10) ----
 def ri_debug_print(model_ri) -> int:
-    from . import dump
     if not model_ri:
         return ERR.ACL_ERROR_INVALID_PARAM
     code = _feature()
@@ -462,7 +451,6 @@ def ri_debug_print(model_ri) -> int:
 
 
 def ri_debug_json_print(model_ri, path, flags=0) -> int:
-    from . import dump
     if not model_ri or not path:
         return ERR.ACL_ERROR_INVALID_PARAM
     code = _feature()

@@ -8,7 +8,7 @@ from .. import errors as ERR
 from ..device import sqe as S
 from ..device.memory import OutOfMemory
 from . import api_stream as AS
-from .capture_hooks import capture_mode_blocked, stream_capturing
+from .capture import stream_capturing, unsafe_call_blocked
 from .hostmem import DEVICE, PAGEABLE, PINNED, host_bytes, locate
 from .runtime import RT
 from .stream import refused
@@ -115,7 +115,7 @@ def memcpy(dst, dest_max, src, count, kind) -> int:
         return ERR.ACL_SUCCESS
     if RT.current_context is None:
         return ERR.ACL_ERROR_RT_CONTEXT_NULL
-    if capture_mode_blocked():
+    if unsafe_call_blocked():
         return ERR.ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT
     sw, dw = locate(src), locate(dst)
     if not sw.fits(src, count) or not dw.fits(dst, count):
@@ -155,7 +155,7 @@ def memcpy_async(dst, dest_max, src, count, kind, stream) -> int:
         code = AS.synchronize_stream(stream)
         if code:
             return code
-        if capture_mode_blocked():
+        if unsafe_call_blocked():
             return ERR.ACL_ERROR_RT_CAPTURE_MODE_BLOCK_ASYNC
         return _sync_copy(dst, src, count, sw, dw)
     s, code = AS.resolve_same_ctx(s)
@@ -178,7 +178,7 @@ def memset(ptr, max_count, value, count) -> int:
         return ERR.ACL_ERROR_INVALID_PARAM
     if RT.current_context is None:
         return ERR.ACL_ERROR_RT_CONTEXT_NULL
-    if capture_mode_blocked():
+    if unsafe_call_blocked():
         return ERR.ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT
     if count > max_count or count < 0:
         return ERR.ACL_ERROR_RT_PARAM_INVALID

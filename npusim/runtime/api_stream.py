@@ -4,45 +4,15 @@ from __future__ import annotations
 from .. import errors as ERR
 from ..device import engine as E
 from ..device.recording import OBS_SQ
-from .capture_hooks import stream_capturing
+from .capture import stream_capturing
 from .device import DeadlockError
 from .runtime import RT
-from .stream import Stream
+from .stream import (ACL_CONTINUE_ON_FAILURE, ACL_STOP_ON_FAILURE,  # noqa: F401
+                     ACL_STREAM_CPU_SCHEDULE, ACL_STREAM_DEVICE_USE_ONLY, ACL_STREAM_FAST_LAUNCH,
+                     ACL_STREAM_FAST_SYNC, ACL_STREAM_HUGE, ACL_STREAM_PERSISTENT, NO_SYNC_FLAGS,
+                     STREAM_FLAGS, Stream, lookup, resolve, resolve_same_ctx)
 
 ACL_STREAM_STATUS_COMPLETE, ACL_STREAM_STATUS_NOT_READY = 0, 1
-ACL_CONTINUE_ON_FAILURE, ACL_STOP_ON_FAILURE = 0, 1
-ACL_STREAM_FAST_LAUNCH, ACL_STREAM_FAST_SYNC, ACL_STREAM_PERSISTENT = 0x1, 0x2, 0x4
-ACL_STREAM_HUGE, ACL_STREAM_CPU_SCHEDULE, ACL_STREAM_DEVICE_USE_ONLY = 0x8, 0x10, 0x20
-_STREAM_FLAGS = 0x3F
-_NO_SYNC_FLAGS = ACL_STREAM_PERSISTENT | ACL_STREAM_CPU_SCHEDULE | ACL_STREAM_DEVICE_USE_ONLY
-
-
-def lookup(h):
-    """(stream or None for NULL, code): only handle validation (107017)."""
-    s, code = RT.handles.get("stream", h)
-    return s, code
-
-
-def resolve(s):
-    """A NULL stream is the current context's default stream: (stream, code)."""
-    ctx = RT.current_context
-    if ctx is None:
-        return None, ERR.ACL_ERROR_RT_CONTEXT_NULL
-    if s is None:
-        return ctx.default_stream, ERR.ACL_SUCCESS
-    if getattr(s, "model", None) is not None:
-        return None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT   # a model (capture) stream
-    return s, ERR.ACL_SUCCESS
-
-
-def resolve_same_ctx(s):
-    """As ``resolve``, plus 107003 for a stream of another context."""
-    s, code = resolve(s)
-    if code:
-        return None, code
-    if s.ctx is not RT.current_context:
-        return None, ERR.ACL_ERROR_RT_STREAM_CONTEXT
-    return s, ERR.ACL_SUCCESS
 
 
 def _count_streams(dev) -> int:
@@ -54,7 +24,7 @@ def create_stream():
 
 
 def create_stream_with_config(priority: int = 0, flag: int = 0):
-    flag = int(flag) & _STREAM_FLAGS                      # unknown bits are dropped
+    flag = int(flag) & STREAM_FLAGS                      # unknown bits are dropped
     if flag & ACL_STREAM_DEVICE_USE_ONLY and flag != ACL_STREAM_DEVICE_USE_ONLY:
         return None, ERR.ACL_ERROR_RT_PARAM_INVALID
     ctx = RT.current_context
@@ -94,7 +64,7 @@ def synchronize_stream(h, timeout_ms: int = -1) -> int:
         return code
     if s is not None and stream_capturing(s):
         return ERR.ACL_ERROR_RT_STREAM_CAPTURED
-    if s is not None and s.flags & _NO_SYNC_FLAGS:
+    if s is not None and s.flags & NO_SYNC_FLAGS:
         return ERR.ACL_SUCCESS
     s, code = resolve(s)
     if code:
@@ -127,7 +97,7 @@ def stream_query(h):
         return None, code
     if s is not None and stream_capturing(s):
         return None, ERR.ACL_ERROR_RT_STREAM_CAPTURED
-    if s is not None and s.flags & _NO_SYNC_FLAGS:
+    if s is not None and s.flags & NO_SYNC_FLAGS:
         return ACL_STREAM_STATUS_COMPLETE, ERR.ACL_SUCCESS
     s, code = resolve(s)
     if code:
@@ -158,7 +128,7 @@ def set_stream_failure_mode(h, mode: int) -> int:
     mode = int(mode) & 1
     # the stream's own mode, which only this call sets; the other streams of a STOP context keep
     # CONTINUE as their own mode, although they fail like STOP streams (stream.cc:4303-4352)
-    own = getattr(s, "failure_mode", ACL_CONTINUE_ON_FAILURE)
+    own = s.failure_mode
     if mode == own:
         return ERR.ACL_SUCCESS
     if mode == ACL_CONTINUE_ON_FAILURE:                    # STOP -> CONTINUE is refused

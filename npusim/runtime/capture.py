@@ -12,13 +12,23 @@ import threading
 from .. import errors as ERR
 from ..device import sqe as S
 from . import model as M
-from .runtime import RT
+from . import taskgroup as TG
+from .event import EX
+from .runtime import MODE_NONE, RT, profile
+from .stream import ACL_STREAM_CPU_SCHEDULE, ACL_STREAM_DEVICE_USE_ONLY, ACL_STREAM_PERSISTENT
 
-GLOBAL, THREAD_LOCAL, RELAXED, MODE_MAX = 0, 1, 2, 3
+GLOBAL, THREAD_LOCAL, RELAXED, MODE_MAX = 0, 1, 2, MODE_NONE
 ACTIVE, INVALIDATED = 1, 2      # aclmdlRICaptureStatus of a stream (NONE = 0)
+# stream flags a capture refuses (StreamFlagIsSupportCapture, v100; v200 adds PERSISTENT)
+_NO_CAPTURE_FLAGS = ACL_STREAM_DEVICE_USE_ONLY | ACL_STREAM_CPU_SCHEDULE
 
 
 class CaptureLink:
+    """A user stream's part in a capture: the model, its current capture stream, its own
+    capture status (§3.5) and mode (§3.2). ``Stream.submit`` hands tasks to ``submit``."""
+
+    __slots__ = ("model", "cstream", "kind", "status", "mode", "thread")
+
     def __init__(self, model, cstream, kind: str, mode: int = MODE_MAX):
         self.model = model
         self.cstream = cstream          # current (last-level) capture stream
@@ -27,19 +37,38 @@ class CaptureLink:
         self.mode = mode
         self.thread = threading.get_ident()
 
+    def submit(self, stream, op: int, a0=0, a1=0, a2=0, a3=0, flag=0, blocks=0) -> int:
+        """A task submitted on the capturing stream: recorded into the model (``append``)."""
+        return append(stream, op, a0, a1, a2, a3, flag, blocks)
+
+
+# ---- what the eager APIs ask about capture ----
+def stream_capturing(stream) -> bool:
+    return stream.capture is not None
+
+
+def context_capturing(ctx) -> bool:
+    return any(s.capture is not None for s in ctx.streams)
+
+
+def event_captured(ev) -> bool:
+    """Is the event bound to a model that is still capturing (107028 for sync/query)?"""
+    m = ev.capture_model
+    return m is not None and m.is_capturing
+
+
+def bad_capture_flags(s) -> bool:
+    """StreamFlagIsSupportCapture: does the stream have a flag a capture refuses?"""
+    bad = _NO_CAPTURE_FLAGS | (ACL_STREAM_PERSISTENT if profile().is_v200 else 0)
+    return bool(s.flags & bad)
+
 
 # ---- mode bookkeeping (§3.2) ----
 def _tls():
-    t = RT.tls
-    if not hasattr(t, "capture_refs"):
-        t.capture_refs = [0, 0, 0]
-        t.exchange_mode = GLOBAL
-    return t
+    return RT.tls
 
 
 def _ctx_refs(ctx):
-    if not hasattr(ctx, "capture_refs"):
-        ctx.capture_refs = [0, 0, 0]
     return ctx.capture_refs
 
 
@@ -92,8 +121,6 @@ def unsafe_call_blocked() -> bool:
     return False
 
 
-RT.capture_mode_check = unsafe_call_blocked
-
 
 # ---- entering capture ----
 def enter(stream, model, kind: str, original: bool, head: bool = True):
@@ -127,7 +154,6 @@ def append(stream, op: int, a0=0, a1=0, a2=0, a3=0, flag=0, blocks=0) -> int:
     model = link.model
     RT.host_ns += model.capture_task_ns
     if model.taskgrp_streams:
-        from . import taskgroup as TG
         code = TG.before_capture(stream, link, op)
         if code:
             return -code
@@ -136,7 +162,6 @@ def append(stream, op: int, a0=0, a1=0, a2=0, a3=0, flag=0, blocks=0) -> int:
         cs = cascade(stream)
     if cs.task_group is None:
         return cs.append(op, 1, a0, a1, a2, a3, flag, blocks)
-    from . import taskgroup as TG
     code = TG.packable(cs, op, a0)
     if code:
         cs.sqe_num += 1                      # the SQE was taken before the packing failed
@@ -153,7 +178,6 @@ def append_task(stream, rows, sqe_num: int) -> int:
     model = link.model
     RT.host_ns += model.capture_task_ns
     if model.taskgrp_streams:
-        from . import taskgroup as TG
         code = TG.before_capture(stream, link, rows[0][0])
         if code:
             return -code
@@ -161,7 +185,6 @@ def append_task(stream, rows, sqe_num: int) -> int:
     if cs.sqe_num >= model.cascade_at:
         cs = cascade(stream)
     if cs.task_group is not None:
-        from . import taskgroup as TG
         code = TG.packable(cs, rows[0][0], rows[0][1].get("a0", 0))
         if code:
             cs.sqe_num += sqe_num
@@ -206,37 +229,18 @@ def append_internal(cs, op: int, **fields):
 
 
 # ---- events (§4.1) ----
-def capture_event_of(ev, model):
-    """The capture event a user event currently names in ``model`` (or a new one)."""
-    ce = getattr(ev, "capture_event", None)
-    if ce is not None and ce.model is model:
-        return ce
-    ce = M.CaptureEvent(model, ev)
-    ev.capture_event = ce
-    ev.capture_model = model
-    model.user_events.add(ev)
-    return ce
-
-
-def event_capturing(ev) -> bool:
-    m = getattr(ev, "capture_model", None)
-    return m is not None and m.is_capturing
-
-
 def record(ev, stream) -> int:
     """aclrtRecordEvent on a capturing stream."""
-    from .event import EX
     if ev.kind != EX:
         return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
     if stream.is_default:
         return ERR.ACL_ERROR_RT_STREAM_CAPTURE_IMPLICIT
     if not ev.has_wait_task:
         return ERR.ACL_SUCCESS                             # captures nothing
-    from .api_mdl import _bad_capture_flags
-    if _bad_capture_flags(stream):
+    if bad_capture_flags(stream):
         return ERR.ACL_ERROR_RT_INTERNAL_ERROR             # §4.1: S flags unsupported
     model = stream.capture.model
-    old = getattr(ev, "capture_model", None)
+    old = ev.capture_model
     if old is not None and old is not model and old.is_capturing:
         old.terminate_capture()
         invalidate(stream)
@@ -255,10 +259,8 @@ def record(ev, stream) -> int:
 def wait(stream, ev) -> int:
     """aclrtStreamWaitEvent where the event is capturing (joins a non-capturing stream) or the
     stream is capturing (§4.1)."""
-    from .event import EX
-    if event_capturing(ev):
-        from .api_mdl import _bad_capture_flags
-        if _bad_capture_flags(stream):
+    if event_captured(ev):
+        if bad_capture_flags(stream):
             return ERR.ACL_ERROR_RT_INTERNAL_ERROR         # §4.1: S2 flags unsupported
         if stream.is_default:
             return ERR.ACL_ERROR_RT_STREAM_CAPTURE_IMPLICIT

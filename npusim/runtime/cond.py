@@ -15,9 +15,9 @@ import numpy as np
 
 from .. import errors as ERR
 from ..device import sqe as S
-from . import api_stream as AS
 from . import capture as C
 from . import model as M
+from . import stream as ST
 from .runtime import RT
 
 ACL_MODEL_RI_COND_TASK_IF, ACL_MODEL_RI_COND_TASK_WHILE, ACL_MODEL_RI_COND_TASK_SWITCH = 0, 1, 2
@@ -28,6 +28,9 @@ SQE_NUM = {ACL_MODEL_RI_COND_TASK_IF: 2, ACL_MODEL_RI_COND_TASK_WHILE: 3,
 
 
 class CondHandle:
+    __slots__ = ("model", "device", "default", "flag", "addr", "notify_slot", "sub_models", "type",
+                 "handle", "max_iterations", "engine_id")
+
     def __init__(self, model, default: int, flag: int):
         dev = model.device
         self.model = model
@@ -119,14 +122,14 @@ def ri_add_cond_task(cond, cond_type, size, stream, flags=0):
     ch, code = RT.handles.get("cond", cond)
     if code:
         return None, code
-    s, code = AS.lookup(stream)
+    s, code = ST.lookup(stream)
     if code:
         return None, code
     if cond_type not in (0, 1, 2) or flags != 0 or ch is None:
         return None, ERR.ACL_ERROR_RT_PARAM_INVALID
     if ch.sub_models:
         return None, ERR.ACL_ERROR_RT_PARAM_INVALID              # a handle is used once
-    s, code = AS.resolve_same_ctx(s)
+    s, code = ST.resolve_same_ctx(s)
     if code:
         return None, code
     if s.capture is None:
@@ -172,6 +175,3 @@ def assign_defaults(model, stream) -> None:
     model.device.advance_to_host()
     for ch in handles:
         ch.device.state.mem.view(ch.addr, 8).view(np.uint64)[0] = ch.default
-
-
-RT.before_model_launch = assign_defaults

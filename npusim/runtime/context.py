@@ -7,10 +7,14 @@ Per thread the runtime keeps (``curCtx``, ``curRef``): an explicit context set b
 """
 from __future__ import annotations
 
+from .stream import Stream
+
 
 class Context:
+    __slots__ = ("device", "primary", "destroyed", "streams", "failure_code", "stop_on_failure",
+                 "handle", "capture_refs", "overflow_addr", "default_stream")
+
     def __init__(self, device, primary: bool):
-        from .stream import Stream
         self.device = device
         self.primary = primary
         self.destroyed = False
@@ -18,6 +22,8 @@ class Context:
         self.failure_code = 0          # sticky code once a STOP_ON_FAILURE stream faulted
         self.stop_on_failure = False
         self.handle = 0
+        self.capture_refs = [0, 0, 0]  # captures of this context's streams per mode (§3.2)
+        self.overflow_addr = 0         # args-overflow area of this context (api_kernel)
         device.contexts.append(self)
         self.default_stream = Stream(self, is_default=True)
 

@@ -14,16 +14,25 @@ import numpy as np
 
 from .. import errors as ERR
 from ..device import engine as E
-from ..device.recording import OBS_ALL, OBS_SLOT, OBS_SQ
+from ..device import sqe as S
+from ..device.kernels import TABLE, UNIT_AIC, UNIT_AICPU
+from ..device.recording import OBS_ALL, OBS_SQ
+from ..device.sqe import SQE_STRUCT
 from ..device.state import DeviceState
+from .recording import REC
 from .runtime import RT
+
+AFTER_RUN_HOOKS: list = []
+"""Callbacks ``hook(device)`` run after every engine run, under the runtime lock: registered by
+``runtime.api_kernel`` at import (device printf drain, kernel exception callbacks)."""
+PAYLOAD_DEPTH = 1 << 16
+"""Rows of a device's task-update payload ring (``UpdatePayload``)."""
 
 
 def fault_code(f) -> int:
     """The code a synchronize reports for a device fault: a vector-core kernel exception is
     507035 (what the runtime's ErrorOP sample gets), a cube/mix kernel 507015 (eager_api_checks
     §4.7); a bad address in a copy or value task is reported as a vector-core exception too."""
-    from ..device.kernels import TABLE, UNIT_AIC, UNIT_AICPU
     if f.kind == E.F_BAD_OP:
         return ERR.ACL_ERROR_RT_INTERNAL_ERROR
     if f.kind == E.F_RUNAWAY:              # the real graph would never end: a sync timeout
@@ -47,7 +56,43 @@ class DeadlockError(Exception):
         self.diagnosis = diagnosis
 
 
+class UpdatePayload:
+    """Where task update stages rebuilt SQEs until the update stream's ``SQE_UPDATE`` copies
+    them over the captured task (``taskgroup.update_task``): a ring of pool rows of its own SQ
+    (nothing is ever pushed on it). A row is reused only after the SQE_UPDATE reading it ran."""
+
+    __slots__ = ("device", "sq", "base", "next", "users")
+
+    def __init__(self, device: "Device", depth: int):
+        self.device = device
+        self.sq = device.state.alloc_sq(depth, E.K_MODEL)
+        self.base = device.state.row_of(self.sq, 0)
+        self.next = 0
+        self.users: dict = {}          # ring slot -> (update SQ, position after its SQE_UPDATE)
+
+    def stage(self, row: tuple) -> tuple[int, int]:
+        """Write ``row`` into the next free payload row: (pool row, ring slot). The caller
+        records in ``users[slot]`` the SQE_UPDATE that reads it."""
+        depth = self.device.state.sqs[self.sq, E.Q_DEPTH]
+        slot = self.next % depth
+        user = self.users.pop(slot, None)
+        if user is not None:                                   # still unread: wait for it
+            self.device.wait_sq(*user)
+        self.next += 1
+        r = self.base + slot
+        SQE_STRUCT.pack_into(self.device.state.pool, 64 * r, *row)
+        return r, slot
+
+
 class Device:
+    """The host side of one device. Every field is declared here."""
+
+    __slots__ = ("id", "profile", "state", "set_count", "contexts", "primary", "streams",
+                 "slot_owner", "_stream_ids", "last_error_detail", "_faults_seen",
+                 "sq_fault_code", "models", "model_slots", "streams_by_sq_model", "sqcq_used",
+                 "conds", "_max_while", "_update_payload", "c2c_addr", "_kernel_faults_seen",
+                 "__weakref__")
+
     def __init__(self, dev_id: int, profile):
         self.id = dev_id
         self.profile = profile
@@ -70,9 +115,17 @@ class Device:
         self.sqcq_used = 0                     # SQ/CQ pairs taken from the device pool
         self.conds: list = []                  # cond handles, index = engine cond id
         self._max_while = 100_000_000          # runaway-WHILE bound (per handle override)
-        from .recording import REC
+        self._update_payload = None            # UpdatePayload, made at the first task update
+        self.c2c_addr = 0                      # C2C control area (args handles, api_kernel)
+        self._kernel_faults_seen = 0           # faults already given to exception callbacks
         if REC.accesses:
             REC.attach(self)                   # npusim.analysis: record accesses
+
+    def update_payload(self) -> UpdatePayload:
+        """The task-update payload ring (made on first use)."""
+        if self._update_payload is None:
+            self._update_payload = UpdatePayload(self, PAYLOAD_DEPTH)
+        return self._update_payload
 
     @property
     def max_while_iterations(self) -> int:
@@ -104,8 +157,7 @@ class Device:
         rows, cmodels = [], []
         for ch in self.conds:
             subs = [m.engine_id for m in ch.sub_models if not m.destroyed]
-            bound = ch.max_iterations or getattr(ch.model, "max_iterations", 0) \
-                or self.max_while_iterations
+            bound = ch.max_iterations or self.max_while_iterations
             rows.append((ch.addr, max(ch.type, 0), len(subs), len(cmodels), bound))
             cmodels.extend(subs)
         self.state.set_conds(rows, cmodels)
@@ -128,7 +180,7 @@ class Device:
             for f in faults[self._faults_seen:]:
                 self._on_fault(f)
             self._faults_seen = len(faults)
-            for hook in getattr(RT, "device_run_hooks", ()):   # printf drain, exception callbacks
+            for hook in AFTER_RUN_HOOKS:          # printf drain, exception callbacks
                 hook(self)
             return r
 
@@ -167,14 +219,6 @@ class Device:
         if self.state.access_log is not None:
             self.state.access_log.observe(OBS_SQ, sq, pos)    # orders later submissions
 
-    def wait_slot(self, slot: int, value: int) -> None:
-        r = self._run(kind=E.STOP_SLOT, a=slot, b=value)
-        if r != E.R_STOPPED:
-            raise DeadlockError(self.explain_stall(extra_slot=slot))
-        RT.host_at_least(self.state.sync[slot, E.Y_TIME])
-        if self.state.access_log is not None:
-            self.state.access_log.observe(OBS_SLOT, slot, value)
-
     def wait_all(self) -> None:
         r = self._run()
         if r == E.R_DEADLOCK:
@@ -202,7 +246,6 @@ class Device:
         return o.describe() if o is not None else f"sync slot {slot}"
 
     def describe_fault(self, f) -> str:
-        from ..device.kernels import TABLE
         what = FAULT_NAMES.get(f.kind, "device fault")
         if 0 <= f.kernel < len(TABLE.entries):
             what += f" in kernel {TABLE.name(f.kernel)}"
@@ -222,7 +265,6 @@ class Device:
 
     def _pending_records(self, slot: int) -> list[tuple[int, int]]:
         """(sq, pos) of every queued SQE that would set ``slot``."""
-        from ..device import sqe as S
         st = self.state
         st.flush()
         found = []
@@ -239,7 +281,6 @@ class Device:
 
     def _site(self, q: int, pos: int) -> str:
         """The " [file:line]" suffix of the SQE at (q, pos) when its issuing line was recorded."""
-        from .recording import REC
         st = self.state
         if not 0 <= pos < int(st.sqs[q, E.Q_TAIL]):
             return ""
@@ -336,8 +377,6 @@ class Device:
     def describe_loop(self, ch) -> str:
         """A runaway WHILE's loop: the cond task, its body, and which body tasks write the cond
         word (none: the loop can never end)."""
-        from ..device import sqe as S
-        from ..device.kernels import TABLE
         st = self.state
         st.flush()
         word = ch.addr
@@ -376,7 +415,7 @@ class Device:
     # ---- teardown ----
     def close(self) -> None:
         for s in list(self.streams.values()):
-            RT.handles.remove(getattr(s, "handle", 0))
+            RT.handles.remove(s.handle)
         self.streams.clear()
         for c in self.contexts:
             c.destroyed = True

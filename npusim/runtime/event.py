@@ -19,6 +19,7 @@ A notify is a binary flag: a record sets it, a wait blocks until it is set and c
 from __future__ import annotations
 
 from ..device import engine as E
+from .runtime import RT
 
 EX, LEGACY, FLAG = "ex", "legacy", "flag"
 
@@ -34,6 +35,9 @@ _WAITABLE = ACL_EVENT_SYNC | RT_EVENT_DDSYNC | ACL_EVENT_EXTERNAL | ACL_EVENT_IP
 
 
 class Event:
+    __slots__ = ("ctx", "device", "kind", "flag", "handle", "slot", "seq", "last", "destroyed",
+                 "capture_model", "capture_event")
+
     def __init__(self, ctx, kind: str, flag: int):
         self.ctx = ctx
         self.device = ctx.device
@@ -45,6 +49,8 @@ class Event:
         self.seq = 0                  # records issued (EX/LEGACY sequence numbers)
         self.last = None              # (stream, position) of the latest record task
         self.destroyed = False
+        self.capture_model = None     # the model a capture bound this event to (capture.py)
+        self.capture_event = None     # its CaptureEvent in that model
 
     @property
     def has_wait_task(self) -> bool:
@@ -78,7 +84,6 @@ class Event:
     def record_done(self) -> bool:
         """Has the latest record task completed by the host's current time (the device has run
         up to it)? The engine may have run it already while its end lies in the host's future."""
-        from .runtime import RT
         if self.last is None:
             return True
         stream, pos = self.last
@@ -98,6 +103,8 @@ class Event:
 
 
 class Notify:
+    __slots__ = ("ctx", "device", "flag", "handle", "slot", "destroyed")
+
     def __init__(self, ctx, flag: int):
         self.ctx = ctx
         self.device = ctx.device

@@ -17,6 +17,7 @@ from ..progress import Progress
 from ..device import sqe as S
 from .recording import REC
 from .runtime import RT
+from .stream import SqStream
 
 NONE, CAPTURE_ACTIVE, CAPTURE_INVALIDATED, UPDATING, FAULT, READY = range(6)
 STATUS_NAMES = ("NONE", "CAPTURE_ACTIVE", "CAPTURE_INVALIDATED", "UPDATING", "FAULT", "READY")
@@ -26,12 +27,19 @@ ARGS_CHUNK = 1 << 20            # largest args chunk; chunks start at 4 KiB and 
 INITIAL_RING = 256              # SQEs a capture stream's ring holds before it first grows
 
 
-class CaptureStream:
-    """One hidden stream of a model: an SQ ring plus what EndCapture validation needs."""
+class CaptureStream(SqStream):
+    """One hidden stream of a model: an SQ ring plus what EndCapture validation needs. It is an
+    ``SqStream`` (``is_model``), so a user API handed its handle sees a stream it refuses."""
+
+    __slots__ = ("model", "original", "head", "added", "user_stream", "parent", "last_level",
+                 "depth", "capacity", "state", "sqe_num", "task_count", "last_op", "last_event",
+                 "task_group", "_ring_base", "task_handles")
+    is_model = True
 
     def __init__(self, model: "CaptureModel", original: bool, head: bool, user_stream=None,
                  added: bool = False, parent: "CaptureStream | None" = None):
         dev = model.device
+        super().__init__(model.ctx, dev)
         self.model = model
         self.original = original
         self.head = head
@@ -51,10 +59,8 @@ class CaptureStream:
         self.last_op = -1           # opcode of the last task (join-back rule)
         self.last_event = None      # capture event of the last task when it is a record
         self.task_group = None      # open task group (task groups)
-        self.handle = 0
-        # the stream-shaped attributes user APIs read when handed a model stream
-        self.ctx, self.device, self.flags, self.capture = model.ctx, dev, 0, None
-        self.is_default = self.destroyed = self.stop_on_failure = False
+        self._ring_base = -1        # pool row of position 0, once capture has ended
+        self.task_handles: dict = {}  # position -> task handle (aclmdlRIGetTasksByStream)
         model.streams.append(self)
         dev.streams_by_sq_model[self.sq] = self
 
@@ -65,6 +71,13 @@ class CaptureStream:
     @property
     def tail(self) -> int:
         return self.task_count
+
+    def ring_base(self) -> int:
+        """Pool row of position 0 of the ring (a capture stream never wraps, and once its
+        capture has ended its ring no longer moves)."""
+        if self._ring_base < 0:
+            self._ring_base = self.state.row_of(self.sq, 0)
+        return self._ring_base
 
     def append(self, op: int, sqe_count: int = 1, a0=0, a1=0, a2=0, a3=0, flag=0,
                blocks=0) -> int:
@@ -91,6 +104,8 @@ class CaptureEvent:
     """An internal hardware event a capture records and waits on (§9.2): a sync slot in the
     model, set by its record task, waited by capture streams, reset at the end of each replay."""
 
+    __slots__ = ("model", "user_event", "slot", "recorded", "waited_by")
+
     def __init__(self, model: "CaptureModel", user_event):
         self.model = model
         self.user_event = user_event
@@ -101,6 +116,17 @@ class CaptureEvent:
 
 
 class CaptureModel:
+    """A model (``aclmdlRI``): its capture streams and events, status, execution bookkeeping,
+    args, task groups and cond handles. Every field is declared here."""
+
+    __slots__ = ("ctx", "device", "id", "handle", "sub", "parent", "status", "sw_sq",
+                 "capture_depth", "cascade_at", "capture_task_ns", "streams", "capture_events",
+                 "user_events", "participants", "added", "exe_notifies", "endgraph_slot",
+                 "has_endgraph", "built", "sqcq", "runs", "engine_id", "name", "args_chunks",
+                 "_args_pos", "_args_size", "destroyed", "task_groups", "taskgrp_streams",
+                 "taskgrp_err", "cond_handles", "capture_progress", "begun_at", "invalidated_by",
+                 "staged_updates", "last_debug_lines")
+
     def __init__(self, ctx, sub: bool = False, parent=None):
         dev = ctx.device
         self.ctx = ctx
@@ -139,6 +165,9 @@ class CaptureModel:
         self.cond_handles: list = []
         self.capture_progress = Progress(f"capturing model {self.id}", "task")
         self.begun_at = REC.site(1)            # the capture call's source line (linter)
+        self.invalidated_by = None             # the call that invalidated the capture (linter)
+        self.staged_updates: dict = {}         # (capture stream, pos) -> row (aclmdlRIUpdate)
+        self.last_debug_lines: list = []       # what the last aclmdlRIDebugPrint printed
         dev.models.append(self)
         # engine ids are given at the next publish (the model's first build)
 
@@ -219,7 +248,6 @@ class CaptureModel:
         self.streams.clear()
         self.destroyed = True
         if self.sub:
-            from .runtime import RT
             RT.handles.remove(self.handle)
         if self in dev.models:
             dev.models.remove(self)

@@ -16,16 +16,29 @@ from ..profiles import DEFAULT_PROFILE, get_profile
 from .handles import Registry
 
 
+MODE_NONE = 3
+"""aclmdlRICaptureMode count (GLOBAL, THREAD_LOCAL, RELAXED = 0, 1, 2): "no capture mode"."""
+
+
 class _ThreadState(threading.local):
-    """Per thread: ``context`` (curCtx, set explicitly) and ``primary`` (curRef, the primary
-    context of the device this thread set)."""
+    """Per thread: ``context`` (curCtx, set explicitly), ``primary`` (curRef, the primary
+    context of the device this thread set), and the thread's capture-mode bookkeeping
+    (``spec/aclgraph.md`` §3.2): captures begun per mode and the exchanged mode."""
 
     def __init__(self):
         self.context = None
         self.primary = None
+        self.capture_refs = [0, 0, 0]     # captures this thread began, per mode
+        self.exchange_mode = 0            # aclmdlRICaptureThreadExchangeMode (GLOBAL)
 
 
 class Runtime:
+    """The process singleton ``RT``. Every field is declared here; nothing else adds any."""
+
+    __slots__ = ("initialized", "init_refs", "finalized", "profile_name", "profile_overrides",
+                 "profile", "devices", "handles", "tls", "host_ns", "lock", "trace_on",
+                 "host_trace", "device_options")
+
     def __init__(self):
         self.initialized = False
         self.init_refs = 0
@@ -41,7 +54,6 @@ class Runtime:
         self.trace_on = False
         self.host_trace: list = []       # (api name, host ns at entry, host ns at exit)
         self.device_options: dict = {}
-        self.task_group_check = None     # set by the task-group layer (capture.append calls it)
 
     # ---- configuration ----
     def configure(self, profile: str | None = None, trace: bool | None = None,
@@ -58,6 +70,14 @@ class Runtime:
         if timing:
             self.profile_overrides.update(timing)
         self.device_options.update(options)
+
+    def profile_in_force(self):
+        """The chip profile in force: fixed by ``acl.init``; APIs do not require init (as in the
+        real runtime), so before it the configured one is used."""
+        if self.profile is None:
+            p = get_profile(self.profile_name)
+            return p.with_timing(**self.profile_overrides) if self.profile_overrides else p
+        return self.profile
 
     # ---- host clock ----
     def tick(self, ns: int) -> int:
@@ -126,3 +146,8 @@ class Runtime:
 
 
 RT = Runtime()
+
+
+def profile():
+    """The chip profile in force (``Runtime.profile_in_force`` of ``RT``)."""
+    return RT.profile_in_force()

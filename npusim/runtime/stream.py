@@ -1,15 +1,33 @@
-"""Streams: an eager SQ ring on the device, task ids, and submission with back-pressure.
+"""Streams: an SQ on the device, task ids, and submission with back-pressure.
 
-Submitting a task writes one SQE at the ring's tail with the host time at which its doorbell
-rang. A full ring makes the host wait (the engine runs until a slot frees up), as the real
-runtime blocks a thread whose stream has ``maxTaskNumPerStream`` tasks in flight.
+Two kinds of stream own an SQ, and both are ``SqStream``s:
+
+* a **user stream** (``Stream``, this module): an eager SQ ring of ``rtsq_depth`` rows. Submitting
+  a task writes one SQE at the ring's tail with the host time at which its doorbell rang. A full
+  ring makes the host wait (the engine runs until a slot frees up), as the real runtime blocks a
+  thread whose stream has ``maxTaskNumPerStream`` tasks in flight.
+* a **capture stream** (``model.CaptureStream``): the hidden stream of a model that a capturing
+  user stream's tasks are written into (``spec/aclgraph.md`` glossary). ``is_model`` tells them
+  apart; the eager APIs refuse a model stream handle (207000) with ``resolve``.
+
+While a user stream captures or updates a task group, ``submit`` hands the task to the object
+that owns that state — the stream's ``CaptureLink`` (``capture.py``) or the ``TaskGroup`` it
+updates (``taskgroup.py``) — through their ``submit`` methods, so this module imports neither.
 """
 from __future__ import annotations
 
+from .. import errors as ERR
 from ..device import engine as E
-from . import capture
 from .recording import REC
 from .runtime import RT
+
+# aclrtCreateStreamWithConfig flags (acl_rt.h)
+ACL_STREAM_FAST_LAUNCH, ACL_STREAM_FAST_SYNC, ACL_STREAM_PERSISTENT = 0x1, 0x2, 0x4
+ACL_STREAM_HUGE, ACL_STREAM_CPU_SCHEDULE, ACL_STREAM_DEVICE_USE_ONLY = 0x8, 0x10, 0x20
+STREAM_FLAGS = 0x3F
+NO_SYNC_FLAGS = ACL_STREAM_PERSISTENT | ACL_STREAM_CPU_SCHEDULE | ACL_STREAM_DEVICE_USE_ONLY
+"""Streams a synchronize skips (AICPU, persistent and device-only streams)."""
+ACL_CONTINUE_ON_FAILURE, ACL_STOP_ON_FAILURE = 0, 1
 
 
 def refused(pos: int) -> int:
@@ -18,24 +36,48 @@ def refused(pos: int) -> int:
     return -pos if pos < 0 else 0
 
 
-class Stream:
-    def __init__(self, ctx, is_default: bool = False, flags: int = 0, priority: int = 0):
+class SqStream:
+    """What every stream that owns an SQ has: user streams and capture streams alike."""
+
+    __slots__ = ("ctx", "device", "sq", "id", "handle", "flags", "capture", "is_default",
+                 "destroyed", "stop_on_failure")
+    is_model = False
+    """True for a model's capture stream (``model.CaptureStream``)."""
+
+    def __init__(self, ctx, device, flags: int = 0):
         self.ctx = ctx
-        self.device = ctx.device
-        self.is_default = is_default
+        self.device = device
         self.flags = flags
-        self.priority = priority
-        self.destroyed = False
         self.handle = 0
+        self.capture = None            # CaptureLink while a user stream captures (capture.py)
+        self.is_default = False
+        self.destroyed = False
+        self.stop_on_failure = False
+        self.sq = -1
+        self.id = -1
+
+
+class Stream(SqStream):
+    """A user stream: an eager SQ, its task ids, its task-group state and its args areas."""
+
+    __slots__ = ("priority", "depth", "task_seq", "tg_status", "tg_update", "failure_mode",
+                 "args_ring", "extra_args")
+
+    def __init__(self, ctx, is_default: bool = False, flags: int = 0, priority: int = 0):
+        super().__init__(ctx, ctx.device, flags)
+        self.is_default = is_default
+        self.priority = priority
         prof = self.device.profile
         self.depth = prof.max_task_num_per_stream
         self.sq = self.device.state.alloc_sq(prof.rtsq_depth, E.K_EAGER,
                                              prof.timing.sqe_dispatch_eager_ns)
         self.id = self.device.next_stream_id()
         self.task_seq = 0
-        self.capture = None            # CaptureLink while the stream captures (capture.py)
-        self.tg_status = 0             # task-group status: NONE / SAMPLE / UPDATE
+        self.tg_status = 0             # task-group status: NONE / SAMPLE / UPDATE (taskgroup.py)
         self.tg_update = None          # the TaskGroup this stream is updating
+        self.failure_mode = ACL_CONTINUE_ON_FAILURE   # its own mode (aclrtSetStreamFailureMode)
+        self.args_ring = None          # [address, launches] of the per-stream args ring (args.py)
+        self.extra_args: list = []     # allocations of launches with more than a slot of args
         self.stop_on_failure = ctx.stop_on_failure
         if self.stop_on_failure:
             self.device.state.sqs[self.sq, E.Q_STOP_ON_FAIL] = 1
@@ -57,10 +99,9 @@ class Stream:
         stream captures: the task is recorded into the model, not run), or a negative ACL code
         when the runtime refuses the task (task-group and task-update rules)."""
         if self.tg_update is not None:
-            from . import taskgroup
-            return taskgroup.update_task(self, op, a0, a1, a2, a3, flag, blocks)
+            return self.tg_update.submit_update(self, op, a0, a1, a2, a3, flag, blocks)
         if self.capture is not None:
-            return capture.append(self, op, a0, a1, a2, a3, flag, blocks)
+            return self.capture.submit(self, op, a0, a1, a2, a3, flag, blocks)
         dev = self.device
         RT.host_ns += host_cost_ns
         st = dev.state
@@ -84,14 +125,43 @@ class Stream:
         self.device.state.sqs[self.sq, E.Q_STOP_ON_FAIL] = 1
 
     def release(self) -> None:
-        """Free the SQ (after the stream's work is done)."""
+        """Free the SQ and the args areas (after the stream's work is done)."""
         self.destroyed = True
         self.device.streams.pop(self.sq, None)
         if self in self.ctx.streams:
             self.ctx.streams.remove(self)
         self.device.state.free_sq(self.sq)
         mem = self.device.state.mem
-        ring = getattr(self, "args_ring", None)
-        for addr in ([ring[0]] if ring else []) + getattr(self, "extra_args", []):
+        for addr in ([self.args_ring[0]] if self.args_ring else []) + self.extra_args:
             mem.free(addr)
+        self.args_ring, self.extra_args = None, []
         RT.handles.remove(self.handle)
+
+
+# ---- stream handles as the APIs take them ----
+def lookup(h):
+    """(stream or None for NULL, code): only handle validation (107017)."""
+    return RT.handles.get("stream", h)
+
+
+def resolve(s):
+    """A NULL stream is the current context's default stream; a model's own stream is refused
+    (207000): (stream, code)."""
+    ctx = RT.current_context
+    if ctx is None:
+        return None, ERR.ACL_ERROR_RT_CONTEXT_NULL
+    if s is None:
+        return ctx.default_stream, ERR.ACL_SUCCESS
+    if s.is_model:
+        return None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT   # a model (capture) stream
+    return s, ERR.ACL_SUCCESS
+
+
+def resolve_same_ctx(s):
+    """As ``resolve``, plus 107003 for a stream of another context."""
+    s, code = resolve(s)
+    if code:
+        return None, code
+    if s.ctx is not RT.current_context:
+        return None, ERR.ACL_ERROR_RT_STREAM_CONTEXT
+    return s, ERR.ACL_SUCCESS

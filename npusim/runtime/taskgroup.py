@@ -14,12 +14,11 @@ from .. import errors as ERR
 from ..device import sqe as S
 from ..device.sqe import SQE_STRUCT
 from ..device.kernels import TABLE, UNIT_AICPU
-from . import api_stream as AS
 from . import model as M
-from .runtime import RT
+from .runtime import RT, profile
+from .stream import lookup, resolve_same_ctx
 
 NONE, SAMPLE, UPDATE = 0, 1, 2
-PAYLOAD_DEPTH = 1 << 16
 
 
 class TaskGroup:
@@ -29,6 +28,10 @@ class TaskGroup:
         self.update_index = 0
         self.handle = 0
         self.model = None                    # the capture model owning the group
+
+    def submit_update(self, stream, op: int, a0=0, a1=0, a2=0, a3=0, flag=0, blocks=0) -> int:
+        """``Stream.submit`` of a stream updating this group: ``update_task``."""
+        return update_task(stream, op, a0, a1, a2, a3, flag, blocks)
 
     def debug_lines(self, dev_id: int, model_id: int, index: int) -> list[str]:
         """The task-group lines of aclmdlRIDebugPrint: first, last, and both sides of every
@@ -45,7 +48,8 @@ class TaskGroup:
 
 
 def _status(stream) -> int:
-    return getattr(stream, "tg_status", NONE)
+    """The task-group status of a user stream (a model's own stream has none)."""
+    return NONE if stream.is_model else stream.tg_status
 
 
 # ---- hooks called while capturing and submitting ----
@@ -103,15 +107,16 @@ def update_task(stream, op: int, a0=0, a1=0, a2=0, a3=0, flag=0, blocks=0) -> in
         return -ERR.ACL_ERROR_RT_STREAM_CAPTURED
     st = stream.device.state
     st.flush(cs.sq)                      # only the captured ring is read (usually nothing staged)
-    dst = _ring_base(cs) + pos           # a capture stream never wraps (model.py)
+    dst = cs.ring_base() + pos           # a capture stream never wraps (model.py)
     # the captured SQE's fields (struct, not a numpy record: ~10x cheaper per task)
     _, old_flag, _, old_task_id, old_kid = SQE_STRUCT.unpack_from(st.pool, 64 * dst)[:5]
     if TABLE.entries[a0].unit != TABLE.entries[old_kid].unit:
         return -ERR.ACL_ERROR_RT_INTERNAL_ERROR             # RT_ERROR_KERNEL_TYPE
     if not stream.device.profile.software_sq:
         return -ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT_UPDATE_OP
-    src, slot = _payload_row(stream.device, (S.OP_KERNEL, old_flag, blocks & 0xFFFF,
-                                             old_task_id, a0, a1, a2, a3, 0, 0, 0))
+    pay = stream.device.update_payload()
+    src, slot = pay.stage((S.OP_KERNEL, old_flag, blocks & 0xFFFF, old_task_id, a0, a1, a2, a3,
+                          0, 0, 0))
     stream.tg_update = None                                # submit the copy as a plain task
     try:
         p = stream.submit(S.OP_SQE_UPDATE, stream.device.timing.host_task_update_ns,
@@ -119,47 +124,13 @@ def update_task(stream, op: int, a0=0, a1=0, a2=0, a3=0, flag=0, blocks=0) -> in
     finally:
         stream.tg_update = g
     if p >= 0:
-        stream.device.update_payload["users"][slot] = (stream.sq, p + 1)
+        pay.users[slot] = (stream.sq, p + 1)
     return p
-
-
-def _ring_base(cs) -> int:
-    """Pool row of position 0 of a capture stream's ring (fixed for the stream's life)."""
-    base = cs.__dict__.get("ring_base")
-    if base is None:
-        base = cs.ring_base = cs.model.device.state.row_of(cs.sq, 0)
-    return base
-
-
-def _payload_row(dev, row: tuple) -> tuple[int, int]:
-    """A pool row holding an updated SQE until the update stream copies it (a ring; a row is
-    reused only after the SQE_UPDATE that reads it has run): (pool row, ring slot). The caller
-    records in ``users[slot]`` the (update SQ, position after its SQE_UPDATE)."""
-    pay = getattr(dev, "update_payload", None)
-    if pay is None:
-        from ..device import engine as E
-        q = dev.state.alloc_sq(PAYLOAD_DEPTH, E.K_MODEL)
-        pay = dev.update_payload = {"sq": q, "base": dev.state.row_of(q, 0), "next": 0,
-                                    "users": {}}
-    slot = pay["next"] % PAYLOAD_DEPTH
-    user = pay["users"].pop(slot, None)
-    if user is not None:                                   # still unread: wait for it
-        dev.wait_sq(*user)
-    pay["next"] += 1
-    r = pay["base"] + slot               # nothing is ever pushed (staged) on the payload ring
-    SQE_STRUCT.pack_into(dev.state.pool, 64 * r, *row)
-    return r, slot
 
 
 # ---- APIs (§7) ----
 def _feature() -> int:
-    from .api_device import profile
     return ERR.ACL_SUCCESS if profile().acl_graph else ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
-
-
-def _stream_for(stream_h):
-    s, code = AS.lookup(stream_h)
-    return s, code
 
 
 def ri_capture_task_grp_begin(stream) -> int:
@@ -168,12 +139,12 @@ def ri_capture_task_grp_begin(stream) -> int:
     code = _feature()
     if code:
         return code
-    s, code = _stream_for(stream)
+    s, code = lookup(stream)
     if code:
         return code
     if s.capture is None:
         return ERR.ACL_ERROR_RT_STREAM_NOT_CAPTURED
-    s, code = AS.resolve_same_ctx(s)
+    s, code = resolve_same_ctx(s)
     if code:
         return code
     if _status(s) != NONE:
@@ -200,12 +171,12 @@ def ri_capture_task_grp_end(stream):
     code = _feature()
     if code:
         return None, code
-    s, code = _stream_for(stream)
+    s, code = lookup(stream)
     if code:
         return None, code
     if s.capture is None:
         return None, ERR.ACL_ERROR_RT_STREAM_NOT_CAPTURED
-    s, code = AS.resolve_same_ctx(s)
+    s, code = resolve_same_ctx(s)
     if code:
         return None, code
     if _status(s) != SAMPLE:
@@ -239,14 +210,14 @@ def _update_stream(stream):
     code = _feature()
     if code:
         return None, code
-    s, code = _stream_for(stream)
+    s, code = lookup(stream)
     if code:
         return None, code
     if s.capture is not None:
         return None, ERR.ACL_ERROR_RT_STREAM_CAPTURED
-    if getattr(s, "model", None) is not None:
+    if s.is_model:
         return None, ERR.ACL_ERROR_RT_STREAM_MODEL
-    return AS.resolve_same_ctx(s)
+    return resolve_same_ctx(s)
 
 
 def ri_capture_task_update_begin(stream, handle) -> int:
@@ -258,7 +229,7 @@ def ri_capture_task_update_begin(stream, handle) -> int:
     if _status(s) != NONE:
         return ERR.ACL_ERROR_STREAM_TASK_GROUP_STATUS
     g, code = RT.handles.get("taskgrp", handle)
-    if g is None or getattr(g, "model", None) is None or g.model.destroyed:
+    if g is None or g.model is None or g.model.destroyed:
         # the runtime does not validate this raw pointer (§0.3); a group of a destroyed model
         # is freed memory there (undefined) — refused here rather than rewriting SQ rings the
         # freed model gave back (another model may own them now)

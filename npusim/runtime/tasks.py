@@ -12,8 +12,10 @@ from dataclasses import dataclass
 
 from .. import errors as ERR
 from ..device import sqe as S
+from ..device.kernels import TABLE, UNIT_AICPU
 from . import model as M
-from .runtime import RT
+from .functions import function_handle_of, resolve_function
+from .runtime import RT, profile
 
 ACL_MODEL_RI_TASK_DEFAULT, ACL_MODEL_RI_TASK_KERNEL = 0, 1
 ACL_MODEL_RI_TASK_EVENT_RECORD, ACL_MODEL_RI_TASK_EVENT_WAIT = 2, 3
@@ -65,11 +67,11 @@ def ri_get_tasks_by_stream(stream):
     cs, code = RT.handles.get("stream", stream)
     if code:
         return None, code
-    if getattr(cs, "model", None) is None:
+    if not cs.is_model:
         return None, ERR.ACL_ERROR_RT_PARAM_INVALID
     if cs.model.sub:
         return None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
-    cache = cs.__dict__.setdefault("task_handles", {})
+    cache = cs.task_handles
     out = []
     for pos in range(cs.task_count):
         h = cache.get(pos)
@@ -80,7 +82,6 @@ def ri_get_tasks_by_stream(stream):
 
 
 def _feature() -> int:
-    from .api_device import profile
     return ERR.ACL_SUCCESS if profile().acl_graph else ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
 
 
@@ -134,12 +135,6 @@ def ri_task_get_params(task):
     return p, ERR.ACL_SUCCESS
 
 
-def function_handle_of(kernel_id: int):
-    """The function handle launching ``kernel_id`` (set by the Kernel module), else None."""
-    hook = getattr(RT, "function_handle_of", None)
-    return hook(kernel_id) if hook else None
-
-
 def _check_for_update(t) -> int:
     """CheckCaptureModelForUpdate (capture_model_utils.cc:241-271)."""
     m = t.model
@@ -169,8 +164,7 @@ def ri_task_set_params(task, params: dict) -> int:
     ty = params.get("type")
     row = t.row().copy()
     if ty == ACL_MODEL_RI_TASK_KERNEL and int(row["op"]) == S.OP_KERNEL:
-        resolve = getattr(RT, "resolve_function", None)
-        kid, code = resolve(params.get("func")) if resolve else (None, ERR.ACL_ERROR_RT_PARAM_INVALID)
+        kid, code = resolve_function(params.get("func"))
         if code:
             m.status = M.FAULT
             return code
@@ -185,7 +179,7 @@ def ri_task_set_params(task, params: dict) -> int:
     else:
         m.status = M.FAULT
         return ERR.ACL_ERROR_RT_PARAM_INVALID
-    m.__dict__.setdefault("staged_updates", {})[(t.cs, t.pos)] = row
+    m.staged_updates[(t.cs, t.pos)] = row
     return ERR.ACL_SUCCESS
 
 
@@ -204,7 +198,7 @@ def ri_task_disable(task) -> int:
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     row = t.row().copy()
     row["op"] = S.OP_NOP
-    m.__dict__.setdefault("staged_updates", {})[(t.cs, t.pos)] = row
+    m.staged_updates[(t.cs, t.pos)] = row
     return ERR.ACL_SUCCESS
 
 
@@ -213,13 +207,12 @@ def apply_updates(m) -> int:
     st = m.device.state
     RT.tick(m.device.timing.host_model_update_ns)      # §1.9: release + rebuild (timing)
     st.flush()
-    for (cs, pos), row in m.__dict__.pop("staged_updates", {}).items():
+    for (cs, pos), row in m.staged_updates.items():
         st.pool[st.row_of(cs.sq, pos)] = row
+    m.staged_updates.clear()
     m.release_resources()
     return ERR.ACL_SUCCESS
 
-
-RT.model_update = apply_updates
 
 
 # aclrtLaunchKernelAttrId values (acl_rt.h) that aclmdlRIKernelTaskGetAttribute answers
@@ -244,7 +237,6 @@ def ri_kernel_task_get_attribute(task, attr_id):
     row = t.row()
     if int(row["op"]) != S.OP_KERNEL:
         return None, ERR.ACL_ERROR_RT_PARAM_INVALID
-    from ..device.kernels import TABLE, UNIT_AICPU
     kid = int(row["a0"])
     if not 0 <= kid < len(TABLE.entries) or TABLE.entries[kid].unit == UNIT_AICPU:
         return None, ERR.ACL_ERROR_RT_PARAM_INVALID
