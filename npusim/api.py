@@ -309,8 +309,8 @@ class Graph:
 
     @property
     def _model(self):
-        from .runtime.api_mdl import _model
-        m, code = _model(self.handle)
+        from .runtime.api_mdl import model_of
+        m, code = model_of(self.handle)
         _ok(code)
         return m
 

@@ -365,7 +365,8 @@ def test_notebook_04_comparison_program_has_no_race(monkeypatch):
     def reset():
         real_reset()
         ns.configure(record_accesses=True)
-    monkeypatch.setattr(ns, "reset", reset)
+    import npusim.api
+    monkeypatch.setattr(npusim.api, "reset", reset)        # compare() resets the simulator
     compare(16, 4_000)
     rep = races_in_eager(0)
     assert len(rep) == 0 and rep.tasks >= 32

@@ -22,7 +22,11 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
+from ..errors import check
+from ..runtime.api_mdl import model_of
+from ..runtime.device import DeadlockError
 from ..runtime.recording import REC, Site, site
+from ..runtime.runtime import RT
 from .lint import HINTS, LintError, clear as clear_errors, hint, last_errors
 
 _LAZY = ("Race", "RaceReport", "TaskRef", "analyze")     # race.py (numba) loads on first use
@@ -30,7 +34,7 @@ _LAZY = ("Race", "RaceReport", "TaskRef", "analyze")     # race.py (numba) loads
 
 def __getattr__(name):
     if name in _LAZY:
-        from . import race
+        from . import race          # deferred: compiling its numba pass costs seconds
         return getattr(race, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
@@ -38,13 +42,11 @@ _kept: dict = {}     # runtime device -> AccessLog of the last record() block (d
 
 
 def _devices():
-    from ..runtime.runtime import RT
     return list(RT.devices.values())
 
 
 def _runtime_device(device):
     """A runtime device from a Pythonic ``Device``, a device id, or None (the current one)."""
-    from ..runtime.runtime import RT
     if device is None:
         ctx = RT.current_context
         if ctx is None:
@@ -57,7 +59,6 @@ def _runtime_device(device):
 
 def _drain(dev) -> None:
     """Run everything queued on a device (a device synchronize; a deadlock is left alone)."""
-    from ..runtime.device import DeadlockError
     try:
         dev.wait_all()
     except DeadlockError:
@@ -122,7 +123,7 @@ def races_in_eager(device=None) -> "RaceReport":
         if log is None:
             raise ValueError("nothing recorded on this device: run the work inside "
                              "npusim.analysis.record() or with configure(record_accesses=True)")
-    from .race import analyze
+    from .race import analyze      # deferred: numba
     return analyze(dev, log)
 
 
@@ -132,12 +133,10 @@ def races(graph, stream=None, replays: int = 1) -> "RaceReport":
     with accesses recorded, and only the replay's tasks are analysed. The replay is real: it
     changes device memory as any replay would. Source lines are known for tasks captured while
     recording (``record()`` around the capture)."""
-    from .. import acl
-    from ..errors import check
-    from ..runtime.api_mdl import _model
-    from .race import analyze
+    from .. import acl             # deferred: acl imports this package's linter (a cycle)
+    from .race import analyze      # deferred: numba
     h = graph.handle if hasattr(graph, "handle") else int(graph)
-    m, code = _model(h)
+    m, code = model_of(h)
     check(code)
     dev = m.device
     s = stream if stream is not None else getattr(graph, "stream", None)

@@ -18,7 +18,11 @@ from collections import deque
 from dataclasses import dataclass
 
 from .. import errors as ERR
+from ..device import sqe as S
+from ..runtime import model as M
 from ..runtime.recording import REC, Site
+from ..runtime.runtime import RT
+from ..runtime.stream import lookup
 
 HINTS: dict[int, str] = {
     107024: "a capturing stream waits on an event recorded outside the capture (or a captured "
@@ -113,7 +117,6 @@ def hint(code: int, api: str = "") -> str | None:
 
 # ---- details: what caused the error ----
 def _obj(kind: str, h):
-    from ..runtime.runtime import RT
     try:
         o, code = RT.handles.get(kind, h)
     except Exception:                   # noqa: BLE001 — a detail must never raise
@@ -124,9 +127,8 @@ def _obj(kind: str, h):
 def _stream(h):
     if h is None:
         return None
-    from ..runtime import api_stream as AS
     try:
-        s, code = AS.lookup(h)
+        s, code = lookup(h)
     except Exception:                   # noqa: BLE001
         return None
     return None if code else s
@@ -141,22 +143,19 @@ def _task_site(cs, pos: int) -> Site | None:
 
 
 def _invalidation(model) -> str:
-    from ..runtime import model as M
-    inv = getattr(model, "invalidated_by", None)
+    inv = model.invalidated_by
     if inv is not None:
         return f"invalidated by {inv.api or 'a call'} at {inv}"
     return "the capture was invalidated" if model.status == M.CAPTURE_INVALIDATED else ""
 
 
 def _subgraphs(model) -> str:
-    from ..runtime import model as M
     return "; ".join(f"sub-graph {sub.describe()} is {M.STATUS_NAMES[sub.status]}"
                      for sub in model.all_models()[1:] if sub.status != M.READY)
 
 
 def _unjoined(model) -> str:
     """The side streams EndCapture's join-back rule (§4.3) refuses, and why."""
-    from ..device import sqe as S
     parts = []
     sides = [cs for cs in model.streams if not cs.original and cs.last_level and not cs.added]
     origin_joined = False
@@ -219,12 +218,12 @@ def _detail(code: int, api: str, args, snap) -> str:
                 args[1] if len(args) > 1 else None)
             if s is not None and s.capture is not None:
                 m = s.capture.model
-                began = getattr(m, "begun_at", None)
+                began = m.begun_at
                 b = f" (begun at {began})" if began is not None else ""
                 return f"{s.describe()} is capturing into {m.describe()}{b}"
         if code == 107028 and args:
             ev = _obj("event", args[0])
-            m = getattr(ev, "capture_model", None)
+            m = ev.capture_model if ev is not None else None
             if m is not None:
                 return f"the event is bound to {m.describe()}, still capturing"
         if code in _CAUSES:

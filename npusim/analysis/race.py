@@ -33,7 +33,9 @@ from numba import njit
 from ..device import engine as E
 from ..device import sqe as S
 from ..device.memview import ACC_R, ACC_W
+from ..device.kernels import TABLE
 from ..device.recording import OBS_ALL, OBS_SLOT, OBS_SQ
+from ..runtime.recording import REC
 
 _REC_OPS = (S.OP_EVENT_RECORD, S.OP_NOTIFY_RECORD, S.OP_END_GRAPH)
 KIND_NAMES = ("write/write", "write/read", "read/write")    # (earlier access, later access)
@@ -317,8 +319,6 @@ def _targets(T, obs):
 def analyze(dev, log, t0: int = 0, t1: int | None = None, out_cap: int = 1 << 20) -> RaceReport:
     """Races among the task rows ``[t0, t1)`` of ``log`` (an ``AccessLog`` of runtime device
     ``dev``)."""
-    from ..device.kernels import TABLE
-    from ..runtime.recording import REC
     t_start = time.perf_counter()
     st = dev.state
     st.flush()

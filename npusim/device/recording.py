@@ -15,9 +15,13 @@ submitted after them (``npusim.analysis.race``).
 """
 from __future__ import annotations
 
+import bisect
+
 import numpy as np
 
+from .engine import K_MBASE
 from .memory import C_REC
+from .sqe import OP_COND_FIRST, OP_MODEL_EXECUTE
 from .memview import (ACC_COLS, RH_ACAP, RH_AN, RH_AOFF, RH_DROP, RH_FULL, RH_LEN, RH_SIZE,
                       RH_TCAP, RH_TN, RH_TOFF, TASK_COLS)
 
@@ -42,7 +46,6 @@ class AccessLog:
     def on_tables(self, st) -> None:
         """The model/cond tables changed (``Device.publish_models``): keep a copy, so the
         activations of MODEL_EXECUTE and COND_FIRST rows are read in the tables the engine used."""
-        from .engine import K_MBASE
         mb = st.conds[:, K_MBASE].copy() if len(st.conds) else np.zeros(0, np.int64)
         snap = (self.n_tasks, st.mptr.copy(), st.msq.copy(), mb, st.cmodels.copy())
         if self.tables and self.tables[-1][0] == snap[0]:
@@ -53,13 +56,11 @@ class AccessLog:
     def activations(self, T: np.ndarray, t0: int) -> tuple[np.ndarray, np.ndarray]:
         """CSR (ptr, sqs) of the SQs each row of ``T`` (rows from ``t0``) activated through a
         model launch or a cond task's branch (STREAM_ACTIVE hops are read from the row)."""
-        from .sqe import OP_COND_FIRST, OP_MODEL_EXECUTE
         n = T.shape[0]
         counts = np.zeros(n + 1, np.int64)
         out: list[int] = []
         rows = np.nonzero((T[:, 2] == OP_MODEL_EXECUTE) | (T[:, 2] == OP_COND_FIRST))[0]
         starts = [t[0] for t in self.tables]
-        import bisect
         for r in rows.tolist():
             i = bisect.bisect_right(starts, t0 + r) - 1
             if i < 0:

@@ -21,7 +21,8 @@ def _feature() -> int:
     return ERR.ACL_SUCCESS if profile().acl_graph else ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
 
 
-def _model(h):
+def model_of(h):
+    """(model, code) of a model handle: NULL -> (None, 0), stale -> 107017."""
     return RT.handles.get("model", h)
 
 
@@ -33,7 +34,7 @@ def _stream_and_model(stream, model_ri):
     s, code = AS.lookup(stream)
     if code:
         return None, None, code
-    m, code = _model(model_ri)
+    m, code = model_of(model_ri)
     return s, m, code
 
 
@@ -201,7 +202,7 @@ def stream_add_to_model(stream, model_ri) -> int:
 def ri_execute_async(model_ri, stream) -> int:
     if not model_ri:
         return ERR.ACL_ERROR_INVALID_PARAM
-    m, code = _model(model_ri)
+    m, code = model_of(model_ri)
     if code:
         return code
     s, code = AS.lookup(stream)
@@ -316,7 +317,7 @@ def _recycle(dev, m, need: int, pool: int) -> int:
 def ri_execute(model_ri, timeout) -> int:
     if not model_ri:
         return ERR.ACL_ERROR_INVALID_PARAM
-    m, code = _model(model_ri)
+    m, code = model_of(model_ri)
     if code:
         return code
     if timeout < -1 or timeout == 0:
@@ -328,7 +329,7 @@ def ri_execute(model_ri, timeout) -> int:
 def ri_destroy(model_ri) -> int:
     if not model_ri:
         return ERR.ACL_ERROR_INVALID_PARAM
-    m, code = _model(model_ri)
+    m, code = model_of(model_ri)
     if code:
         return code
     if m.sub:
@@ -369,7 +370,7 @@ def _destroy(m) -> None:
 def ri_update(model_ri) -> int:
     if not model_ri:
         return ERR.ACL_ERROR_RT_PARAM_INVALID
-    m, code = _model(model_ri)
+    m, code = model_of(model_ri)
     if code:
         return code
     if m.sub or not m.device.profile.model_update_supported:
@@ -391,7 +392,7 @@ def ri_get_streams(model_ri):
     code = _feature()
     if code:
         return None, code
-    m, code = _model(model_ri)
+    m, code = model_of(model_ri)
     if code:
         return None, code
     if m.sub:
@@ -406,14 +407,14 @@ def capture_stream_handle(cs) -> int:
 
 
 def ri_get_id(model_ri):
-    m, code = _model(model_ri) if model_ri else (None, ERR.ACL_ERROR_INVALID_PARAM)
+    m, code = model_of(model_ri) if model_ri else (None, ERR.ACL_ERROR_INVALID_PARAM)
     return (m.id if m else None), code
 
 
 def ri_set_name(model_ri, name) -> int:
     if not model_ri or name is None:
         return ERR.ACL_ERROR_INVALID_PARAM
-    m, code = _model(model_ri)
+    m, code = model_of(model_ri)
     if code:
         return code
     m.name = str(name)
@@ -423,7 +424,7 @@ def ri_set_name(model_ri, name) -> int:
 def ri_get_name(model_ri, max_len):
     if not model_ri:
         return None, ERR.ACL_ERROR_INVALID_PARAM
-    m, code = _model(model_ri)
+    m, code = model_of(model_ri)
     if code:
         return None, code
     if max_len == 0:
@@ -441,7 +442,7 @@ def ri_debug_print(model_ri) -> int:
     code = _feature()
     if code:
         return code
-    m, code = _model(model_ri)
+    m, code = model_of(model_ri)
     if code:
         return code
     if RT.current_context is not None and m.ctx is not RT.current_context:
@@ -456,7 +457,7 @@ def ri_debug_json_print(model_ri, path, flags=0) -> int:
     code = _feature()
     if code:
         return code
-    m, code = _model(model_ri)
+    m, code = model_of(model_ri)
     if code:
         return code
     if RT.current_context is not None and m.ctx is not RT.current_context:

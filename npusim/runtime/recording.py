@@ -19,6 +19,8 @@ import os
 import sys
 from dataclasses import dataclass
 
+from ..device.recording import AccessLog
+
 _PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
@@ -112,7 +114,6 @@ class Recording:
     # ---- switching ----
     def attach(self, dev) -> None:
         """Give a device an access log (recording accesses)."""
-        from ..device.recording import AccessLog
         if dev.state.access_log is None:
             dev.state.access_log = AccessLog(dev.state)
 

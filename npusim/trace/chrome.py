@@ -12,6 +12,7 @@ import numpy as np
 
 from ..device.kernels import TABLE, UNIT_NAMES
 from ..device.sqe import OP_KERNEL, OP_NAME, OP_TASK_TYPE
+from ..runtime.runtime import RT
 
 
 @dataclass
@@ -25,7 +26,6 @@ class Trace:
     def from_device(cls, dev) -> "Trace":
         names = {sq: s.describe() for sq, s in dev.streams.items()}
         names.update({sq: cs.describe() for sq, cs in dev.streams_by_sq_model.items()})
-        from ..runtime.runtime import RT
         return cls(dev.state.trace_rows().copy(), names, dev.id, tuple(RT.host_trace))
 
     def __len__(self):

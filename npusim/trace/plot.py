@@ -4,11 +4,15 @@ matplotlib is imported lazily (it is an optional dependency: ``pip install npusi
 """
 from __future__ import annotations
 
+import numpy as np
+
+from ..profiles import get_profile
+from ..runtime.runtime import RT
 from .savings import Comparison, compare
 
 
 def _plt():
-    import matplotlib
+    import matplotlib          # deferred: optional (the [plot] extra), and slow to import
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
     return plt
@@ -19,8 +23,6 @@ def eager_vs_graph(result: Comparison | None = None, path=None, n: int = 16,
     """Draw CPU and NPU rows for the same program run eagerly and as a graph replay, with the
     saved CPU time and saved NPU time marked. Returns the matplotlib figure (saved to ``path``
     when given)."""
-    from ..profiles import get_profile
-    from ..runtime.runtime import RT
     c = result or compare(n, kernel_ns, profile)
     t = (RT.profile or get_profile(profile)).timing
     plt = _plt()
@@ -65,7 +67,6 @@ def eager_vs_graph(result: Comparison | None = None, path=None, n: int = 16,
 
 def timeline(trace, path=None, max_rows: int = 24):
     """A Gantt chart of a device trace (``dev.trace()``): one row per stream."""
-    import numpy as np
     plt = _plt()
     rows = trace.rows
     sqs = list(np.unique(rows["sq"]))[:max_rows]

@@ -16,6 +16,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .. import api as ns
+from ..runtime.runtime import RT
+
 
 @dataclass
 class Timeline:
@@ -73,8 +76,6 @@ def compare(n: int = 32, kernel_ns: int = 2_000, profile: str | None = None,
             kernel: str = "EasyOPf") -> Comparison:
     """Run the same straight-line program eagerly and as a (warm) graph replay on a fresh
     simulator and return both timelines."""
-    import npusim as ns
-    from ..runtime.runtime import RT
     ns.reset()
     ns.configure(profile=profile, trace=True)
     dev = ns.Device(profile)
