@@ -254,8 +254,8 @@ def test_memcpy_async_host_to_host_returns_207000(stream, kind):
 
 
 def test_memcpy_async_pageable_host_to_host_returns_207000(stream):
-    _, sp = _pageable([1])
-    _, dp = _pageable([0])
+    src, sp = _pageable([1])           # the arrays must live while their pointers are used
+    dst, dp = _pageable([0])
     assert acl.rt.memcpy_async(dp, 4, sp, 4, H2H, stream) == acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
 
 

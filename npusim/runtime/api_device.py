@@ -156,6 +156,15 @@ def _teardown(ctx) -> None:
     if ctx is None or ctx.destroyed:
         return
     _wait_streams(ctx, skip_stuck=True)
+    dev = ctx.device
+    for m in [m for m in dev.models if m.ctx is ctx and not m.sub]:
+        if m.is_capturing:                 # its streams leave capture with the context
+            for s in list(m.participants):
+                s.capture = None
+        m.destroy()                        # the context's graphs go with it
+    for o in [o for o in dev.slot_owner.values() if o.ctx is ctx and not o.destroyed]:
+        o.release()                        # its events and notifies
+        RT.handles.remove(o.handle)
     for s in list(ctx.streams):
         s.device.take_sq_error(s.sq)      # an unreported fault must not pass to the SQ's next owner
         s.release()

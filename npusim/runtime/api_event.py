@@ -20,15 +20,11 @@ ACL_NOTIFY_DEFAULT, ACL_NOTIFY_DEVICE_USE_ONLY = 0, 1
 _OLD_OR = ACL_EVENT_SYNC | ACL_EVENT_CAPTURE_STREAM_PROGRESS | RT_EVENT_DDSYNC | ACL_EVENT_TIME_LINE
 
 
-def _live_events(dev) -> int:
-    return sum(1 for o in dev.slot_owner.values() if isinstance(o, Event) and not o.destroyed)
-
-
 def _create(kind: str, flag: int):
     ctx = RT.current_context
     if ctx is None:
         return None, ERR.ACL_ERROR_RT_CONTEXT_NULL
-    if kind == FLAG and _live_events(ctx.device) >= ctx.device.profile.max_events:
+    if kind == FLAG and ctx.device.live_events >= ctx.device.profile.max_events:
         return None, ERR.ACL_ERROR_RT_NO_EVENT_RESOURCE
     RT.tick(ctx.device.timing.host_api_ns)
     return RT.handles.add("event", Event(ctx, kind, flag)), ERR.ACL_SUCCESS
@@ -100,6 +96,7 @@ def record_event(eh, sh) -> int:
         ev.seq -= ev.kind != FLAG
         return -pos
     ev.last = (s, pos)
+    ev.note_task(s, pos)
     return ERR.ACL_SUCCESS
 
 
@@ -114,8 +111,11 @@ def stream_wait_event(sh, eh) -> int:
             return ERR.ACL_SUCCESS                         # wait before any record: a no-op
         if ev.kind == LEGACY:
             return ERR.ACL_ERROR_RT_PARAM_INVALID          # "event has not been recorded"
-    return refused(s.submit(S.OP_EVENT_WAIT, s.device.timing.host_event_wait_ns, a0=ev.slot,
-                            a1=ev.wait_value()))
+    pos = s.submit(S.OP_EVENT_WAIT, s.device.timing.host_event_wait_ns, a0=ev.slot,
+                   a1=ev.wait_value())
+    if pos >= 0:
+        ev.note_task(s, pos)
+    return refused(pos)
 
 
 def reset_event(eh, sh) -> int:
@@ -124,7 +124,10 @@ def reset_event(eh, sh) -> int:
         return code
     if event_captured(ev):
         return capture.reset(ev, s)
-    return refused(s.submit(S.OP_EVENT_RESET, s.device.timing.host_event_reset_ns, a0=ev.slot))
+    pos = s.submit(S.OP_EVENT_RESET, s.device.timing.host_event_reset_ns, a0=ev.slot)
+    if pos >= 0:
+        ev.note_task(s, pos)
+    return refused(pos)
 
 
 def _observable(ev) -> int:
@@ -248,8 +251,7 @@ def create_notify(flag: int = ACL_NOTIFY_DEFAULT):
     if ctx is None:
         return None, ERR.ACL_ERROR_RT_CONTEXT_NULL
     dev = ctx.device
-    live = sum(1 for o in dev.slot_owner.values() if isinstance(o, Notify) and not o.destroyed)
-    if live >= dev.profile.max_notifies:
+    if dev.live_notifies >= dev.profile.max_notifies:
         return None, ERR.ACL_ERROR_RT_NO_NOTIFY_RESOURCE
     return RT.handles.add("notify", Notify(ctx, flag)), ERR.ACL_SUCCESS
 
@@ -273,14 +275,20 @@ def record_notify(nh, sh) -> int:
     n, s, code = _notify_and_stream(nh, sh)
     if code:
         return code
-    return refused(s.submit(S.OP_NOTIFY_RECORD, s.device.timing.host_event_record_ns, a0=n.slot))
+    pos = s.submit(S.OP_NOTIFY_RECORD, s.device.timing.host_event_record_ns, a0=n.slot)
+    if pos >= 0:
+        n.note_task(s, pos)
+    return refused(pos)
 
 
 def wait_and_reset_notify(nh, sh, timeout_s: int = 0) -> int:
     n, s, code = _notify_and_stream(nh, sh)
     if code:
         return code
-    return refused(s.submit(S.OP_NOTIFY_WAIT, s.device.timing.host_event_wait_ns, a0=n.slot))
+    pos = s.submit(S.OP_NOTIFY_WAIT, s.device.timing.host_event_wait_ns, a0=n.slot)
+    if pos >= 0:
+        n.note_task(s, pos)
+    return refused(pos)
 
 
 def destroy_notify(nh) -> int:

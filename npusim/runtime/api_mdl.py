@@ -260,7 +260,7 @@ def _exe_notifies(m, added) -> tuple[int, int]:
     """The (before, after) notify slots of an added stream for the model's launches."""
     ns = m.exe_notifies
     if added not in ns:
-        ns[added] = (m.device.state.alloc_slot(), m.device.state.alloc_slot())
+        ns[added] = (m.new_slot(), m.new_slot())
     return ns[added]
 
 
@@ -363,8 +363,7 @@ def ri_destroy(model_ri) -> int:
 
 
 def _destroy(m) -> None:
-    RT.handles.remove(m.handle)
-    m.free()
+    m.destroy()
 
 
 def ri_update(model_ri) -> int:

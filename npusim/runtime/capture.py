@@ -287,7 +287,10 @@ def wait(stream, ev) -> int:
     if ev.kind == EX and ev.last is None:
         return ERR.ACL_SUCCESS                             # a wait on nothing is a no-op
     pos = append(stream, S.OP_EVENT_WAIT, ev.slot, ev.wait_value())
-    return -pos if pos < 0 else ERR.ACL_SUCCESS
+    if pos < 0:
+        return -pos
+    ev.models.add(stream.capture.model)                    # the graph names the event's slot
+    return ERR.ACL_SUCCESS
 
 
 def reset(ev, stream) -> int:
@@ -355,9 +358,8 @@ def finish(model) -> int:
         if not ce.recorded:
             return ERR.ACL_ERROR_RT_CAPTURE_DEPENDENCY
     origin = model.origin_stream()
-    st = model.device.state
     for s, css in model.added.items():                     # join added streams with a notify
-        slot = st.alloc_slot()
+        slot = model.new_slot()
         append_internal(css[-1], S.OP_NOTIFY_RECORD, a0=slot)
         origin = append_internal(origin, S.OP_NOTIFY_WAIT, a0=slot)
     for ce in model.capture_events:                        # clear capture events for next replay

@@ -39,13 +39,12 @@ class CondHandle:
         self.flag = flag
         self.addr = dev.state.mem.malloc(8)
         dev.state.mem.view(self.addr, 8)[:] = 0               # set to 0 at creation
-        self.notify_slot = dev.state.alloc_slot()               # shared by all its sub-models
+        self.notify_slot = dev.new_slot()                       # shared by all its sub-models
         self.sub_models: list = []
         self.type = -1
         self.handle = 0
         self.max_iterations = 0                                 # 0: the device's bound
-        self.engine_id = len(dev.conds)
-        dev.conds.append(self)
+        self.engine_id = dev.add_cond(self)
         model.cond_handles.append(self)
 
     def describe(self) -> str:
@@ -56,10 +55,14 @@ class CondHandle:
         return int(self.device.state.mem.view(self.addr, 8).view(np.uint64)[0])
 
     def release(self) -> None:
+        """With its model: the word, the notify, the handle and the engine cond id."""
         dev = self.device
         if dev.state.mem.allocation_of(self.addr) is not None:
             dev.state.mem.free(self.addr)
+        dev.retire_slot(self.notify_slot)
+        dev.remove_cond(self)
         RT.handles.remove(self.handle)
+        self.sub_models = []
 
 
 def _as_int(v):

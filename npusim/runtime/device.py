@@ -91,7 +91,8 @@ class Device:
                  "slot_owner", "_stream_ids", "last_error_detail", "_faults_seen",
                  "sq_fault_code", "models", "model_slots", "streams_by_sq_model", "sqcq_used",
                  "conds", "_max_while", "_update_payload", "c2c_addr", "_kernel_faults_seen",
-                 "__weakref__")
+                 "live_events", "live_notifies", "_retiring", "_free_model_ids",
+                 "_free_cond_ids", "__weakref__")
 
     def __init__(self, dev_id: int, profile):
         self.id = dev_id
@@ -113,13 +114,84 @@ class Device:
         self.model_slots: list = []            # engine model id -> model (None when freed)
         self.streams_by_sq_model: dict = {}    # sq -> CaptureStream
         self.sqcq_used = 0                     # SQ/CQ pairs taken from the device pool
-        self.conds: list = []                  # cond handles, index = engine cond id
+        self.conds: list = []                  # cond handles, index = engine cond id (None: free)
+        self.live_events = 0                   # events not destroyed (the FLAG-event limit)
+        self.live_notifies = 0
+        self._retiring: list = []              # (slot, fences, models): freed once unreferenced
+        self._free_model_ids: list = []        # engine model ids of destroyed models
+        self._free_cond_ids: list = []
         self._max_while = 100_000_000          # runaway-WHILE bound (per handle override)
         self._update_payload = None            # UpdatePayload, made at the first task update
         self.c2c_addr = 0                      # C2C control area (args handles, api_kernel)
         self._kernel_faults_seen = 0           # faults already given to exception callbacks
         if REC.accesses:
             REC.attach(self)                   # npusim.analysis: record accesses
+
+    # ---- sync slots: one owner each, freed once no queued task names them ----
+    def new_slot(self, owner=None) -> int:
+        """A sync slot for an event, notify, capture event or EndGraph; ``owner`` names it in
+        diagnoses."""
+        slot = self.state.alloc_slot()
+        if owner is not None:
+            self.slot_owner[slot] = owner
+        return slot
+
+    def retire_slot(self, slot: int, fences=(), models=()) -> None:
+        """Free ``slot`` once every fence ``(stream, position)`` has run (or its stream is gone)
+        and every model in ``models`` (graphs that captured a task naming it) is destroyed —
+        the runtime frees an event only when its pending tasks finish. Until then it stays
+        allocated, so a queued task never reads a slot that a new event owns."""
+        entry = (slot, list(fences), list(models))
+        if not self._unreferenced(entry):
+            self._retiring.append(entry)
+            return
+        self._free_slot(slot)
+
+    def _unreferenced(self, entry) -> bool:
+        _, fences, models = entry
+        sqs = self.state.sqs
+        return all(s.destroyed or sqs[s.sq, E.Q_HEAD] > pos for s, pos in fences) and \
+            all(m.destroyed for m in models)
+
+    def _free_slot(self, slot: int) -> None:
+        self.slot_owner.pop(slot, None)
+        self.state.free_slot(slot)
+
+    def _reap(self) -> None:
+        """Free retired slots whose last referencing task has run (after every engine run)."""
+        keep = []
+        for entry in self._retiring:
+            if self._unreferenced(entry):
+                self._free_slot(entry[0])
+            else:
+                keep.append(entry)
+        self._retiring = keep
+
+    # ---- engine ids of models and cond handles (reused after destroy) ----
+    def add_cond(self, ch) -> int:
+        """Register a cond handle; its engine cond id."""
+        if self._free_cond_ids:
+            i = self._free_cond_ids.pop()
+            self.conds[i] = ch
+        else:
+            i = len(self.conds)
+            self.conds.append(ch)
+        if i < len(self.state.conds):
+            self.state.conds[i, :] = 0             # no loop state of the id's former owner
+        return i
+
+    def remove_cond(self, ch) -> None:
+        if 0 <= ch.engine_id < len(self.conds) and self.conds[ch.engine_id] is ch:
+            self.conds[ch.engine_id] = None
+            self._free_cond_ids.append(ch.engine_id)
+
+    def remove_model(self, m) -> None:
+        """A destroyed model leaves the device: its engine id is free for the next model."""
+        if m in self.models:
+            self.models.remove(m)
+        if 0 <= m.engine_id < len(self.model_slots) and self.model_slots[m.engine_id] is m:
+            self.model_slots[m.engine_id] = None
+            self._free_model_ids.append(m.engine_id)
 
     def update_payload(self) -> UpdatePayload:
         """The task-update payload ring (made on first use)."""
@@ -138,24 +210,29 @@ class Device:
         self._max_while = int(n)
         t = self.state.conds
         for i, ch in enumerate(self.conds[:len(t)]):
-            if not ch.max_iterations:
+            if ch is not None and not ch.max_iterations:
                 t[i, E.K_MAX] = self._max_while
 
     # ---- models on the engine ----
     def publish_models(self) -> None:
         """Give each live model a stable engine id and publish every model's head SQs, the
-        list MODEL_EXECUTE activates (ids of freed models stay empty, never reused)."""
+        list MODEL_EXECUTE activates (a destroyed model's id is reused by the next model: it was
+        not running, so no queued MODEL_EXECUTE names it)."""
         for m in self.models:
             if m.engine_id < 0:
-                m.engine_id = len(self.model_slots)
-                self.model_slots.append(m)
-        for i, m in enumerate(self.model_slots):
-            if m is not None and m.destroyed:
-                self.model_slots[i] = None
+                if self._free_model_ids:
+                    m.engine_id = self._free_model_ids.pop()
+                    self.model_slots[m.engine_id] = m
+                else:
+                    m.engine_id = len(self.model_slots)
+                    self.model_slots.append(m)
         self.state.set_model_heads([m.heads if m is not None else []
                                     for m in self.model_slots])
         rows, cmodels = [], []
         for ch in self.conds:
+            if ch is None:
+                rows.append((0, 0, 0, len(cmodels), 0))
+                continue
             subs = [m.engine_id for m in ch.sub_models if not m.destroyed]
             bound = ch.max_iterations or self.max_while_iterations
             rows.append((ch.addr, max(ch.type, 0), len(subs), len(cmodels), bound))
@@ -180,6 +257,8 @@ class Device:
             for f in faults[self._faults_seen:]:
                 self._on_fault(f)
             self._faults_seen = len(faults)
+            if self._retiring:
+                self._reap()
             for hook in AFTER_RUN_HOOKS:          # printf drain, exception callbacks
                 hook(self)
             return r

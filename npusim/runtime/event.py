@@ -34,9 +34,18 @@ LEGACY_RT_FLAG = RT_EVENT_DDSYNC | ACL_EVENT_TIME_LINE | ACL_EVENT_CAPTURE_STREA
 _WAITABLE = ACL_EVENT_SYNC | RT_EVENT_DDSYNC | ACL_EVENT_EXTERNAL | ACL_EVENT_IPC
 
 
+def note_slot_task(owner, stream, pos: int) -> None:
+    """``owner`` (an Event or Notify) is named by a task at ``pos`` of ``stream``: an eager
+    task fences the slot until it ran; a captured one ties it to the graph."""
+    if stream.capture is not None:
+        owner.models.add(stream.capture.model)
+    else:
+        owner.fences[stream] = pos
+
+
 class Event:
     __slots__ = ("ctx", "device", "kind", "flag", "handle", "slot", "seq", "last", "destroyed",
-                 "capture_model", "capture_event")
+                 "capture_model", "capture_event", "fences", "models")
 
     def __init__(self, ctx, kind: str, flag: int):
         self.ctx = ctx
@@ -44,13 +53,20 @@ class Event:
         self.kind = kind
         self.flag = flag
         self.handle = 0
-        self.slot = self.device.state.alloc_slot()
-        self.device.slot_owner[self.slot] = self
+        self.slot = self.device.new_slot(self)
+        self.device.live_events += 1
         self.seq = 0                  # records issued (EX/LEGACY sequence numbers)
         self.last = None              # (stream, position) of the latest record task
         self.destroyed = False
         self.capture_model = None     # the model a capture bound this event to (capture.py)
         self.capture_event = None     # its CaptureEvent in that model
+        self.fences: dict = {}        # stream -> position of its latest task naming the slot
+        self.models: set = set()      # graphs that captured a task naming the slot
+
+    def note_task(self, stream, pos: int) -> None:
+        """A task submitted on ``stream`` at ``pos`` names this slot: it stays allocated until
+        that task ran (eager) or the graph it was captured into is destroyed."""
+        note_slot_task(self, stream, pos)
 
     @property
     def has_wait_task(self) -> bool:
@@ -97,25 +113,41 @@ class Event:
         return int(self.device.state.sync[self.slot, E.Y_TIME]) if self.has_timeline else 0
 
     def release(self) -> None:
-        """Invalidate the handle. The slot is not reused: tasks already queued may still name
-        it (the runtime frees an event's resources only when its pending tasks finish)."""
+        """Invalidate the handle; the slot is freed once no queued task or live graph names it
+        (the runtime frees an event's resources only when its pending tasks finish)."""
+        if self.destroyed:
+            return
         self.destroyed = True
+        self.device.live_events -= 1
+        self.device.retire_slot(self.slot, self.fences.items(), self.models)
+        self.fences, self.models = {}, set()
 
 
 class Notify:
-    __slots__ = ("ctx", "device", "flag", "handle", "slot", "destroyed")
+    __slots__ = ("ctx", "device", "flag", "handle", "slot", "destroyed", "fences", "models")
 
     def __init__(self, ctx, flag: int):
         self.ctx = ctx
         self.device = ctx.device
         self.flag = flag
         self.handle = 0
-        self.slot = self.device.state.alloc_slot()
-        self.device.slot_owner[self.slot] = self
+        self.slot = self.device.new_slot(self)
+        self.device.live_notifies += 1
         self.destroyed = False
+        self.fences: dict = {}        # stream -> position of its latest task naming the slot
+        self.models: set = set()      # graphs that captured a task naming the slot
+
+    def note_task(self, stream, pos: int) -> None:
+        note_slot_task(self, stream, pos)
+
+    def release(self) -> None:
+        """Invalidate the handle; the slot is freed once its queued tasks ran."""
+        if self.destroyed:
+            return
+        self.destroyed = True
+        self.device.live_notifies -= 1
+        self.device.retire_slot(self.slot, self.fences.items(), self.models)
+        self.fences, self.models = {}, set()
 
     def describe(self) -> str:
         return f"notify 0x{self.handle:x}"
-
-    def release(self) -> None:
-        self.destroyed = True

@@ -7,12 +7,10 @@ memory lives in a device's arena, pageable memory stays in the user's numpy arra
 """
 from __future__ import annotations
 
-import bisect
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..device.memory import PAGEABLE_BASE
 from .runtime import RT
 
 DEVICE, PINNED, PAGEABLE, UNKNOWN = "device", "pinned", "pageable", "unknown"
@@ -31,38 +29,8 @@ class Where:
         return self.kind != UNKNOWN and self.start <= addr and addr + n <= self.start + self.size
 
 
-class PageableRegistry:
-    def __init__(self):
-        self._starts: list[int] = []
-        self._items: list[tuple[int, int, np.ndarray, object]] = []   # start, size, bytes, owner
-        self._by_id: dict[int, int] = {}
-        self._next = PAGEABLE_BASE
-
-    def register(self, array: np.ndarray) -> int:
-        if not isinstance(array, np.ndarray) or not array.flags.c_contiguous:
-            raise ValueError("numpy_to_ptr needs a C-contiguous numpy array")
-        key = id(array)
-        if key in self._by_id:
-            return self._by_id[key]
-        start = self._next
-        size = max(array.nbytes, 1)
-        self._next += -(-size // 4096) * 4096 + 4096
-        i = bisect.bisect(self._starts, start)
-        self._starts.insert(i, start)
-        self._items.insert(i, (start, size, array.reshape(-1).view(np.uint8), array))
-        self._by_id[key] = start
-        return start
-
-    def find(self, addr: int):
-        i = bisect.bisect(self._starts, addr) - 1
-        if i >= 0:
-            start, size, data, _ = self._items[i]
-            if addr < start + size:
-                return start, size, data
-        return None
-
-
-PAGEABLE_MEM = PageableRegistry()
+PAGEABLE_MEM = RT.pageable
+"""The runtime's registry of pageable arrays (``pageable.py``), cleared by ``reset``."""
 
 
 def locate(addr) -> Where:

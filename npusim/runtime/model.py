@@ -109,7 +109,7 @@ class CaptureEvent:
     def __init__(self, model: "CaptureModel", user_event):
         self.model = model
         self.user_event = user_event
-        self.slot = model.device.state.alloc_slot()
+        self.slot = model.new_slot()
         self.recorded = False
         self.waited_by: set = set()      # capture streams whose tasks wait on it
         model.capture_events.append(self)
@@ -125,7 +125,7 @@ class CaptureModel:
                  "has_endgraph", "built", "sqcq", "runs", "engine_id", "name", "args_chunks",
                  "_args_pos", "_args_size", "destroyed", "task_groups", "taskgrp_streams",
                  "taskgrp_err", "cond_handles", "capture_progress", "begun_at", "invalidated_by",
-                 "staged_updates", "last_debug_lines")
+                 "staged_updates", "last_debug_lines", "slots")
 
     def __init__(self, ctx, sub: bool = False, parent=None):
         dev = ctx.device
@@ -149,7 +149,8 @@ class CaptureModel:
         self.participants: set = set()         # user streams in the capture (origin/joined/added)
         self.added: dict = {}                  # user stream -> its capture streams
         self.exe_notifies: dict = {}           # added stream -> (before, after) launch notifies
-        self.endgraph_slot = dev.state.alloc_slot()
+        self.slots: list[int] = []             # sync slots the model owns (freed with it)
+        self.endgraph_slot = self.new_slot()
         self.has_endgraph = False
         self.built = False                     # SQ/CQ taken from the device pool
         self.sqcq = 0
@@ -170,6 +171,12 @@ class CaptureModel:
         self.last_debug_lines: list = []       # what the last aclmdlRIDebugPrint printed
         dev.models.append(self)
         # engine ids are given at the next publish (the model's first build)
+
+    def new_slot(self) -> int:
+        """A sync slot owned by this model (capture events, EndGraph, internal notifies)."""
+        slot = self.device.new_slot()
+        self.slots.append(slot)
+        return slot
 
     # ---- status ----
     @property
@@ -232,25 +239,48 @@ class CaptureModel:
             self.sqcq = 0
             self.built = False
 
+    def destroy(self) -> None:
+        """aclmdlRIDestroy's effect (the caller checked it may): the handle dies, then ``free``."""
+        RT.handles.remove(self.handle)
+        self.free()
+
     def free(self) -> None:
-        """~CaptureModel: streams, events, args, cond handles and sub-models."""
+        """~CaptureModel: streams, sync slots, args, handles it gave out, task groups, cond
+        handles and sub-models. The model is not running: nothing queued names its SQs or
+        slots, except the notifies of added streams (fenced at their streams' tails)."""
+        if self.destroyed:
+            return
         dev = self.device
         self.release_resources()
         for ch in self.cond_handles:
             for m in ch.sub_models:
                 m.free()
             ch.release()
+        self.cond_handles = []
         for cs in self.streams:
             dev.streams_by_sq_model.pop(cs.sq, None)
             dev.state.free_sq(cs.sq)
+            for h in cs.task_handles.values():
+                RT.handles.remove(h)
+            cs.task_handles = {}
+            if cs.handle:
+                RT.handles.remove(cs.handle)
+            cs.destroyed = True
+        for g in self.task_groups:
+            RT.handles.remove(g.handle)
+        self.task_groups = []
         for a in self.args_chunks:
             dev.state.mem.free(a)
+        self.args_chunks = []
+        fences = [(s, s.tail - 1) for s in self.exe_notifies if not s.destroyed]
+        for slot in self.slots:
+            dev.retire_slot(slot, fences)
+        self.slots = []
         self.streams.clear()
         self.destroyed = True
         if self.sub:
             RT.handles.remove(self.handle)
-        if self in dev.models:
-            dev.models.remove(self)
+        dev.remove_model(self)
         dev.publish_models()
 
 

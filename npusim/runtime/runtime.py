@@ -14,6 +14,7 @@ import threading
 from .. import errors as ERR
 from ..profiles import DEFAULT_PROFILE, get_profile
 from .handles import Registry
+from .pageable import PageableRegistry
 
 
 MODE_NONE = 3
@@ -37,7 +38,7 @@ class Runtime:
 
     __slots__ = ("initialized", "init_refs", "finalized", "profile_name", "profile_overrides",
                  "profile", "devices", "handles", "tls", "host_ns", "lock", "trace_on",
-                 "host_trace", "device_options")
+                 "host_trace", "device_options", "pageable")
 
     def __init__(self):
         self.initialized = False
@@ -54,6 +55,7 @@ class Runtime:
         self.trace_on = False
         self.host_trace: list = []       # (api name, host ns at entry, host ns at exit)
         self.device_options: dict = {}
+        self.pageable = PageableRegistry()   # numpy arrays given to acl.util.numpy_to_ptr
 
     # ---- configuration ----
     def configure(self, profile: str | None = None, trace: bool | None = None,
@@ -128,6 +130,7 @@ class Runtime:
             d.close()
         self.devices.clear()
         self.handles.clear()
+        self.pageable.clear()
         self.tls = _ThreadState()
         self.initialized = self.finalized = False
         self.init_refs = 0
