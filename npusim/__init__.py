@@ -22,10 +22,11 @@ from .faults import clear_injections, inject  # noqa: E402
 from .kernel import builtin as _builtin  # noqa: E402,F401  (registers the sample kernel bodies)
 from . import kernel, samples  # noqa: E402  (``@npusim.kernel`` is the kernel package, callable)
 from .kernel.cpu import cpu_kernel, register_cpu_kernel  # noqa: E402
+from .runtime.census import Census, census  # noqa: E402
 
 __version__ = "0.1.0"
 __all__ = ["acl", "errors", "AclError", "Device", "Stream", "Event", "Buffer", "Graph", "graph",
            "configure", "reset", "graph_task_group_begin", "graph_task_group_end",
            "graph_task_update_begin", "graph_task_update_end", "load_binary", "Binary",
            "Function", "kernel", "samples", "cpu_kernel", "register_cpu_kernel", "set_kernel_cost",
-           "inject", "clear_injections", "analysis"]
+           "inject", "clear_injections", "analysis", "census", "Census"]

@@ -425,3 +425,19 @@ def test_memcpy_same_source_and_destination_succeeds(buf):
 
 def test_memcpy_async_same_source_and_destination_succeeds(stream, buf):
     assert acl.rt.memcpy_async(buf, 64, buf, 64, D2D, stream) == acl.ACL_SUCCESS
+
+
+def test_two_devices_hand_out_distinct_pointers_and_both_work(dev0):
+    """One unified address space: device 1's memory is not device 0's (a pointer names one
+    device), so an async memset on a device-1 stream finds its buffer."""
+    p0, _ = acl.rt.malloc(256, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    assert acl.rt.set_device(1) == acl.ACL_SUCCESS
+    p1, _ = acl.rt.malloc(256, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    s1, _ = acl.rt.create_stream()
+    assert p0 != p1
+    assert acl.rt.memset_async(p1, 256, 7, 256, s1) == acl.ACL_SUCCESS
+    assert acl.rt.synchronize_stream(s1) == acl.ACL_SUCCESS
+    out = np.zeros(256, np.uint8)
+    assert acl.rt.memcpy(acl.util.numpy_to_ptr(out), 256, p1, 256,
+                         acl.ACL_MEMCPY_DEVICE_TO_HOST) == acl.ACL_SUCCESS
+    assert (out == 7).all()

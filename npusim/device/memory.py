@@ -26,6 +26,8 @@ import numpy as np
 
 DEV_BASE = 0x12C0_4000_0000
 HOST_BASE = 0x7F4A_0000_0000
+DEV_STRIDE = 1 << 37            # device d's HBM starts at DEV_BASE + d * DEV_STRIDE
+HOST_STRIDE = 1 << 36           # and its pinned host memory at HOST_BASE + d * HOST_STRIDE
 PAGEABLE_BASE = 0x5600_0000_0000   # addresses handed out for registered numpy arrays
 SINK_SIZE = 1 << 20
 DEV_ALIGN = 512                    # aclrtMalloc returns 512-byte aligned blocks [fidelity.md]
@@ -103,6 +105,7 @@ class Memory:
 
     def __init__(self, dev_size: int, host_size: int):
         self.dev_size, self.host_size = dev_size, host_size
+        self.dev_base, self.host_base = DEV_BASE, HOST_BASE
         self.arena = np.zeros(dev_size + host_size + SINK_SIZE, np.uint8)
         self.dev = _Region(0, dev_size, DEV_ALIGN)
         self.host = _Region(dev_size, host_size, HOST_ALIGN)
@@ -117,23 +120,31 @@ class Memory:
         h[C_SINK_OFF], h[C_SINK_SIZE] = dev_size + host_size, SINK_SIZE
         self._publish()
 
+    def place(self, device_id: int) -> None:
+        """Give device ``device_id`` its own address ranges (before anything is allocated), so
+        no two devices' pointers coincide — one unified virtual address space, as on hardware."""
+        assert not self.dev.live and not self.host.live, "place() before the first malloc"
+        self.dev_base = DEV_BASE + device_id * DEV_STRIDE
+        self.host_base = HOST_BASE + device_id * HOST_STRIDE
+        self.ctx[C_DEV_BASE], self.ctx[C_HOST_BASE] = self.dev_base, self.host_base
+
     # ---- address map ----
     def to_off(self, addr: int) -> int:
         """Arena offset of an address, or -1 when it is not in device or pinned-host memory."""
-        if DEV_BASE <= addr < DEV_BASE + self.dev_size:
-            return addr - DEV_BASE
-        if HOST_BASE <= addr < HOST_BASE + self.host_size:
-            return self.dev_size + addr - HOST_BASE
+        if self.dev_base <= addr < self.dev_base + self.dev_size:
+            return addr - self.dev_base
+        if self.host_base <= addr < self.host_base + self.host_size:
+            return self.dev_size + addr - self.host_base
         return -1
 
     def to_addr(self, off: int) -> int:
-        return DEV_BASE + off if off < self.dev_size else HOST_BASE + off - self.dev_size
+        return self.dev_base + off if off < self.dev_size else self.host_base + off - self.dev_size
 
     def is_device(self, addr: int) -> bool:
-        return DEV_BASE <= addr < DEV_BASE + self.dev_size
+        return self.dev_base <= addr < self.dev_base + self.dev_size
 
     def is_pinned_host(self, addr: int) -> bool:
-        return HOST_BASE <= addr < HOST_BASE + self.host_size
+        return self.host_base <= addr < self.host_base + self.host_size
 
     # ---- allocation ----
     def malloc(self, nbytes: int, host: bool = False) -> int:
@@ -179,6 +190,10 @@ class Memory:
         if i < 0 or off >= self._hi[i]:
             return None
         return self.to_addr(int(self._lo[i])), int(self._hi[i] - self._lo[i])
+
+    def n_allocations(self) -> tuple[int, int]:
+        """Live allocations: (device, pinned host)."""
+        return len(self.dev.live), len(self.host.live)
 
     def check_range(self, addr: int, nbytes: int) -> bool:
         """True when ``[addr, addr+nbytes)`` lies inside one live allocation."""

@@ -189,6 +189,13 @@ class DeviceState:
         self.sync[s] = 0
         self._free_slots.append(s)
 
+    # ---- census (npusim.census) ----
+    def slots_in_use(self) -> int:
+        return self.nslots - len(self._free_slots)
+
+    def sqs_in_use(self) -> int:
+        return int(self.st[E.E_NSQ]) - len(self._free_sqs)
+
     # ---- models ----
     def set_model_heads(self, heads: list[list[int]]) -> None:
         """Replace the model head table: ``heads[m]`` are the SQs MODEL_EXECUTE m activates."""

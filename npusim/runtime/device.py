@@ -100,6 +100,7 @@ class Device:
         opts = RT.device_options
         self.state = DeviceState(profile, int(opts.get("hbm_bytes", min(profile.hbm_bytes, 4 << 30))),
                                  int(opts.get("host_bytes", min(profile.host_pinned_bytes, 1 << 30))))
+        self.state.mem.place(dev_id)           # its own address ranges
         self.state.set_tracing(RT.trace_on)
         self.set_count = 0                 # aclrtSetDevice reference count
         self.contexts: list = []
@@ -156,6 +157,10 @@ class Device:
     def _free_slot(self, slot: int) -> None:
         self.slot_owner.pop(slot, None)
         self.state.free_slot(slot)
+
+    def retiring_slots(self) -> int:
+        """Destroyed events/notifies whose slot still waits for a queued task (census)."""
+        return len(self._retiring)
 
     def _reap(self) -> None:
         """Free retired slots whose last referencing task has run (after every engine run)."""

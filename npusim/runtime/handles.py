@@ -53,6 +53,13 @@ class Registry:
             return None, ERR.ACL_ERROR_RT_INVALID_HANDLE
         return obj, ERR.ACL_SUCCESS
 
+    def counts(self) -> dict:
+        """Live handles per kind (``npusim.census``)."""
+        out: dict = {}
+        for k, _ in list(self._live.values()):
+            out[k] = out.get(k, 0) + 1
+        return out
+
     def live(self, kind: str) -> list:
         return [o for k, o in list(self._live.values()) if k == kind]
 
