@@ -32,14 +32,17 @@ def _wrap(name: str, fn, api: str = "", pre=None):
 
     @functools.wraps(fn)
     def traced(*args, **kwargs):
-        if not RT.trace_on:
-            r = fn(*args, **kwargs)
-        else:
-            t0 = RT.host_ns
-            try:
+        with RT.lock:
+            if not RT.trace_on:
                 r = fn(*args, **kwargs)
-            finally:
-                RT.host_trace.append((name, t0, RT.host_ns))
+            else:
+                t0 = RT.host_ns
+                try:
+                    r = fn(*args, **kwargs)
+                finally:
+                    RT.host_trace.append((name, t0, RT.host_ns))
+            if RT.stalled:
+                RT.progress.notify_all()
         if r.__class__ is tuple:        # capture linter: a code of its table (0 is falsy)
             if r[-1] and r[-1] in _LINTED:
                 _lint.on_error(api, r[-1], args)

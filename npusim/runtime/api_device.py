@@ -49,6 +49,7 @@ def set_device(dev_id) -> int:
         d.primary = Context(d, primary=True)
         RT.handles.add("context", d.primary)
     d.set_count += 1
+    RT.note_user()
     RT.tls.context = None
     RT.tls.primary = d.primary
     return ERR.ACL_SUCCESS
@@ -101,6 +102,7 @@ def create_context(dev_id):
     d = device(dev_id)
     ctx = Context(d, primary=False)
     h = RT.handles.add("context", ctx)
+    RT.note_user()
     RT.tls.context = ctx
     RT.tls.primary = None
     return h, ERR.ACL_SUCCESS
@@ -125,6 +127,7 @@ def set_current_context(h) -> int:
     ctx, code = RT.handles.get("context", h)
     if ctx is None or ctx.destroyed:
         return ERR.ACL_ERROR_RT_PARAM_INVALID
+    RT.note_user()
     RT.tls.context = ctx
     RT.tls.primary = None
     return ERR.ACL_SUCCESS

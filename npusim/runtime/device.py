@@ -296,20 +296,30 @@ class Device:
     def wait_sq(self, sq: int, pos: int) -> None:
         """Block the host until SQ ``sq`` has executed up to ``pos``; DeadlockError if it never
         can. The host clock moves to that SQ's completion time."""
-        r = self._run(kind=E.STOP_SQ_POS, a=sq, b=pos)
-        if r == E.R_DEADLOCK or (r == E.R_IDLE and self.state.sqs[sq, E.Q_HEAD] < pos):
-            raise DeadlockError(self.explain_stall())
+        while True:
+            r = self._run(kind=E.STOP_SQ_POS, a=sq, b=pos)
+            if r != E.R_DEADLOCK and not (r == E.R_IDLE and self.state.sqs[sq, E.Q_HEAD] < pos):
+                break
+            self._stalled()
         RT.host_at_least(self.state.sqs[sq, E.Q_TIME])
         if self.state.access_log is not None:
             self.state.access_log.observe(OBS_SQ, sq, pos)    # orders later submissions
 
     def wait_all(self) -> None:
-        r = self._run()
-        if r == E.R_DEADLOCK:
-            raise DeadlockError(self.explain_stall())
+        while self._run() == E.R_DEADLOCK:
+            self._stalled()
         RT.host_at_least(self.state.now)
         if self.state.access_log is not None:
             self.state.access_log.observe(OBS_ALL)
+
+    def _stalled(self) -> None:
+        """Nothing queued can satisfy the wait. While another user thread may still submit the
+        record it needs, wait for that (``Runtime.await_progress``); otherwise — or when
+        ``stall_wait_s`` passes with no new call — it is a deadlock."""
+        with RT.lock:
+            if RT.others_may_submit() and RT.await_progress():
+                return
+        raise DeadlockError(self.explain_stall())
 
     def take_sq_error(self, sq: int) -> int:
         """The code of the first device fault on an SQ since the last report, then cleared

@@ -38,7 +38,8 @@ class Runtime:
 
     __slots__ = ("initialized", "init_refs", "finalized", "profile_name", "profile_overrides",
                  "profile", "devices", "handles", "tls", "host_ns", "lock", "trace_on",
-                 "host_trace", "device_options", "pageable")
+                 "host_trace", "device_options", "pageable", "progress", "users", "stalled",
+                 "stall_wait_s")
 
     def __init__(self):
         self.initialized = False
@@ -56,6 +57,13 @@ class Runtime:
         self.host_trace: list = []       # (api name, host ns at entry, host ns at exit)
         self.device_options: dict = {}
         self.pageable = PageableRegistry()   # numpy arrays given to acl.util.numpy_to_ptr
+        # threads (docs/architecture.md, "Threads"): every facade call holds ``lock``; a thread
+        # whose wait nothing queued can satisfy waits on ``progress`` while another user thread
+        # (one that set a device or context) is alive and not itself stalled
+        self.progress = threading.Condition(self.lock)
+        self.users: dict = {}                # thread ident -> Thread that set a device/context
+        self.stalled: set = set()            # idents of threads waiting on ``progress``
+        self.stall_wait_s = float(os.environ.get("NPUSIM_STALL_WAIT_S", 1.0))
 
     # ---- configuration ----
     def configure(self, profile: str | None = None, trace: bool | None = None,
@@ -80,6 +88,39 @@ class Runtime:
             p = get_profile(self.profile_name)
             return p.with_timing(**self.profile_overrides) if self.profile_overrides else p
         return self.profile
+
+    # ---- threads ----
+    def note_user(self) -> None:
+        """The calling thread uses the runtime (it set a device or a context)."""
+        t = threading.current_thread()
+        self.users[t.ident] = t
+
+    def others_may_submit(self) -> bool:
+        """Is another user thread alive and not itself stalled (it may still queue the record
+        this thread's wait needs)?"""
+        me = threading.get_ident()
+        for ident, t in list(self.users.items()):
+            if not t.is_alive():
+                del self.users[ident]
+            elif ident != me and ident not in self.stalled:
+                return True
+        return False
+
+    def await_progress(self) -> bool:
+        """Wait (releasing the lock) until another thread's facade call ends or
+        ``stall_wait_s`` passes; True when woken. Called with the lock held."""
+        me = threading.get_ident()
+        self.stalled.add(me)
+        try:
+            return self.progress.wait(self.stall_wait_s)
+        finally:
+            self.stalled.discard(me)
+
+    def call_done(self) -> None:
+        """A facade call ended: wake threads stalled on a wait it may have satisfied."""
+        if self.stalled:
+            with self.lock:
+                self.progress.notify_all()
 
     # ---- host clock ----
     def tick(self, ns: int) -> int:
@@ -132,6 +173,7 @@ class Runtime:
         self.handles.clear()
         self.pageable.clear()
         self.tls = _ThreadState()
+        self.users = {}
         self.initialized = self.finalized = False
         self.init_refs = 0
         self.profile = None
