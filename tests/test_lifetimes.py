@@ -147,3 +147,44 @@ def test_numpy_to_ptr_does_not_keep_arrays_alive(dev0):
     assert acl.rt.memcpy(acl.util.numpy_to_ptr(dst), 4, q, 4, acl.ACL_MEMCPY_HOST_TO_HOST) != OK
     ns.reset()
     assert len(RT.pageable) == 0
+
+
+def test_a_stream_capturing_into_a_sub_model_its_root_destroyed_is_invalidated(stream):
+    """EndCapture of the root fails with 107045 (a branch still capturing) and destroys the root
+    and its sub-models: the stream still capturing into the branch gets 507903 from then on
+    (before: its launches returned 0 onto a freed SQ and the next engine run dropped every
+    queued task of the device)."""
+    side, healthy = out(acl.rt.create_stream()), out(acl.rt.create_stream())
+    x, y = out(acl.rt.malloc(256, 0)), out(acl.rt.malloc(256, 0))
+    assert acl.mdl.ri_capture_begin(stream, RELAXED) == OK
+    _, mh, _ = acl.mdl.ri_capture_get_info(stream)
+    h = out(acl.mdl.ri_cond_handle_create(mh, 1, 1))
+    subs = out(acl.mdl.ri_add_cond_task(h, 0, 1, stream))
+    assert acl.mdl.ri_capture_to_model_ri_begin(side, subs[0], RELAXED) == OK
+    assert acl.rt.memset_async(x, 256, 2, 256, side) == OK
+    assert acl.mdl.ri_capture_end(stream)[-1] == acl.ACL_ERROR_RT_SUB_ACLGRAPH_IS_CAPTURING
+    invalidated = acl.ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED
+    assert acl.rt.memset_async(x, 256, 3, 256, side) == invalidated
+    assert acl.mdl.ri_capture_end(side)[-1] == invalidated
+    assert acl.mdl.ri_capture_get_info(side)[0] == 0            # no longer capturing
+    assert acl.rt.memset_async(y, 256, 9, 256, healthy) == OK
+    assert acl.rt.synchronize_stream(healthy) == OK
+    got = np.zeros(256, np.uint8)
+    assert acl.rt.memcpy(acl.util.numpy_to_ptr(got), 256, y, 256,
+                         acl.ACL_MEMCPY_DEVICE_TO_HOST) == OK
+    assert (got == 9).all()
+    assert acl.rt.memset_async(x, 256, 4, 256, side) == OK     # eager again
+    assert acl.rt.synchronize_stream(side) == OK
+
+
+def test_a_stale_pointer_freed_again_cannot_free_the_runtimes_cond_word(stream):
+    p = out(acl.rt.malloc(8, acl.ACL_MEM_MALLOC_HUGE1G_ONLY))
+    assert acl.rt.free(p) == OK
+    assert acl.mdl.ri_capture_begin(stream, RELAXED) == OK
+    _, mh, _ = acl.mdl.ri_capture_get_info(stream)
+    h = out(acl.mdl.ri_cond_handle_create(mh, 1, 1))
+    word = out(acl.mdl.ri_cond_handle_get_cond_ptr(h))
+    assert word == p                                   # the word reused the freed address
+    assert acl.rt.free(p) == acl.ACL_ERROR_RT_PARAM_INVALID
+    q = out(acl.rt.malloc(8, acl.ACL_MEM_MALLOC_HUGE1G_ONLY))
+    assert q != word                                   # the word is still allocated

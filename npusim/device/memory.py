@@ -112,6 +112,7 @@ class Memory:
         self._lo = np.zeros(0, np.int64)    # sorted live allocation table (arena offsets)
         self._hi = np.zeros(0, np.int64)
         self._lock = threading.Lock()         # API calls may come from several threads
+        self._user: set = set()               # arena offsets of aclrtMalloc/MallocHost blocks
         self.ctx = np.zeros(CTX_HEADER, np.int64)
         self.observer = None                  # access recording: told of every malloc/free
         h = self.ctx
@@ -147,9 +148,19 @@ class Memory:
         return self.host_base <= addr < self.host_base + self.host_size
 
     # ---- allocation ----
-    def malloc(self, nbytes: int, host: bool = False) -> int:
+    def malloc(self, nbytes: int, host: bool = False, user: bool = False) -> int:
+        """Allocate; ``user`` marks a block the program owns (``aclrtMalloc``): only those may
+        be freed by ``aclrtFree``, so a stale user pointer never frees the runtime's own
+        memory (a cond word, args) that reused its address."""
         with self._lock:
-            return self._malloc(nbytes, host)
+            addr = self._malloc(nbytes, host)
+            if user:
+                self._user.add(self.to_off(addr))
+            return addr
+
+    def is_user(self, addr: int) -> bool:
+        """Is ``addr`` the start of a live block the program allocated?"""
+        return self.to_off(addr) in self._user
 
     def _malloc(self, nbytes: int, host: bool) -> int:
         region = self.host if host else self.dev
@@ -173,6 +184,7 @@ class Memory:
         if off < 0 or off not in region.live:
             raise KeyError(addr)
         nbytes = region.free(off)
+        self._user.discard(off)
         i = int(np.searchsorted(self._lo, off))
         self._lo = np.delete(self._lo, i)
         self._hi = np.delete(self._hi, i)

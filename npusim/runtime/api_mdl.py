@@ -130,6 +130,10 @@ def ri_capture_end(stream):
             return None, ERR.ACL_ERROR_RT_STREAM_CAPTURE_WRONG_THREAD
         C.mode_exit(s)
         RT.tick(s.device.timing.host_capture_end_ns)
+        if m.destroyed:                         # destroyed under the capture (root's 107045)
+            for p in list(m.participants):
+                p.capture = None
+            return None, ERR.ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED
         code = C.finish(m)
         C.exit_capture(m)
         if code:

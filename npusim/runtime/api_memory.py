@@ -51,7 +51,7 @@ def malloc(size, policy=ACL_MEM_MALLOC_HUGE_FIRST):
     nbytes = -(-(int(size) + pad) // 32) * 32 if pad else -(-int(size) // 32) * 32
     RT.tick(dev.timing.host_malloc_ns)
     try:
-        return dev.state.mem.malloc(nbytes), ERR.ACL_SUCCESS
+        return dev.state.mem.malloc(nbytes, user=True), ERR.ACL_SUCCESS
     except OutOfMemory:
         return None, ERR.ACL_ERROR_RT_MEMORY_ALLOCATION
 
@@ -60,8 +60,8 @@ def free(ptr) -> int:
     if not ptr:
         return ERR.ACL_ERROR_INVALID_PARAM
     w = locate(ptr)
-    if w.kind != DEVICE or w.start != ptr:
-        return ERR.ACL_ERROR_RT_PARAM_INVALID           # double free, host or interior pointer
+    if w.kind != DEVICE or w.start != ptr or not w.device.state.mem.is_user(int(ptr)):
+        return ERR.ACL_ERROR_RT_PARAM_INVALID           # double free, host, interior or not ours
     RT.tick(w.device.timing.host_free_ns)
     w.device.state.mem.free(int(ptr))
     return ERR.ACL_SUCCESS
@@ -75,7 +75,8 @@ def malloc_host(size):
         return None, ERR.ACL_ERROR_RT_CONTEXT_NULL
     RT.tick(ctx.device.timing.host_malloc_ns)
     try:
-        return ctx.device.state.mem.malloc(-(-int(size) // 32) * 32, host=True), ERR.ACL_SUCCESS
+        return (ctx.device.state.mem.malloc(-(-int(size) // 32) * 32, host=True, user=True),
+                ERR.ACL_SUCCESS)
     except OutOfMemory:
         return None, ERR.ACL_ERROR_RT_MEMORY_ALLOCATION
 
@@ -84,7 +85,7 @@ def free_host(ptr) -> int:
     if not ptr:
         return ERR.ACL_ERROR_INVALID_PARAM
     w = locate(ptr)
-    if w.kind != PINNED or w.start != ptr:
+    if w.kind != PINNED or w.start != ptr or not w.device.state.mem.is_user(int(ptr)):
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     RT.tick(w.device.timing.host_free_ns)
     w.device.state.mem.free(int(ptr), host=True)

@@ -18,7 +18,7 @@ from .runtime import MODE_NONE, RT, profile
 from .stream import ACL_STREAM_CPU_SCHEDULE, ACL_STREAM_DEVICE_USE_ONLY, ACL_STREAM_PERSISTENT
 
 GLOBAL, THREAD_LOCAL, RELAXED, MODE_MAX = 0, 1, 2, MODE_NONE
-ACTIVE, INVALIDATED = 1, 2      # aclmdlRICaptureStatus of a stream (NONE = 0)
+ACTIVE, INVALIDATED = M.STREAM_ACTIVE, M.STREAM_INVALIDATED   # a stream's capture status
 # stream flags a capture refuses (StreamFlagIsSupportCapture, v100; v200 adds PERSISTENT)
 _NO_CAPTURE_FLAGS = ACL_STREAM_DEVICE_USE_ONLY | ACL_STREAM_CPU_SCHEDULE
 
@@ -152,6 +152,8 @@ def append(stream, op: int, a0=0, a1=0, a2=0, a3=0, flag=0, blocks=0) -> int:
     rules, §7)."""
     link = stream.capture
     model = link.model
+    if model.destroyed:                  # its model went (a failed EndCapture of its root)
+        return -ERR.ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED
     RT.host_ns += model.capture_task_ns
     if model.taskgrp_streams:
         code = TG.before_capture(stream, link, op)
@@ -176,6 +178,8 @@ def append_task(stream, rows, sqe_num: int) -> int:
     rows back to back on one capture stream. Returns the first row's position or -code."""
     link = stream.capture
     model = link.model
+    if model.destroyed:                  # its model went (a failed EndCapture of its root)
+        return -ERR.ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED
     RT.host_ns += model.capture_task_ns
     if model.taskgrp_streams:
         code = TG.before_capture(stream, link, rows[0][0])

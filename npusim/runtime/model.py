@@ -20,6 +20,7 @@ from .runtime import RT
 from .stream import SqStream
 
 NONE, CAPTURE_ACTIVE, CAPTURE_INVALIDATED, UPDATING, FAULT, READY = range(6)
+STREAM_ACTIVE, STREAM_INVALIDATED = 1, 2    # aclmdlRICaptureStatus of a user stream (NONE = 0)
 STATUS_NAMES = ("NONE", "CAPTURE_ACTIVE", "CAPTURE_INVALIDATED", "UPDATING", "FAULT", "READY")
 
 _model_ids = itertools.count(1)
@@ -251,6 +252,9 @@ class CaptureModel:
         if self.destroyed:
             return
         dev = self.device
+        for s in self.participants:            # streams still capturing into it: invalidated
+            if s.capture is not None and s.capture.model is self:
+                s.capture.status = STREAM_INVALIDATED
         self.release_resources()
         for ch in self.cond_handles:
             for m in ch.sub_models:
