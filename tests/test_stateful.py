@@ -177,6 +177,11 @@ class FacadeMachine(RuleBasedStateMachine):
         if s in cap["streams"] or s not in self.live_streams or cap["group"] is not None or \
                 ev not in self.live_events:
             return
+        if cap["invalid"]:
+            # joining an invalidated capture (§3.5): the wait is refused with 507000
+            _ok(acl.rt.record_event(ev, cap["origin"]))
+            assert _code(acl.rt.stream_wait_event(s, ev)) == acl.ACL_ERROR_RT_INTERNAL_ERROR
+            return
         _ok(acl.rt.record_event(ev, cap["origin"]))
         _ok(acl.rt.stream_wait_event(s, ev))
         cap["streams"].add(s)

@@ -47,7 +47,7 @@ def _device(dev) -> dict:
         "cond handles": sum(1 for c in dev.conds if c is not None),
         "events": dev.live_events,
         "notifies": dev.live_notifies,
-        "sqs": st.sqs_in_use(),
+        "sqs": st.sqs_in_use() - dev.has_update_payload(),   # the device's own ring aside
         "sync slots": st.slots_in_use(),
         "slots retiring": dev.retiring_slots(),
         "sqcq pairs": dev.sqcq_used,

@@ -198,6 +198,9 @@ class Device:
             self.model_slots[m.engine_id] = None
             self._free_model_ids.append(m.engine_id)
 
+    def has_update_payload(self) -> bool:
+        return self._update_payload is not None
+
     def update_payload(self) -> UpdatePayload:
         """The task-update payload ring (made on first use)."""
         if self._update_payload is None:
