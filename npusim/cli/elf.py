@@ -10,15 +10,17 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .elf import AttrType, ElfError, MixType, features_for, parse_elf
+from ..kernel.elf import DEFAULT_USER_ARGS_NUM, AttrType, ElfError, MixType, features_for, parse_elf
+from ..profiles import get_profile
+from .command import Command
 
 _ATTR = {int(a): a.name for a in AttrType}
 _MIX = {int(m): m.name for m in MixType}
+_COLUMNS = ("name", "type", "entry", "offset", "size", "params")
 
 
-def describe(data: bytes, profile=None) -> list[dict]:
+def describe(data: bytes, profile: str | None = None) -> list[dict]:
     """Rows (dicts) for the kernels of ``data``; raises ElfError like the loader."""
-    from ..profiles import get_profile
     image = parse_elf(data, features_for(get_profile(profile)))
     in_table = {name: key for key, name in image.entries.items()}
     rows = []
@@ -29,7 +31,8 @@ def describe(data: bytes, profile=None) -> list[dict]:
         if k.has_param_summary:
             params = " ".join(f"{p.offset}:{p.size}" for p in k.params) or "(none)"
         else:
-            params = f"{k.user_args_num} args (DFX)" if k.user_args_num != 128 else "-"
+            params = f"{k.user_args_num} args (DFX)" if k.user_args_num != DEFAULT_USER_ARGS_NUM \
+                else "-"
         rows.append({
             "name": k.name, "type": kind,
             "entry": str(in_table[k.name]) if k.name in in_table else "-",
@@ -40,7 +43,7 @@ def describe(data: bytes, profile=None) -> list[dict]:
     return rows
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     try:
         with open(args.file, "rb") as f:
             data = f.read()
@@ -53,11 +56,10 @@ def run(args) -> int:
         print(f"npusim elf: {args.file}: the runtime would refuse this binary: {e}",
               file=sys.stderr)
         return 1
-    cols = ("name", "type", "entry", "offset", "size", "params")
-    width = {c: max([len(c)] + [len(r[c]) for r in rows]) for c in cols}
-    print("  ".join(c.upper().ljust(width[c]) for c in cols).rstrip())
+    width = {c: max([len(c)] + [len(r[c]) for r in rows]) for c in _COLUMNS}
+    print("  ".join(c.upper().ljust(width[c]) for c in _COLUMNS).rstrip())
     for r in rows:
-        print("  ".join(r[c].ljust(width[c]) for c in cols).rstrip())
+        print("  ".join(r[c].ljust(width[c]) for c in _COLUMNS).rstrip())
     print(f"{len(rows)} kernel(s)")
     return 0
 
@@ -68,19 +70,5 @@ def _arguments(p: argparse.ArgumentParser) -> None:
                                                    "(default: $NPUSIM_PROFILE or Ascend910B)")
 
 
-HELP = "list the kernels of a kernel ELF binary (name, type, entry key, offset, size, params)"
-
-
-def add_elf_command(subparsers) -> argparse.ArgumentParser:
-    """Add ``elf`` to an argparse subparsers object; the handler is ``args.func``."""
-    p = subparsers.add_parser("elf", help=HELP, description=HELP)
-    _arguments(p)
-    p.set_defaults(func=run)
-    return p
-
-
-def register() -> None:
-    """Register ``elf`` in :data:`npusim.cli.COMMANDS`."""
-    from ..cli import COMMANDS, command
-    if "elf" not in COMMANDS:
-        command("elf", HELP, _arguments)(run)
+COMMAND = Command("elf", "list the kernels of a kernel ELF binary (name, type, entry key, offset, "
+                         "size, params)", run, _arguments)
