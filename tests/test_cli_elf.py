@@ -27,8 +27,8 @@ def test_npusim_elf_lists_the_kernels(capsys):
                                      "INFO"]
     assert "  symbols of .symtab: 13" in out_
     assert "0xc0 32 FUNC GLOBAL DEFAULT 1 VectorAddKernel" in {" ".join(r.split()) for r in out_}
-    assert "    .ascend.meta.VectorAddKernel: KERNEL_TYPE(4) DFX_TYPE(72) FUNCTION_ENTRY_INFO(12) " \
-           "PARAM_SUMMARY(12) PARAM_INFO(36) x5" in out_
+    assert ("    .ascend.meta.VectorAddKernel: KERNEL_TYPE(4) DFX_TYPE(72) "
+            "FUNCTION_ENTRY_INFO(12) PARAM_SUMMARY(12) PARAM_INFO(36) x5") in out_
 
 
 def test_npusim_elf_flags_a_disagreement(tmp_path, capsys):

@@ -303,7 +303,8 @@ def _read_section_headers(st: _Parse) -> None:
     for i in range(st.shnum):
         h = st.shoff + SHDR_SIZE * i
         if h + SHDR_SIZE > rd.size:
-            raise invalid(f"section header {i} ends at {h + SHDR_SIZE}, beyond the file ({rd.size})")
+            raise invalid(f"section header {i} ends at {h + SHDR_SIZE}, beyond the file "
+                          f"({rd.size})")
         link = rd.u(h + SHDR.sh_link.offset, 8) & U32  # 8-byte read of a 4-byte field
         if link > st.shnum:
             raise invalid(f"sh_link {link} of section {i} is out of [0, {st.shnum}]")
@@ -586,7 +587,8 @@ def _task_ration(info: _KernelInfo, name: str, features: ElfFeatures) -> int:
     if info.task_ratio == (0, 0) or not features.task_ration:
         return DEFAULT_TASK_RATION
     if info.task_ratio not in TASK_RATION_BY_RATIO:
-        raise invalid(f"kernel {name}: task ratio {info.task_ratio[0]}:{info.task_ratio[1]} invalid")
+        raise invalid(f"kernel {name}: task ratio {info.task_ratio[0]}:{info.task_ratio[1]} "
+                      f"invalid")
     return TASK_RATION_BY_RATIO[info.task_ratio]
 
 
