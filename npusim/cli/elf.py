@@ -15,8 +15,8 @@ import argparse
 import sys
 
 from ..kernel import elfview
-from ..kernel.elf import (DEFAULT_USER_ARGS_NUM, AttrType, BinaryMetaType, ElfError, MetaType,
-                          MixType, features_for, parse_elf)
+from ..kernel.elf import (DEFAULT_USER_ARGS_NUM, AttrType, ElfImage, MixType, features_for,
+                          parse_elf)
 from ..profiles import get_profile
 from .command import Command
 
@@ -27,7 +27,11 @@ _COLUMNS = ("name", "type", "entry", "offset", "size", "params")
 
 def describe(data: bytes, profile: str | None = None) -> list[dict]:
     """Rows (dicts) for the kernels of ``data``; raises ElfError like the loader."""
-    image = parse_elf(data, features_for(get_profile(profile)))
+    return kernel_rows(parse_elf(data, features_for(get_profile(profile))))
+
+
+def kernel_rows(image: ElfImage) -> list[dict]:
+    """Rows (dicts) for the registered kernels of a parsed binary."""
     in_table = {name: key for key, name in image.entries.items()}
     rows = []
     for k in image.kernels:
@@ -61,11 +65,6 @@ def _short(name: str) -> str:
     return name.split("_", 1)[1] if name[:4] in ("SHT_", "STT_", "STB_", "STV_", "SHN_") else name
 
 
-def _tlv_name(sec: elfview.TlvSection, t: int) -> str:
-    kinds = BinaryMetaType if sec.name == elfview.BINARY_META else MetaType
-    return kinds(t).name if t in kinds.__members__.values() else str(t)
-
-
 def standard_lines(std: elfview.StandardView) -> list[str]:
     """The standard view as text: header, sections, symbols, metadata TLVs, notes."""
     order = "little-endian" if std.little_endian else "big-endian"
@@ -90,7 +89,7 @@ def standard_lines(std: elfview.StandardView) -> list[str]:
         for m in std.metadata:
             runs: list[list] = []                    # consecutive equal TLVs as one "x N" item
             for t in m.tlvs:
-                item = f"{_tlv_name(m, t.type)}({t.length})"
+                item = f"{elfview.tlv_type_name(m.name, t.type)}({t.length})"
                 if runs and runs[-1][0] == item:
                     runs[-1][1] += 1
                 else:
@@ -115,18 +114,15 @@ def run(args: argparse.Namespace) -> int:
     except OSError as e:
         print(f"npusim elf: {e}", file=sys.stderr)
         return 1
-    features = features_for(get_profile(args.profile))
-    try:
-        rows = describe(data, args.profile)
-    except ElfError as e:
-        rows = None
-        print(f"npusim elf: {args.file}: the runtime would refuse this binary: {e}",
+    v = elfview.view(data, features_for(get_profile(args.profile)))
+    if v.image is None:
+        print(f"npusim elf: {args.file}: the runtime would refuse this binary: {v.refused}",
               file=sys.stderr)
-    if rows is not None:
+    else:
+        rows = kernel_rows(v.image)
         print("\n".join(_table(rows, _COLUMNS)))
         print(f"{len(rows)} kernel(s)")
         print()
-    v = elfview.view(data, features)
     print("\n".join(standard_lines(v.standard)))
     print()
     if not v.disagreements:
@@ -136,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
               f"runtime's parse:")
         for d in v.disagreements:
             print(f"  {d}")
-    return 0 if rows is not None else 1
+    return 0 if v.image is not None else 1
 
 
 def _arguments(p: argparse.ArgumentParser) -> None:

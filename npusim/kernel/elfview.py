@@ -326,13 +326,15 @@ def _soname(std: StandardView, image: ElfImage) -> list[Disagreement]:
     return [Disagreement("soname", "so name", repr(std.soname), repr(image.so_name))]
 
 
+def tlv_type_name(section: str, t: int) -> str:
+    """MetaType / BinaryMetaType name of TLV type ``t`` in the metadata section ``section``
+    (the number for a type the runtime does not know)."""
+    kinds = BinaryMetaType if section == BINARY_META else MetaType
+    return kinds(t).name if t in kinds._value2member_map_ else str(t)
+
+
 def _value_checks(sec: TlvSection, tlv: Tlv, big: bool, binary: bool) -> list[Disagreement]:
-    name = (BinaryMetaType if binary else MetaType)
-    try:
-        tname = name(tlv.type).name
-    except ValueError:
-        tname = str(tlv.type)
-    where = f"{sec.name} TLV {tname} at +{tlv.offset:#x}"
+    where = f"{sec.name} TLV {tlv_type_name(sec.name, tlv.type)} at +{tlv.offset:#x}"
     layout = (BINARY_META_VALUE_LAYOUT if binary else META_VALUE_LAYOUT).get(tlv.type)
     out = []
     if layout is not None:
@@ -453,4 +455,4 @@ def compare(data, features: ElfFeatures = FEATURES_910B) -> list[Disagreement]:
 
 
 __all__ = ["Disagreement", "KINDS", "StandardView", "StdSection", "StdSymbol", "StdNotes",
-           "Tlv", "TlvSection", "ElfView", "standard_view", "view", "compare"]
+           "Tlv", "TlvSection", "ElfView", "standard_view", "view", "compare", "tlv_type_name"]
