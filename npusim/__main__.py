@@ -1,4 +1,4 @@
-"""``python -m npusim ...``: the ``npusim`` command (npusim/cli.py)."""
+"""``python -m npusim ...``: the ``npusim`` command (npusim/cli/)."""
 from .cli import main
 
 raise SystemExit(main())

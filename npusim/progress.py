@@ -27,7 +27,7 @@ class Progress:
             if time.perf_counter() - self.t0 < SHOW_AFTER_S:
                 return
             try:
-                from tqdm import tqdm
+                from tqdm import tqdm    # optional, and only once some work has run long
                 self.bar = tqdm(desc=self.desc, unit=self.unit, unit_scale=True,
                                 total=self.total, file=sys.stderr, leave=False)
                 self.bar.update(self.done)
