@@ -16,6 +16,7 @@ for _c in _errors._TABLE:
 
 
 from .. import faults as _faults  # noqa: E402
+from . import _boundary  # noqa: E402
 from ._hosttrace import instrument as _instrument  # noqa: E402
 
 _faults.instrument(rt, "acl.rt")     # fault-injection points (npusim.inject), inside the trace
@@ -31,6 +32,10 @@ def init(config_path=None) -> int:
 
 def finalize() -> int:
     return _dev.finalize()
+
+
+init = _boundary.wrap("acl.init", "init", init, 0)
+finalize = _boundary.wrap("acl.finalize", "finalize", finalize, 0)
 
 
 __all__ = ["init", "finalize", "rt", "mdl", "util"]
