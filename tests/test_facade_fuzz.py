@@ -185,6 +185,27 @@ def test_every_facade_function_is_behind_the_boundary():
     assert B.UNDECLARED == [], "parameters without a kind in _boundary.PARAMS"
 
 
+def test_refusals_have_the_runtime_functions_own_shape():
+    """The boundary's failure result (outputs as None, then the code) has the width of the
+    runtime function's own result: checked against each runtime function called with NULLs."""
+    make_env(False)
+    checked = 0
+    for _, attr, fn in FUNCTIONS:
+        if attr in TEARDOWN:
+            continue
+        runtime_fn = inspect.unwrap(fn)
+        try:
+            r = runtime_fn(*[None] * len(inspect.signature(runtime_fn).parameters))
+        except Exception:       # noqa: BLE001 -- a NULL the runtime does not expect
+            continue
+        n = B.outputs_of(attr, runtime_fn)
+        width = -1 if r is None or (n < 0 and type(r) is int) else \
+            (0 if type(r) is int else len(r) - 1)
+        assert width == n, (attr, r, n)
+        checked += 1
+    assert checked >= 90
+
+
 def _valid_args(attr: str, params: list[str], e: dict) -> list:
     vals = []
     for p in params:
@@ -288,3 +309,23 @@ def test_hostile_value_in_every_position(label):
         escapes += [f"{name}: {type(exc).__name__}: {exc}" for name, _, exc in B.ESCAPES]
     assert not escapes, "\n".join(escapes)
     _healthy()
+
+
+@pytest.mark.parametrize("pos", [0, 1, 2])
+def test_util_helpers_raise_only_value_error(pos):
+    """acl.util returns no code: any bad argument raises ValueError, nothing else."""
+    e = make_env(False)
+    valid = [e["aptr"], 8, np.uint8]
+    for label, hv in HOSTILE.items():
+        value = hv(e) if callable(hv) and label.endswith(("handle", "stream", "model")) else hv
+        args = list(valid)
+        args[pos] = value
+        try:
+            acl.util.ptr_to_numpy(*args)
+        except ValueError:
+            pass
+        if pos == 0:
+            try:
+                acl.util.numpy_to_ptr(value)
+            except ValueError:
+                pass
