@@ -15,6 +15,8 @@ value, exception); the boundary turns them into 507000 until they are fixed ther
 from __future__ import annotations
 
 import inspect
+import os
+import tempfile
 import threading
 
 import numpy as np
@@ -67,6 +69,9 @@ HOSTILE = {
     "list": [1], "tuple": (1, 2), "dict": {}, "bad dict": {"type": "x", "num_blocks": -1},
     "float type": {"type": 1.0}, "str args": {"type": 1, "args": "x"},
     "65536 blocks": {"type": 1, "num_blocks": 65536}, "nan value": {"type": 4, "value": np.nan},
+    "inf attr": {1: float("inf")}, "inf key": {float("inf"): 1}, "nan pair": [(float("nan"), 0)],
+    "inf pair": [(1, float("inf"))], "huge attr": {1: 2 ** 70}, "str attr": {3: "x"},
+    "pair of pairs": [((1, 2), (3, 4))], "pair tuple value": {7: (1, float("inf"))},
     "object": object(), "weird": _Weird(), "lambda": (lambda *a: 1 / 0),
     "wrong-kind handle": lambda e: e["event"], "model stream": lambda e: e["mstream"],
     "destroyed stream": lambda e: e["dead_stream"], "sub-model": lambda e: e["model"],
@@ -112,18 +117,27 @@ def make_env(capturing: bool) -> dict:
     e["func"] = _out(*acl.rt.binary_get_function(e["binary"], "EasyOPf"))
     e["args"] = _out(*acl.rt.kernel_args_init(e["func"]))
     e["param"] = _out(*acl.rt.kernel_args_append(e["args"], e["dptr"].to_bytes(8, "little")))
-    e["fargs"] = _out(*acl.rt.kernel_args_init(e["func"]))
+    size = _out(*acl.rt.kernel_args_get_mem_size(e["func"], 8))   # a second, finalized handle
+    e["umem"] = np.zeros(size, np.uint8)
+    e["fargs"] = _out(*acl.rt.kernel_args_init_by_user_mem(e["func"], 1, e["umem"], size))
     _out(*acl.rt.kernel_args_append(e["fargs"], e["dptr"].to_bytes(8, "little")))
     assert acl.rt.kernel_args_finalize(e["fargs"]) == OK
+    e["elf"] = open(npusim.samples.binary_path(), "rb").read()
+    e["desc"] = acl.rt.create_binary(e["elf"], len(e["elf"]))
+    for ev in (e["event"], e["event2"]):                  # recorded and complete
+        assert acl.rt.record_event(ev, e["stream2"]) == OK
+    assert acl.rt.synchronize_stream(e["stream2"]) == OK
     e["cstream"] = cs = _out(*acl.rt.create_stream())
     assert acl.mdl.ri_capture_begin(cs, 0) == OK
     assert acl.rt.launch_kernel(e["func"], 1, e["dptr"], 8, cs) == OK
     e["model"] = _out(*acl.mdl.ri_capture_end(cs))
     e["mstream"] = _out(*acl.mdl.ri_get_streams(e["model"]))[0]
     e["task"] = _out(*acl.mdl.ri_get_tasks_by_stream(e["mstream"]))[0]
+    e["capmodel"] = e["model"]
     if capturing:                        # relaxed mode: other threads' calls are not blocked
         assert acl.mdl.ri_capture_begin(e["stream"], acl.ACL_MODEL_RI_CAPTURE_MODE_RELAXED) == OK
-        e["cond"] = _out(*acl.mdl.ri_cond_handle_create(_capture_model(e["stream"]), 0, 0))
+        e["capmodel"] = _capture_model(e["stream"])
+        e["cond"] = _out(*acl.mdl.ri_cond_handle_create(e["capmodel"], 0, 0))
     return e
 
 
@@ -161,6 +175,18 @@ FN_VALID = {
         "type": acl.ACL_MODEL_RI_TASK_KERNEL, "func": e["func"], "args": e["dptr"],
         "args_size": 8, "num_blocks": 1},
     ("memcpy_async", "dst"): lambda e: e["hptr"],
+    ("free_host", "ptr"): lambda e: e["hptr"],
+    ("binary_load", "binary"): lambda e: e["desc"],
+    ("binary_load_from_data", "data"): lambda e: e["elf"],
+    ("binary_load_from_file", "path"): lambda e: npusim.samples.binary_path(),
+    ("binary_set_exception_callback", "callback"): lambda e: (lambda *a: None),
+    ("create_event_with_flag", "flag"): lambda e: acl.ACL_EVENT_SYNC,
+    ("create_event_ex_with_flag", "flag"): lambda e: acl.ACL_EVENT_SYNC,
+    ("kernel_args_append", "param_size"): lambda e: 8,
+    ("ri_get_tasks_by_stream", "stream"): lambda e: e["mstream"],
+    ("ri_cond_handle_create", "model_ri"): lambda e: e["capmodel"],
+    ("ri_debug_json_print", "path"): lambda e: os.path.join(tempfile.gettempdir(),
+                                                            f"npusim-fuzz-{os.getpid()}.json"),
 }
 # functions that end the environment's usefulness when they succeed with valid arguments
 TEARDOWN = {"finalize", "reset_device", "destroy_context"}

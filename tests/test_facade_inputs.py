@@ -30,7 +30,7 @@ VECTOR_EXCEPTION = acl.ACL_ERROR_RT_VECTOR_CORE_EXCEPTION
 def env():
     e = make_env(False)
     yield e
-    assert B.ESCAPES == [], B.ESCAPES
+    assert not B.ESCAPES, list(B.ESCAPES)
 
 
 def _blocks_run(e, launch) -> int:

@@ -44,27 +44,38 @@ buffer     host data (``void*`` + size)     bytes-like, numpy arrays, a    other
                                                                            than the bytes given:
                                                                            107000, before the
                                                                            runtime allocates
-seq        ``void**`` / struct arrays       None, list, tuple, ndarray     other types: 107000
+seq        ``void**`` (args array)          None, list, tuple, 1-d ndarray other types: 107000
+attrs      launch config / load options     None, a dict or (id, value)    an id outside int32,
+                                            pairs -> ids int32, values     a value outside 64
+                                            64-bit ints or (lo, hi) words  bits, a non-integer:
+                                            (objects: parsed by the        107000
+                                            runtime)
+placeholders ``aclrtPlaceHolderInfo[]``     None, (addrOffset, dataOffset) a pair that is not
+                                            pairs of uint32_t              two uint32: 107000
 struct     ``aclmdlRITaskParams*``          None, a dict (its known fields a non-dict, or a field
-                                            normalised like parameters;    its kind refuses:
+                                            normalised like parameters;    outside its C range:
                                             the caller's dict is copied)   107000
-any        callbacks, user data, configs    as is (the runtime parses)
+any        callbacks, user data, reserve    as is (the runtime checks)
 ========== ================================ ============================== ======================
 
 A float is refused even when integral (``8.0``): C's integer parameters take no floats, and
 Python's own integer conversions (``operator.index``) refuse them. A 1-element numpy array is
 refused like any array; a 0-d integer array is a scalar.
 
-Last resort: an exception that still escapes a runtime function is caught here, recorded in
-:data:`ESCAPES` (function, arguments, exception) and returned as ``ACL_ERROR_RT_INTERNAL_ERROR``
-(507000) with ``None`` outputs. It is a runtime bug: ``tests/test_facade_fuzz.py`` fails on any
-escape not on its list of known runtime bugs.
+Refusals are checked here, before the function's own checks, so a call with two bad arguments
+may name a later one; substitutions (handles, pointers, numBlocks) keep the function's order.
+
+Last resort: an exception that still escapes a runtime function (or this module's own
+normalisation) is caught here, recorded in :data:`ESCAPES` (function, arguments, exception) and
+returned as ``ACL_ERROR_RT_INTERNAL_ERROR`` (507000) with ``None`` outputs. It is a bug:
+``tests/test_facade_fuzz.py`` fails on any escape not on its list of known runtime bugs.
 
 Cost: the generated wrapper tests ``type(x) is int`` (and the range) of every integer argument in
 one expression; only a value that fails it takes the general path.
 """
 from __future__ import annotations
 
+import collections
 import inspect
 import operator
 import os
@@ -83,7 +94,8 @@ NO_OBJECT = 0x7FFF_FFFF_FFFF_FFF1
 U64 = 2 ** 64 - 1
 BLOCKS_MAX = 0xFFFF          # numBlocks is stored as uint16_t (spec/kernel.md §5.1, §9.7)
 
-ESCAPES: list[tuple[str, tuple, BaseException]] = []   # (function, arguments, exception)
+# (function, arguments, exception) of the latest escapes; bounded, for long runs
+ESCAPES: collections.deque[tuple[str, tuple, BaseException]] = collections.deque(maxlen=1000)
 UNDECLARED: list[tuple[str, str]] = []                 # (function, parameter) with no kind
 
 
@@ -207,13 +219,67 @@ BUFFER = Kind("buffer", "(type({p}) is bytes)", _buffer)
 
 
 def _seq(v, spec):
-    if v is None or isinstance(v, (list, tuple, np.ndarray)):
+    if v is None or isinstance(v, (list, tuple)) or isinstance(v, np.ndarray) and v.ndim == 1:
         return v
     raise _Refused(spec.code)
 
 
 SEQ = Kind("seq", "({p} is None or type({p}) is list or type({p}) is tuple)", _seq)
 ANY = Kind("any", "True", lambda v, spec: v)
+
+
+def _int_in(v, lo: int, hi: int, code: int) -> int:
+    i = _as_int(v)
+    if i is None or not lo <= i <= hi:
+        raise _Refused(code)
+    return i
+
+
+def _pair(v, lo: int, hi: int, code: int) -> tuple[int, int]:
+    if not (isinstance(v, (list, tuple)) and len(v) == 2 or
+            isinstance(v, np.ndarray) and v.shape == (2,)):
+        raise _Refused(code)
+    return _int_in(v[0], lo, hi, code), _int_in(v[1], lo, hi, code)
+
+
+def _placeholders(v, spec):
+    """aclrtPlaceHolderInfo[]: (addrOffset, dataOffset) pairs of uint32_t."""
+    if v is None:
+        return None
+    if not isinstance(v, (list, tuple, np.ndarray)) or np.ndim(v) == 0:
+        raise _Refused(spec.code)
+    return [_pair(p, 0, 2 ** 32 - 1, spec.code) for p in v]
+
+
+PLACEHOLDERS = Kind("placeholders", "({p} is None)", _placeholders)
+
+
+def _attr_value(v, code: int):
+    """A union attribute value: one 64-bit integer, or a (low, high) pair of 32-bit words."""
+    if isinstance(v, (list, tuple)):
+        return _pair(v, 0, 2 ** 32 - 1, code)
+    return _int_in(v, -2 ** 63, U64, code)
+
+
+def _attrs(v, spec):
+    """aclrtLaunchKernelCfg / aclrtBinaryLoadOptions as a dict or (id, value) pairs: ids are
+    enums, values 64-bit integers (or word pairs). Other objects (``.attrs`` / ``.options``)
+    are parsed by the runtime."""
+    if isinstance(v, dict):
+        return {_int_in(k, -2 ** 31, 2 ** 31 - 1, spec.code): _attr_value(x, spec.code)
+                for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        out = []
+        for item in v:
+            if not isinstance(item, (list, tuple)) or len(item) != 2:
+                raise _Refused(spec.code)
+            out.append((_int_in(item[0], -2 ** 31, 2 ** 31 - 1, spec.code),
+                        _attr_value(item[1], spec.code)))
+        return out
+    return v
+
+
+ATTRS = Kind("attrs", "({p} is None)", _attrs)
 
 # aclmdlRITaskParams: the fields ri_task_set_params reads, with their C ranges
 _I32, _U32 = (-2 ** 31, 2 ** 31 - 1), (0, 2 ** 32 - 1)
@@ -267,10 +333,11 @@ PARAMS: dict[str, Spec] = {
     "path": Spec(PATH), "config_path": Spec(PATH),
     **{n: Spec(NAME) for n in ("kernel_name", "func_name", "name")},
     **{n: Spec(BUFFER) for n in ("data", "host_args", "args_handle_mem", "user_host_mem")},
-    "place_holders": Spec(SEQ),
+    "place_holders": Spec(PLACEHOLDERS),
+    **{n: Spec(ATTRS) for n in ("options", "cfg")},
     "params": Spec(STRUCT),
     # parsed by the runtime
-    **{n: Spec(ANY) for n in ("options", "cfg", "reserve", "callback", "user_data", "info")},
+    **{n: Spec(ANY) for n in ("reserve", "callback", "user_data", "info")},
 }
 
 OVERRIDES: dict[tuple[str, str], Spec] = {
@@ -278,6 +345,10 @@ OVERRIDES: dict[tuple[str, str], Spec] = {
     ("malloc", "size"): Spec(SIZE, E_ACL), ("malloc_host", "size"): Spec(SIZE, E_ACL),
     ("memcpy", "kind"): Spec(ENUM, E_ACL), ("memcpy_async", "kind"): Spec(ENUM, E_ACL),
     ("ri_cond_handle_create", "flag"): Spec(ENUM, E_ACL),
+    ("kernel_args_append", "param_size"): Spec(SIZE, E_ACL, optional=True),
+    ("kernel_args_para_update", "param_size"): Spec(SIZE, E_ACL, optional=True),
+    ("kernel_args_get_place_holder_buffer", "data_size"): Spec(SIZE, E_ACL),
+    ("kernel_args_init_by_user_mem", "actual_args_size"): Spec(SIZE, E_ACL),
     # other C types than the name's default
     ("create_notify", "flag"): Spec(U64K),                  # uint64_t flag
     ("set_stream_failure_mode", "mode"): Spec(U64K),        # uint64_t mode
@@ -357,6 +428,8 @@ def _slow(name, outputs, names, specs, call, args):
                     raise _Refused(E_PARAM)
     except _Refused as r:
         return _fail(outputs, r.code)
+    except Exception as e:  # noqa: BLE001 -- a bug of this module: recorded like the runtime's
+        return _escaped(f"{name} (argument boundary)", outputs, tuple(args), e)
     try:
         return call(*vals)
     except Exception as e:  # noqa: BLE001 -- the last resort: recorded, reported as 507000
