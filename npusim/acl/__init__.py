@@ -3,6 +3,10 @@
 C prefix -> module (``aclrt*`` -> ``acl.rt``, ``aclmdl*`` -> ``acl.mdl``), CamelCase -> snake_case;
 outputs come first in a tuple and the error code last; a call with no outputs returns just the code.
 Misuse never raises: it returns the code the real runtime returns. Constants carry their C names.
+
+Wrapping, outermost first: the argument boundary (``_boundary.py``: hostile Python values become
+the value C would see, or a code, before anything runs), the host trace and capture linter
+(``_hosttrace.py``), the fault-injection point (``npusim.faults``), the runtime function.
 """
 from __future__ import annotations
 
@@ -34,7 +38,7 @@ def finalize() -> int:
     return _dev.finalize()
 
 
-init = _boundary.wrap("acl.init", "init", init, 0)
+init = _boundary.wrap("acl.init", "init", init, 0)       # init and finalize are not traced
 finalize = _boundary.wrap("acl.finalize", "finalize", finalize, 0)
 
 
