@@ -3,6 +3,10 @@
 C prefix -> module (``aclrt*`` -> ``acl.rt``, ``aclmdl*`` -> ``acl.mdl``), CamelCase -> snake_case;
 outputs come first in a tuple and the error code last; a call with no outputs returns just the code.
 Misuse never raises: it returns the code the real runtime returns. Constants carry their C names.
+
+Wrapping, outermost first: the argument boundary (``_boundary.py``: hostile Python values become
+the value C would see, or a code, before anything runs), the host trace and capture linter
+(``_hosttrace.py``), the fault-injection point (``npusim.faults``), the runtime function.
 """
 from __future__ import annotations
 
@@ -16,6 +20,7 @@ for _c in _errors._TABLE:
 
 
 from .. import faults as _faults  # noqa: E402
+from . import _boundary  # noqa: E402
 from ._hosttrace import instrument as _instrument  # noqa: E402
 
 _faults.instrument(rt, "acl.rt")     # fault-injection points (npusim.inject), inside the trace
@@ -31,6 +36,10 @@ def init(config_path=None) -> int:
 
 def finalize() -> int:
     return _dev.finalize()
+
+
+init = _boundary.wrap("acl.init", "init", init, 0)       # init and finalize are not traced
+finalize = _boundary.wrap("acl.finalize", "finalize", finalize, 0)
 
 
 __all__ = ["init", "finalize", "rt", "mdl", "util"]

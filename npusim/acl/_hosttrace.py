@@ -9,10 +9,12 @@ set lookup of the returned code: a code of the capture linter's table
 from __future__ import annotations
 
 import functools
+import inspect
 import types
 
 from ..analysis import lint as _lint
 from ..runtime.runtime import RT
+from . import _boundary
 
 _LINTED = frozenset(_lint.HINTS)
 
@@ -21,6 +23,7 @@ def _wrap(name: str, fn, api: str = "", pre=None):
     if pre is not None:                 # the linter needs the state before this call
         inner = fn
 
+        @functools.wraps(inner)
         def fn(*args, **kwargs):        # noqa: F811
             snap = pre(*args, **kwargs)
             r = inner(*args, **kwargs)
@@ -65,12 +68,16 @@ class _Linted:
 
 
 def instrument(module: types.ModuleType, prefix: str) -> None:
-    """Wrap every public function of a facade module (once)."""
+    """Wrap every public function of a facade module (once): the trace wrapper, and outside it
+    the argument boundary (``_boundary.py``), so a refused call is not traced or linted."""
     short = module.__name__.rsplit(".", 1)[-1]          # "rt" / "mdl"
     for attr, fn in list(vars(module).items()):
         if attr.startswith("_") or not isinstance(fn, types.FunctionType):
             continue
         if getattr(fn, "__wrapped_api__", False):
             continue
-        setattr(module, attr, _wrap(f"{prefix}.{attr}", fn, f"acl.{short}.{attr}",
-                                    _lint.PRE.get(attr)))
+        api = f"acl.{short}.{attr}"
+        traced = _wrap(f"{prefix}.{attr}", fn, api, _lint.PRE.get(attr))
+        outer = _boundary.wrap(api, attr, traced, _boundary.outputs_of(attr, inspect.unwrap(fn)))
+        outer.__wrapped_api__ = True
+        setattr(module, attr, outer)

@@ -121,7 +121,7 @@ def set_stream_failure_mode(h, mode: int) -> int:
         s, code = resolve(None)
         if code:
             return ERR.ACL_ERROR_RT_PARAM_INVALID
-    if s.flags & ACL_STREAM_DEVICE_USE_ONLY:
+    if s.flags & ACL_STREAM_DEVICE_USE_ONLY or s.is_model:   # a model's own stream: 207000
         return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
     if RT.current_context is None:
         return ERR.ACL_ERROR_RT_CONTEXT_NULL

@@ -1,0 +1,495 @@
+"""The facade's argument boundary: every ``acl.*`` argument is normalised by its parameter's
+kind before the runtime sees it, so a hostile Python value becomes an ACL code, never an
+exception and never half-done state.
+
+Why here: the runtime functions (``runtime/api_*.py``) reproduce the C check orders for values a
+C caller can pass — ints of the parameter's C type, NULL, pointers. Python callers can also pass
+what C cannot: ``numpy.int32`` counts, ``None`` or NaN for a size, a float enum, a multi-element
+array as a handle, a string with a NUL, ints outside the C type. One layer, generated once per
+function from its signature and the kind table below, turns each such value into either the
+canonical Python value the C API would see, or a refusal — before the function runs.
+
+Kinds (C types from hicann/runtime ``include/external/acl/acl_rt.h``, ``acl_mdl.h``,
+``acl_base_mdl.h``; ``docs/fidelity.md`` "Facade argument boundary" has the same table):
+
+========== ================================ ============================== ======================
+kind       C type                           accepted, as                   refused
+========== ================================ ============================== ======================
+handle     opaque pointer (aclrtStream ...) ``int`` as is; NULL: None/0;   anything else: passed
+                                            numpy / 0-d integer -> int     as a handle no object
+                                                                           has (the function's
+                                                                           own check: 107017)
+pointer    ``void*``                        0 <= v < 2**64 -> int; values  negative, >= 2**64,
+                                            >= 2**63 as the int64 of the   non-integers: passed
+                                            same 64 bits (what the SQE's   as NULL (the
+                                            i64 operands hold)             function's NULL code)
+blocks     ``uint32_t numBlocks``           0..65535 (the task's u16       above 65535, negative,
+                                            field)                         non-integers: passed
+                                                                           as 0 (the function's
+                                                                           numBlocks check)
+u32 / u64  ``uint32_t`` / ``uint64_t``,     ints in range; numpy ints,     out of range (incl.
+size       ``size_t``                       0-d integer arrays, bool ->    negative), None where
+i32 / enum ``int32_t``, C enums             int; None where the facade     the parameter has no
+                                            default is None                None default, floats,
+                                                                           str, arrays: the
+                                                                           parameter's code
+                                                                           (107000; 100000 where
+                                                                           the acl layer checks
+                                                                           it)
+path, name ``const char*``                  str / bytes / os.PathLike ->   other types: 107000
+                                            str cut at the first NUL
+                                            (what C reads); None = NULL
+buffer     host data (``void*`` + size)     bytes-like, numpy arrays, a    other types, or a
+                                            host pointer (as ``pointer``)  size argument larger
+                                                                           than the bytes given:
+                                                                           107000, before the
+                                                                           runtime allocates
+seq        ``void**`` (args array)          None, list, tuple, 1-d ndarray other types: 107000
+attrs      launch config / load options     None, a dict or (id, value)    an id outside int32,
+                                            pairs -> ids int32, values     a value outside 64
+                                            64-bit ints or (lo, hi) words  bits, a non-integer:
+                                            (objects: parsed by the        107000
+                                            runtime)
+placeholders ``aclrtPlaceHolderInfo[]``     None, (addrOffset, dataOffset) a pair that is not
+                                            pairs of uint32_t              two uint32: 107000
+struct     ``aclmdlRITaskParams*``          None, a dict (its known fields a non-dict, or a field
+                                            normalised like parameters;    outside its C range:
+                                            the caller's dict is copied)   107000
+any        callbacks, user data, reserve    as is (the runtime checks)
+========== ================================ ============================== ======================
+
+A float is refused even when integral (``8.0``): C's integer parameters take no floats, and
+Python's own integer conversions (``operator.index``) refuse them. A 1-element numpy array is
+refused like any array; a 0-d integer array is a scalar.
+
+Refusals are checked here, before the function's own checks, so a call with two bad arguments
+may name a later one; substitutions (handles, pointers, numBlocks) keep the function's order.
+
+Last resort: an exception that still escapes a runtime function (or this module's own
+normalisation) is caught here, recorded in :data:`ESCAPES` (function, arguments, exception) and
+returned as ``ACL_ERROR_RT_INTERNAL_ERROR`` (507000) with ``None`` outputs. It is a bug:
+``tests/test_facade_fuzz.py`` fails on any escape not on its list of known runtime bugs.
+
+Cost: the generated wrapper tests ``type(x) is int`` (and the range) of every integer argument in
+one expression; only a value that fails it takes the general path.
+"""
+from __future__ import annotations
+
+import collections
+import inspect
+import operator
+import os
+
+import numpy as np
+
+from .. import errors as _ERR
+from . import util as _util
+
+E_ACL = _ERR.ACL_ERROR_INVALID_PARAM              # 100000
+E_PARAM = _ERR.ACL_ERROR_RT_PARAM_INVALID         # 107000
+E_INTERNAL = _ERR.ACL_ERROR_RT_INTERNAL_ERROR     # 507000
+
+# A handle no runtime object can have: odd, while every object handle is an aligned address.
+NO_OBJECT = 0x7FFF_FFFF_FFFF_FFF1
+U64 = 2 ** 64 - 1
+BLOCKS_MAX = 0xFFFF          # numBlocks is stored as uint16_t (spec/kernel.md §5.1, §9.7)
+
+# (function, arguments, exception) of the latest escapes; bounded, for long runs
+ESCAPES: collections.deque[tuple[str, tuple, BaseException]] = collections.deque(maxlen=1000)
+UNDECLARED: list[tuple[str, str]] = []                 # (function, parameter) with no kind
+
+
+class _Refused(Exception):
+    """A value its kind refuses; ``code`` is the code the call returns."""
+
+    def __init__(self, code: int):
+        self.code = code
+
+
+# ---- kinds ----
+class Kind:
+    """A parameter kind: ``fast`` is a Python expression over ``{p}`` true for the values that
+    need no work; ``norm(value, spec)`` returns the value the runtime gets or raises _Refused."""
+    __slots__ = ("name", "fast", "norm")
+
+    def __init__(self, name: str, fast: str | None, norm):
+        self.name, self.fast, self.norm = name, fast, norm
+
+
+class Spec:
+    """One parameter: its kind, the code a refusal returns, whether ``None`` means "not given"."""
+    __slots__ = ("kind", "code", "optional")
+
+    def __init__(self, kind: Kind, code: int = E_PARAM, optional: bool = False):
+        self.kind, self.code, self.optional = kind, code, optional
+
+
+def _as_int(v):
+    """The int of an integer-like value (int, bool, numpy integer, 0-d integer array), else
+    None. Floats, strings and arrays with a dimension are not integers."""
+    if type(v) is int:
+        return v
+    if isinstance(v, (float, complex, str, bytes, bytearray)):
+        return None
+    try:
+        return operator.index(v)
+    except Exception:        # noqa: BLE001 -- any object: __index__ may raise anything
+        return None
+
+
+def _int_kind(name: str, lo: int, hi: int) -> Kind:
+    def norm(v, spec):
+        if v is None and spec.optional:
+            return None
+        i = _as_int(v)
+        if i is None or not lo <= i <= hi:
+            raise _Refused(spec.code)
+        return i
+    return Kind(name, f"(type({{p}}) is int and {lo} <= {{p}} <= {hi})", norm)
+
+
+U32 = _int_kind("u32", 0, 2 ** 32 - 1)
+U64K = _int_kind("u64", 0, U64)
+SIZE = _int_kind("size", 0, U64)
+I32 = _int_kind("i32", -2 ** 31, 2 ** 31 - 1)
+ENUM = _int_kind("enum", -2 ** 31, 2 ** 31 - 1)
+
+
+def _handle(v, spec):
+    if v is None:
+        return None
+    i = _as_int(v)
+    return NO_OBJECT if i is None else i
+
+
+HANDLE = Kind("handle", "(type({p}) is int or {p} is None)", _handle)
+
+
+def _pointer(v, spec=None):
+    i = _as_int(v)
+    if i is None or not 0 <= i <= U64:
+        return 0
+    return i - 2 ** 64 if i >= 2 ** 63 else i
+
+
+POINTER = Kind("pointer", "(type({p}) is int and 0 <= {p} < 9223372036854775808)", _pointer)
+
+
+def _blocks(v, spec):
+    i = _as_int(v)
+    return i if i is not None and 0 <= i <= BLOCKS_MAX else 0
+
+
+BLOCKS = Kind("blocks", f"(type({{p}}) is int and 0 <= {{p}} <= {BLOCKS_MAX})", _blocks)
+
+
+def _string(v, spec):
+    if v is None:
+        return None
+    try:
+        if isinstance(v, os.PathLike):
+            v = os.fspath(v)
+        if isinstance(v, (bytes, bytearray)):
+            v = os.fsdecode(bytes(v))
+    except Exception:        # noqa: BLE001 -- a user's __fspath__, undecodable bytes
+        raise _Refused(spec.code) from None
+    if not isinstance(v, str):
+        raise _Refused(spec.code)
+    v = str.__str__(v)
+    nul = v.find("\0")
+    return v if nul < 0 else v[:nul]
+
+
+PATH = Kind("path", "(type({p}) is str and '\\0' not in {p})", _string)
+NAME = Kind("name", "(type({p}) is str and '\\0' not in {p})", _string)
+
+
+def _buffer(v, spec):
+    if isinstance(v, np.ndarray):
+        return v.reshape(1) if v.ndim == 0 else v
+    if v is None or isinstance(v, (bytes, bytearray, memoryview)):
+        return v
+    i = _as_int(v)
+    if i is None:
+        raise _Refused(spec.code)
+    return _pointer(i)
+
+
+BUFFER = Kind("buffer", "(type({p}) is bytes)", _buffer)
+
+
+def _seq(v, spec):
+    if v is None or isinstance(v, (list, tuple)) or isinstance(v, np.ndarray) and v.ndim == 1:
+        return v
+    raise _Refused(spec.code)
+
+
+SEQ = Kind("seq", "({p} is None or type({p}) is list or type({p}) is tuple)", _seq)
+ANY = Kind("any", "True", lambda v, spec: v)
+
+
+def _int_in(v, lo: int, hi: int, code: int) -> int:
+    i = _as_int(v)
+    if i is None or not lo <= i <= hi:
+        raise _Refused(code)
+    return i
+
+
+def _pair(v, lo: int, hi: int, code: int) -> tuple[int, int]:
+    if not (isinstance(v, (list, tuple)) and len(v) == 2 or
+            isinstance(v, np.ndarray) and v.shape == (2,)):
+        raise _Refused(code)
+    return _int_in(v[0], lo, hi, code), _int_in(v[1], lo, hi, code)
+
+
+def _placeholders(v, spec):
+    """aclrtPlaceHolderInfo[]: (addrOffset, dataOffset) pairs of uint32_t."""
+    if v is None:
+        return None
+    if not isinstance(v, (list, tuple, np.ndarray)) or np.ndim(v) == 0:
+        raise _Refused(spec.code)
+    return [_pair(p, 0, 2 ** 32 - 1, spec.code) for p in v]
+
+
+PLACEHOLDERS = Kind("placeholders", "({p} is None)", _placeholders)
+
+
+def _attr_value(v, code: int):
+    """A union attribute value: one 64-bit integer, or a (low, high) pair of 32-bit words."""
+    if isinstance(v, (list, tuple)):
+        return _pair(v, 0, 2 ** 32 - 1, code)
+    return _int_in(v, -2 ** 63, U64, code)
+
+
+def _attrs(v, spec):
+    """aclrtLaunchKernelCfg / aclrtBinaryLoadOptions as a dict or (id, value) pairs: ids are
+    enums, values 64-bit integers (or word pairs). Other objects (``.attrs`` / ``.options``)
+    are parsed by the runtime."""
+    if isinstance(v, dict):
+        return {_int_in(k, -2 ** 31, 2 ** 31 - 1, spec.code): _attr_value(x, spec.code)
+                for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        out = []
+        for item in v:
+            if not isinstance(item, (list, tuple)) or len(item) != 2:
+                raise _Refused(spec.code)
+            out.append((_int_in(item[0], -2 ** 31, 2 ** 31 - 1, spec.code),
+                        _attr_value(item[1], spec.code)))
+        return out
+    return v
+
+
+ATTRS = Kind("attrs", "({p} is None)", _attrs)
+
+# aclmdlRITaskParams: the fields ri_task_set_params reads, with their C ranges
+_I32, _U32 = (-2 ** 31, 2 ** 31 - 1), (0, 2 ** 32 - 1)
+_TASK_FIELDS = {"type": _I32, "func": (-2 ** 63, U64), "args": (0, U64), "args_size": _U32,
+                "num_blocks": (0, BLOCKS_MAX), "dev_addr": (0, U64), "value": (0, U64),
+                "flag": _U32}
+_TASK_POINTERS = ("args", "dev_addr")
+
+
+def _struct(v, spec):
+    """A copy of the dict with each known field an int of its C range (pointers as int64)."""
+    if v is None:
+        return None
+    if not isinstance(v, dict):
+        raise _Refused(spec.code)
+    out = dict(v)
+    for key, (lo, hi) in _TASK_FIELDS.items():
+        if key in out and not (key == "func" and out[key] is None):
+            i = _as_int(out[key])
+            if i is None or not lo <= i <= hi:
+                raise _Refused(spec.code)
+            out[key] = _pointer(i) if key in _TASK_POINTERS else i
+    return out
+
+
+STRUCT = Kind("struct", None, _struct)
+
+
+# ---- the table: parameter name -> spec, then per-function overrides ----
+PARAMS: dict[str, Spec] = {
+    # handles
+    **{n: Spec(HANDLE) for n in ("stream", "sh", "h", "eh", "start_h", "end_h", "nh", "func",
+                                 "binary", "args", "model_ri", "task", "handle", "cond",
+                                 "param")},
+    # pointers
+    **{n: Spec(POINTER) for n in ("ptr", "dst", "src", "args_ptr")},
+    # size_t
+    **{n: Spec(SIZE) for n in ("dest_max", "count", "max_count", "size", "args_size",
+                               "data_size", "user_args_size", "actual_args_size", "index")},
+    **{n: Spec(SIZE, optional=True) for n in ("length", "data_len", "param_size",
+                                              "place_holder_num")},
+    # uint32_t
+    **{n: Spec(U32) for n in ("flag", "flags", "priority", "max_len", "timeout_s",
+                              "default_value")},
+    "num_blocks": Spec(BLOCKS),
+    "func_entry": Spec(U64K),
+    # int32_t and enums
+    **{n: Spec(I32) for n in ("dev_id", "timeout_ms", "timeout", "value")},
+    **{n: Spec(ENUM) for n in ("kind", "policy", "mode", "attr", "attr_id", "cond_type")},
+    # strings, buffers, structs
+    "path": Spec(PATH), "config_path": Spec(PATH),
+    **{n: Spec(NAME) for n in ("kernel_name", "func_name", "name")},
+    **{n: Spec(BUFFER) for n in ("data", "host_args", "args_handle_mem", "user_host_mem")},
+    "place_holders": Spec(PLACEHOLDERS),
+    **{n: Spec(ATTRS) for n in ("options", "cfg")},
+    "params": Spec(STRUCT),
+    # parsed by the runtime
+    **{n: Spec(ANY) for n in ("reserve", "callback", "user_data", "info")},
+}
+
+OVERRIDES: dict[tuple[str, str], Spec] = {
+    # the acl layer range-checks these (a refusal there is 100000)
+    ("malloc", "size"): Spec(SIZE, E_ACL), ("malloc_host", "size"): Spec(SIZE, E_ACL),
+    ("memcpy", "kind"): Spec(ENUM, E_ACL), ("memcpy_async", "kind"): Spec(ENUM, E_ACL),
+    ("ri_cond_handle_create", "flag"): Spec(ENUM, E_ACL),
+    ("kernel_args_append", "param_size"): Spec(SIZE, E_ACL, optional=True),
+    ("kernel_args_para_update", "param_size"): Spec(SIZE, E_ACL, optional=True),
+    ("kernel_args_get_place_holder_buffer", "data_size"): Spec(SIZE, E_ACL),
+    ("kernel_args_init_by_user_mem", "actual_args_size"): Spec(SIZE, E_ACL),
+    # other C types than the name's default
+    ("create_notify", "flag"): Spec(U64K),                  # uint64_t flag
+    ("set_stream_failure_mode", "mode"): Spec(U64K),        # uint64_t mode
+    ("ri_add_cond_task", "size"): Spec(U32),                # aclmdlRICondTaskParams.size
+    ("kernel_args_append", "param"): Spec(BUFFER),          # void* param (host data)
+    ("kernel_args_para_update", "data"): Spec(BUFFER),
+    ("launch_kernel_with_args_array", "args"): Spec(SEQ),   # void** args
+    ("ri_capture_thread_exchange_mode", "mode"): Spec(ENUM, optional=True),  # in/out pointer
+}
+
+
+# Outputs before the code, where a function's return annotation does not say it (``-> int``:
+# none; unannotated: one). -1: the C function returns the object itself (no code).
+OUTPUTS = {"launch_kernel": 0, "launch_kernel_v2": 0, "launch_kernel_with_args_array": 0,
+           "launch_kernel_with_config": 0, "launch_kernel_with_host_args": 0,
+           "binary_get_dev_address": 2, "binary_get_global": 2, "function_get_param_info": 2,
+           "get_args_from_exception_info": 2, "get_function_addr": 2, "get_function_size": 2,
+           "ri_capture_get_info": 2, "create_binary": -1}
+
+
+def outputs_of(attr: str, fn) -> int:
+    if attr in OUTPUTS:
+        return OUTPUTS[attr]
+    return 0 if inspect.signature(fn).return_annotation in (int, "int") else 1
+
+
+# ---- wrapper generation ----
+def _fail(outputs: int, code: int):
+    if outputs < 0:                      # a function whose C form returns the object itself
+        return None
+    return code if outputs == 0 else (None,) * outputs + (code,)
+
+
+def _escaped(name: str, outputs: int, args: tuple, exc: BaseException):
+    ESCAPES.append((name, args, exc))
+    return _fail(outputs, E_INTERNAL)
+
+
+# (buffer parameter, size parameter): the size may not exceed the bytes given
+_SIZED = (("data", "length"), ("data", "data_len"), ("param", "param_size"),
+          ("data", "param_size"), ("host_args", "args_size"))
+
+
+# copies and memsets: (size parameter, target pointer, source pointer or None), checked against
+# the registered arrays pageable memory cannot hold faithfully (util.GUARDED)
+_HOST_RANGES = {"memcpy": ("count", "dst", "src"), "memcpy_async": ("count", "dst", "src"),
+                "memset": ("count", "ptr", None), "memset_async": ("count", "ptr", None)}
+
+
+def _guard_refuses(attr: str, names: list, vals: list) -> bool:
+    """A copy into a read-only array, or past the bytes of an empty or read-only array."""
+    size, dst, src = _HOST_RANGES[attr]
+    n = vals[names.index(size)]
+    if not n:
+        return False
+    for p in (dst, src):
+        if p is None:
+            continue
+        g = _util.guarded(vals[names.index(p)])
+        if g is not None and ((p == dst and not g[2]) or vals[names.index(p)] + n > g[0] + g[1]):
+            return True
+    return False
+
+
+def _slow(name, outputs, names, specs, call, args):
+    """Normalise every argument; the runtime's result, or the refusal."""
+    try:
+        vals = [s.kind.norm(v, s) for s, v in zip(specs, args)]
+        attr = name.rsplit(".", 1)[-1]
+        if attr in _HOST_RANGES and _util.GUARDED and _guard_refuses(attr, names, vals):
+            raise _Refused(E_PARAM)
+        for buf, size in _SIZED:
+            if buf in names and size in names:
+                b, n = vals[names.index(buf)], vals[names.index(size)]
+                if n is not None and isinstance(b, (bytes, bytearray, memoryview, np.ndarray)) \
+                        and n > (b.nbytes if isinstance(b, (memoryview, np.ndarray)) else len(b)):
+                    raise _Refused(E_PARAM)
+    except _Refused as r:
+        return _fail(outputs, r.code)
+    except Exception as e:  # noqa: BLE001 -- a bug of this module: recorded like the runtime's
+        return _escaped(f"{name} (argument boundary)", outputs, tuple(args), e)
+    try:
+        return call(*vals)
+    except Exception as e:  # noqa: BLE001 -- the last resort: recorded, reported as 507000
+        return _escaped(name, outputs, tuple(args), e)
+
+
+def spec_of(fname: str, pname: str) -> Spec:
+    s = OVERRIDES.get((fname, pname)) or PARAMS.get(pname)
+    if s is None:
+        UNDECLARED.append((fname, pname))
+        return Spec(ANY)
+    return s
+
+
+def wrap(name: str, attr: str, fn, outputs: int):
+    """A wrapper of ``fn`` (a facade function named ``name``) with ``fn``'s signature that
+    normalises its arguments by kind: one generated ``def`` per function."""
+    sig = inspect.signature(fn)
+    params = list(sig.parameters.values())
+    names = [p.name for p in params]
+    specs = [spec_of(attr, n) for n in names]
+    specs = [Spec(s.kind, s.code, True) if p.default is None else s
+             for s, p in zip(specs, params)]
+    ns = {"_fn": fn, "_slow": _slow, "_escaped": _escaped, "_names": names, "_specs": specs,
+          "_name": name, "_outputs": outputs, "_guarded": _util.GUARDED}
+    head = []
+    for i, p in enumerate(params):
+        if p.default is inspect.Parameter.empty:
+            head.append(p.name)
+        else:
+            ns[f"_d{i}"] = p.default
+            head.append(f"{p.name}=_d{i}")
+    arglist = ", ".join(names)
+    terms, slow_only = [], False
+    for s, n in zip(specs, names):
+        if s.kind.fast is None:
+            slow_only = True
+        elif s.kind.fast != "True":
+            t = s.kind.fast.format(p=n)
+            terms.append(f"({n} is None or {t})" if s.optional and s.kind is not HANDLE else t)
+    for buf, size in _SIZED:
+        if buf in names and size in names and specs[names.index(buf)].kind is BUFFER:
+            terms.append(f"({size} is None or {size} <= len({buf}))")
+    if attr in _HOST_RANGES:
+        terms.append("not _guarded")
+    tup = f"({arglist},)" if names else "()"
+    if slow_only:
+        body = f"    return _slow(_name, _outputs, _names, _specs, _fn, {tup})\n"
+    else:
+        body = (f"    if {' and '.join(terms) or 'True'}:\n"
+                f"        try:\n"
+                f"            return _fn({arglist})\n"
+                f"        except Exception as e:\n"
+                f"            return _escaped(_name, _outputs, {tup}, e)\n"
+                f"    return _slow(_name, _outputs, _names, _specs, _fn, {tup})\n")
+    src = f"def {attr}({', '.join(head)}):\n{body}"
+    # compiled as this file's code: source sites (runtime/recording.py) skip npusim frames
+    exec(compile(src, __file__, "exec"), ns)   # noqa: S102 -- generated once per function
+    out = ns[attr]
+    out.__doc__, out.__module__, out.__qualname__ = fn.__doc__, fn.__module__, attr
+    out.__wrapped__ = fn
+    out.__boundary__ = tuple(zip(names, (s.kind.name for s in specs)))
+    return out
