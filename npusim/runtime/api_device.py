@@ -172,4 +172,6 @@ def _teardown(ctx) -> None:
         s.device.take_sq_error(s.sq)      # an unreported fault must not pass to the SQ's next owner
         s.release()
     ctx.destroyed = True
+    if ctx in dev.contexts:
+        dev.contexts.remove(ctx)
     RT.handles.remove(ctx.handle)
