@@ -9,7 +9,9 @@ import numpy as np
 
 from . import acl
 from .errors import AclTimeoutError, DeviceError, check, class_for
-from .runtime import api_device, api_launch, args as _args
+from .kernel.printf import ensure_buffer
+from .runtime import api_device, args as _args
+from .runtime.functions import table_function
 from .runtime.runtime import RT
 
 
@@ -202,20 +204,19 @@ class Device:
 
     def launch(self, kernel: str, stream: Stream | None = None, blocks: int = 1, args=(),
                duration_ns: int = 0) -> None:
-        from .device.kernels import TABLE
-        from .runtime import api_stream as AS
-        s, code = AS.lookup(stream.handle if stream else None)
-        _ok(code)
-        s, code = AS.resolve_same_ctx(s)
-        _ok(code)
-        if kernel not in TABLE.by_name:          # as aclrtBinaryGetFunction: not found -> 107000
+        """Launch a kernel of the kernel table by name (the built-in sample kernels, and any
+        body registered with ``TABLE.register`` / ``npusim.register_cpu_kernel``) on ``stream``
+        (None: the default stream), through ``acl.rt.launch_kernel_with_host_args``, with
+        ``args`` packed as :meth:`Function.launch` packs them. ``duration_ns`` > 0 makes the
+        task run exactly that long (the kernel table's handle for that duration). An unknown
+        name raises 107000 (as ``aclrtBinaryGetFunction``)."""
+        func = table_function(kernel, duration_ns)
+        if func is None:
             _ok(acl.ACL_ERROR_RT_PARAM_INVALID)
-        from .kernel.printf import ensure_buffer
-        ensure_buffer(s.device)                  # device printf of the by-name kernels
-        addr = _args.place(s, _args.pack([int(a) if hasattr(a, "__index__") and
-                                          not isinstance(a, (float, np.floating)) else a
-                                          for a in args]))
-        _ok(api_launch.launch(s, TABLE.id(kernel), blocks, addr, 8 * len(args), duration_ns))
+        ctx = RT.current_context
+        if ctx is not None:
+            ensure_buffer(ctx.device)            # device printf of the by-name kernels
+        _launch_host_args(func, stream, blocks, args, None)
 
     @property
     def max_while_iterations(self) -> int:
@@ -413,6 +414,15 @@ def graph_task_update_end(stream: Stream) -> None:
 
 
 # ---- kernel binaries (Kernel module), design.md §3.2 ----
+def _launch_host_args(func: int, stream, blocks: int, args, config) -> None:
+    """``aclrtLaunchKernelWithHostArgs`` of ``args`` packed into 8-byte slots (ints and buffers
+    as 64-bit values, floats as fp32 in the low half; no arguments: one zero slot)."""
+    vals = [a if isinstance(a, (float, np.floating)) else int(a) for a in args]
+    data = bytearray(_args.pack(vals) if vals else bytes(8))
+    h = stream.handle if isinstance(stream, Stream) else stream
+    _ok(acl.rt.launch_kernel_with_host_args(func, blocks, h, config, data, len(data)))
+
+
 class Function:
     """A kernel of a loaded binary (``aclrtFuncHandle``): ``lib["EasyOPf"]``."""
 
@@ -427,10 +437,7 @@ class Function:
         (ints and buffers as 64-bit values, floats as fp32 in the low half), delivered like
         ``aclrtLaunchKernelWithHostArgs`` (a launch without arguments still carries one zero
         slot). On a capturing stream the launch is recorded into the graph."""
-        vals = [a if isinstance(a, (float, np.floating)) else int(a) for a in args]
-        data = bytearray(_args.pack(vals) if vals else bytes(8))
-        h = stream.handle if isinstance(stream, Stream) else stream
-        _ok(acl.rt.launch_kernel_with_host_args(self.handle, blocks, h, config, data, len(data)))
+        _launch_host_args(self.handle, stream, blocks, args, config)
 
     def attribute(self, attr: int) -> int:
         return _out(acl.rt.get_function_attribute(self.handle, attr))

@@ -18,6 +18,11 @@ from ..device.recording import OBS_ALL, OBS_SLOT, OBS_SQ
 from ..device.state import DeviceState
 from .runtime import RT
 
+AFTER_RUN_HOOKS: list = []
+"""Callbacks ``hook(device)`` run after every engine run of a device, under the runtime lock;
+registered by ``runtime.api_function`` (the device printf drain, then the exception callbacks
+of new kernel faults)."""
+
 
 def fault_code(f) -> int:
     """The code a synchronize reports for a device fault: a vector-core kernel exception is
@@ -128,7 +133,7 @@ class Device:
             for f in faults[self._faults_seen:]:
                 self._on_fault(f)
             self._faults_seen = len(faults)
-            for hook in getattr(RT, "device_run_hooks", ()):   # printf drain, exception callbacks
+            for hook in AFTER_RUN_HOOKS:
                 hook(self)
             return r
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from .. import errors as ERR
 from ..device import sqe as S
+from . import functions
 from . import model as M
 from .runtime import RT
 
@@ -135,9 +136,8 @@ def ri_task_get_params(task):
 
 
 def function_handle_of(kernel_id: int):
-    """The function handle launching ``kernel_id`` (set by the Kernel module), else None."""
-    hook = getattr(RT, "function_handle_of", None)
-    return hook(kernel_id) if hook else None
+    """The function handle launching ``kernel_id`` (exported by the Kernel module), else None."""
+    return functions.function_handle_of(kernel_id)
 
 
 def _check_for_update(t) -> int:
@@ -169,8 +169,7 @@ def ri_task_set_params(task, params: dict) -> int:
     ty = params.get("type")
     row = t.row().copy()
     if ty == ACL_MODEL_RI_TASK_KERNEL and int(row["op"]) == S.OP_KERNEL:
-        resolve = getattr(RT, "resolve_function", None)
-        kid, code = resolve(params.get("func")) if resolve else (None, ERR.ACL_ERROR_RT_PARAM_INVALID)
+        kid, code = functions.resolve_function(params.get("func"))
         if code:
             m.status = M.FAULT
             return code
