@@ -39,6 +39,7 @@ from .runtime import RT
 from .stream import refused
 
 _OP_KERNEL = S.OP_KERNEL
+_MIX_PAIR = MixType.MIX_AIC_AIV_MAIN_AIC        # mix kernels of an AIC + AIV pair
 
 KERNEL_HOOK = None
 """The kernel-injection hook point, asked by :func:`submit_kernel` for every launch:
@@ -220,33 +221,42 @@ def _place_host_args(s, buf_view, args_size: int, placeholders) -> int:
 
 
 # ---- the kernel-submission core
-def submit_kernel(kernel, s, num_blocks: int, args_addr: int, args_size: int, tc=None,
-                  rfeats=None, kid: int = -1) -> int:
+def submit_kernel(kernel, s, kid: int, num_blocks: int, args_addr: int, args_size: int,
+                  tc=None, rfeats=None) -> int:
     """StreamLaunchKernelV2 after the API checks, for a resolved stream ``s``: the context's
     sticky failure code, lazy load (GetFunctionDevAddr), the mix check (CheckMixKernelValid),
-    the SIMT shared-memory check, the kernel-injection hook, then one kernel SQE (body ``kid``,
-    default the kernel's; ``a3`` = the kernel's explicit duration). The ACL code."""
-    if s.ctx.failure_code:
-        return s.ctx.failure_code
+    the SIMT shared-memory check, the kernel-injection hook, then one kernel SQE running body
+    ``kid`` (the kernel's own, ``kernel.kid``, but for an AI Core launch of a CPU kernel), with
+    ``a3`` = the kernel's explicit duration. The ACL code."""
+    ctx = s.ctx
     if kernel.reg_type != REG_CPU:
-        if kernel.program.lazy or kernel.mix_type >= MixType.MIX_AIC_AIV_MAIN_AIC:
+        prog = kernel.program
+        mix = kernel.mix_type
+        if tc is None and s.capture is not None and s.tg_update is None and not prog.lazy \
+                and mix < _MIX_PAIR and not kernel.share_mem_size and not ctx.failure_code:
+            # the capture hot path (aclrtLaunchKernel while capturing): nothing below applies
+            # but the hook, and the task goes straight into the capture stream
+            if KERNEL_HOOK is not None:
+                kid = KERNEL_HOOK(s, kid, kernel.name)
+            pos = _capture_append(s, _OP_KERNEL, kid, args_addr, args_size, kernel.duration_ns,
+                                  0, num_blocks & 0xFFFF)
+            return -pos if pos < 0 else OK
+        if ctx.failure_code:
+            return ctx.failure_code
+        if prog.lazy or mix >= _MIX_PAIR:
             code, f1, f2 = L.function_addresses(kernel, s.device)
             if code:
                 return code
-            if kernel.mix_type >= MixType.MIX_AIC_AIV_MAIN_AIC and not f2:
+            if mix >= _MIX_PAIR and not f2:
                 return E_PARAM
         dyn = tc.dyn_ubuf if tc is not None else 0
         if (dyn or kernel.share_mem_size) and \
                 not _share_mem_ok(kernel, dyn, rfeats or runtime_features(s.device.profile)):
             return E_PARAM
-    if kid < 0:
-        kid = kernel.kid
+    elif ctx.failure_code:
+        return ctx.failure_code
     if KERNEL_HOOK is not None:
         kid = KERNEL_HOOK(s, kid, kernel.name)
-    if s.capture is not None and s.tg_update is None:      # hot path: into the capture stream
-        pos = _capture_append(s, _OP_KERNEL, kid, args_addr, args_size, kernel.duration_ns, 0,
-                              num_blocks & 0xFFFF)
-        return -pos if pos < 0 else OK
     return refused(s.submit(_OP_KERNEL, s.device.timing.host_kernel_launch_ns, kid, args_addr,
                             args_size, kernel.duration_ns, 0, num_blocks & 0xFFFF))
 
@@ -290,9 +300,9 @@ def launch_kernel(func, num_blocks, args_ptr, args_size, stream):
         if prog.new_flow and prog.valid.get(ctx.device.id) is not ctx.device:
             return E_HANDLE
         if k.reg_type == REG_CPU:
-            return submit_kernel(k, s, num_blocks, args_ptr, args_size,
-                                 kid=TABLE.by_name[BAD_PC_BODY])
-        return submit_kernel(k, s, num_blocks, args_ptr, args_size)
+            return submit_kernel(k, s, TABLE.by_name[BAD_PC_BODY], num_blocks, args_ptr,
+                                 args_size)
+        return submit_kernel(k, s, k.kid, num_blocks, args_ptr, args_size)
     except (TypeError, AttributeError):
         return E_PARAM
 
@@ -319,7 +329,7 @@ def launch_kernel_v2(func, num_blocks, args_ptr, args_size, cfg, stream):
     code = _prefetch_nops(k, s, tc)
     if code:
         return code
-    return submit_kernel(k, s, num_blocks, int(args_ptr), args_size, tc, rfeats)
+    return submit_kernel(k, s, k.kid, num_blocks, int(args_ptr), args_size, tc, rfeats)
 
 
 def launch_kernel_with_host_args(func, num_blocks, stream, cfg, host_args, args_size,
@@ -367,7 +377,7 @@ def launch_kernel_with_host_args(func, num_blocks, stream, cfg, host_args, args_
     if code:
         return code
     addr = _place_host_args(s, buf, args_size, phs)
-    return submit_kernel(k, s, num_blocks, addr, args_size, tc, rfeats)
+    return submit_kernel(k, s, k.kid, num_blocks, addr, args_size, tc, rfeats)
 
 
 def launch_kernel_with_args_array(func, num_blocks, stream, cfg, args):
@@ -415,9 +425,9 @@ def launch_kernel_with_args_array(func, num_blocks, stream, cfg, args):
     if code:
         return code
     if total == 0:
-        return submit_kernel(k, s, num_blocks, 0, 0, tc, rfeats)
+        return submit_kernel(k, s, k.kid, num_blocks, 0, 0, tc, rfeats)
     addr = _place_host_args(s, np.frombuffer(buf, np.uint8), total, [])
-    return submit_kernel(k, s, num_blocks, addr, total, tc, rfeats)
+    return submit_kernel(k, s, k.kid, num_blocks, addr, total, tc, rfeats)
 
 
 def launch_kernel_with_config(func, num_blocks, stream, cfg, args, reserve=None):
@@ -457,5 +467,5 @@ def launch_kernel_with_config(func, num_blocks, stream, cfg, args, reserve=None)
     if code:
         return code
     addr = _place_host_args(s, h.buffer, h.args_size, phs)
-    return submit_kernel(k, s, num_blocks, addr, h.args_size, tc, rfeats)
+    return submit_kernel(k, s, k.kid, num_blocks, addr, h.args_size, tc, rfeats)
 
