@@ -216,7 +216,9 @@ class Device:
         ctx = RT.current_context
         if ctx is not None:
             ensure_buffer(ctx.device)            # device printf of the by-name kernels
-        _launch_host_args(func, stream, blocks, args, None)
+        data = _host_args(args)
+        _ok(acl.rt.launch_kernel_with_host_args(func, blocks, stream.handle if stream else None,
+                                                None, data, len(data)))
 
     @property
     def max_while_iterations(self) -> int:
@@ -414,13 +416,12 @@ def graph_task_update_end(stream: Stream) -> None:
 
 
 # ---- kernel binaries (Kernel module), design.md §3.2 ----
-def _launch_host_args(func: int, stream, blocks: int, args, config) -> None:
-    """``aclrtLaunchKernelWithHostArgs`` of ``args`` packed into 8-byte slots (ints and buffers
-    as 64-bit values, floats as fp32 in the low half; no arguments: one zero slot)."""
+def _host_args(args) -> bytearray:
+    """Launch arguments as ``aclrtLaunchKernelWithHostArgs`` gets them from the Pythonic API:
+    8-byte slots (ints and buffers as 64-bit values, floats as fp32 in the low half); no
+    arguments: one zero slot."""
     vals = [a if isinstance(a, (float, np.floating)) else int(a) for a in args]
-    data = bytearray(_args.pack(vals) if vals else bytes(8))
-    h = stream.handle if isinstance(stream, Stream) else stream
-    _ok(acl.rt.launch_kernel_with_host_args(func, blocks, h, config, data, len(data)))
+    return bytearray(_args.pack(vals) if vals else bytes(8))
 
 
 class Function:
@@ -437,7 +438,9 @@ class Function:
         (ints and buffers as 64-bit values, floats as fp32 in the low half), delivered like
         ``aclrtLaunchKernelWithHostArgs`` (a launch without arguments still carries one zero
         slot). On a capturing stream the launch is recorded into the graph."""
-        _launch_host_args(self.handle, stream, blocks, args, config)
+        data = _host_args(args)
+        h = stream.handle if isinstance(stream, Stream) else stream
+        _ok(acl.rt.launch_kernel_with_host_args(self.handle, blocks, h, config, data, len(data)))
 
     def attribute(self, attr: int) -> int:
         return _out(acl.rt.get_function_attribute(self.handle, attr))

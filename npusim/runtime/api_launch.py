@@ -229,13 +229,14 @@ def submit_kernel(kernel, s, kid: int, num_blocks: int, args_addr: int, args_siz
     ``kid`` (the kernel's own, ``kernel.kid``, but for an AI Core launch of a CPU kernel), with
     ``a3`` = the kernel's explicit duration. The ACL code."""
     ctx = s.ctx
-    if kernel.reg_type != REG_CPU:
+    if kernel.reg_type:                           # REG_NON_CPU
         prog = kernel.program
         mix = kernel.mix_type
-        if tc is None and s.capture is not None and s.tg_update is None and not prog.lazy \
-                and mix < _MIX_PAIR and not kernel.share_mem_size and not ctx.failure_code:
-            # the capture hot path (aclrtLaunchKernel while capturing): nothing below applies
-            # but the hook, and the task goes straight into the capture stream
+        if s.capture is not None and s.tg_update is None and not prog.lazy and mix < _MIX_PAIR \
+                and not kernel.share_mem_size and (tc is None or not tc.dyn_ubuf) \
+                and not ctx.failure_code:
+            # the capture hot path: nothing below applies but the hook, and the task goes
+            # straight into the capture stream (what Stream.submit does for a capturing stream)
             if KERNEL_HOOK is not None:
                 kid = KERNEL_HOOK(s, kid, kernel.name)
             pos = _capture_append(s, _OP_KERNEL, kid, args_addr, args_size, kernel.duration_ns,
@@ -299,10 +300,9 @@ def launch_kernel(func, num_blocks, args_ptr, args_size, stream):
         prog = k.program
         if prog.new_flow and prog.valid.get(ctx.device.id) is not ctx.device:
             return E_HANDLE
-        if k.reg_type == REG_CPU:
-            return submit_kernel(k, s, TABLE.by_name[BAD_PC_BODY], num_blocks, args_ptr,
-                                 args_size)
-        return submit_kernel(k, s, k.kid, num_blocks, args_ptr, args_size)
+        if k.reg_type:                            # REG_NON_CPU
+            return submit_kernel(k, s, k.kid, num_blocks, args_ptr, args_size)
+        return submit_kernel(k, s, TABLE.by_name[BAD_PC_BODY], num_blocks, args_ptr, args_size)
     except (TypeError, AttributeError):
         return E_PARAM
 
