@@ -39,7 +39,7 @@ from .runtime import RT
 from .stream import refused
 
 _OP_KERNEL = S.OP_KERNEL
-_MIX_PAIR = MixType.MIX_AIC_AIV_MAIN_AIC        # mix kernels of an AIC + AIV pair
+_MIX_PAIR = int(MixType.MIX_AIC_AIV_MAIN_AIC)   # mix kernels of an AIC + AIV pair (and up)
 
 KERNEL_HOOK = None
 """The kernel-injection hook point, asked by :func:`submit_kernel` for every launch:
