@@ -204,12 +204,12 @@ class Device:
 
     def launch(self, kernel: str, stream: Stream | None = None, blocks: int = 1, args=(),
                duration_ns: int = 0) -> None:
-        """Launch a kernel of the kernel table by name (the built-in sample kernels, and any
-        body registered with ``TABLE.register`` / ``npusim.register_cpu_kernel``) on ``stream``
-        (None: the default stream), through ``acl.rt.launch_kernel_with_host_args``, with
-        ``args`` packed as :meth:`Function.launch` packs them. ``duration_ns`` > 0 makes the
-        task run exactly that long (the kernel table's handle for that duration). An unknown
-        name raises 107000 (as ``aclrtBinaryGetFunction``)."""
+        """Launch a kernel of the kernel table by its table name (the built-in sample kernels,
+        any other ``TABLE.register`` entry) on ``stream`` (None: the default stream), through
+        ``acl.rt.launch_kernel_with_host_args``, with ``args`` packed as :meth:`Function.launch`
+        packs them. ``duration_ns`` > 0 makes the task run exactly that long (the kernel
+        table's handle for that duration, ``runtime/functions.py``). An unknown name raises
+        107000 (as ``aclrtBinaryGetFunction``)."""
         func = table_function(kernel, duration_ns)
         if func is None:
             _ok(acl.ACL_ERROR_RT_PARAM_INVALID)
