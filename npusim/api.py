@@ -9,7 +9,9 @@ import numpy as np
 
 from . import acl
 from .errors import AclTimeoutError, DeviceError, check, class_for
-from .runtime import api_device, api_launch, args as _args
+from .kernel.printf import ensure_buffer
+from .runtime import api_device, args as _args
+from .runtime.functions import table_function
 from .runtime.runtime import RT
 
 
@@ -202,20 +204,21 @@ class Device:
 
     def launch(self, kernel: str, stream: Stream | None = None, blocks: int = 1, args=(),
                duration_ns: int = 0) -> None:
-        from .device.kernels import TABLE
-        from .runtime import api_stream as AS
-        s, code = AS.lookup(stream.handle if stream else None)
-        _ok(code)
-        s, code = AS.resolve_same_ctx(s)
-        _ok(code)
-        if kernel not in TABLE.by_name:          # as aclrtBinaryGetFunction: not found -> 107000
+        """Launch a kernel of the kernel table by its table name (the built-in sample kernels,
+        any other ``TABLE.register`` entry) on ``stream`` (None: the default stream), through
+        ``acl.rt.launch_kernel_with_host_args``, with ``args`` packed as :meth:`Function.launch`
+        packs them. ``duration_ns`` > 0 makes the task run exactly that long (the kernel
+        table's handle for that duration, ``runtime/functions.py``). An unknown name raises
+        107000 (as ``aclrtBinaryGetFunction``)."""
+        func = table_function(kernel, duration_ns)
+        if func is None:
             _ok(acl.ACL_ERROR_RT_PARAM_INVALID)
-        from .kernel.printf import ensure_buffer
-        ensure_buffer(s.device)                  # device printf of the by-name kernels
-        addr = _args.place(s, _args.pack([int(a) if hasattr(a, "__index__") and
-                                          not isinstance(a, (float, np.floating)) else a
-                                          for a in args]))
-        _ok(api_launch.launch(s, TABLE.id(kernel), blocks, addr, 8 * len(args), duration_ns))
+        ctx = RT.current_context
+        if ctx is not None:
+            ensure_buffer(ctx.device)            # device printf of the by-name kernels
+        data = _host_args(args)
+        _ok(acl.rt.launch_kernel_with_host_args(func, blocks, stream.handle if stream else None,
+                                                None, data, len(data)))
 
     @property
     def max_while_iterations(self) -> int:
@@ -413,6 +416,14 @@ def graph_task_update_end(stream: Stream) -> None:
 
 
 # ---- kernel binaries (Kernel module), design.md §3.2 ----
+def _host_args(args) -> bytearray:
+    """Launch arguments as ``aclrtLaunchKernelWithHostArgs`` gets them from the Pythonic API:
+    8-byte slots (ints and buffers as 64-bit values, floats as fp32 in the low half); no
+    arguments: one zero slot."""
+    vals = [a if isinstance(a, (float, np.floating)) else int(a) for a in args]
+    return bytearray(_args.pack(vals) if vals else bytes(8))
+
+
 class Function:
     """A kernel of a loaded binary (``aclrtFuncHandle``): ``lib["EasyOPf"]``."""
 
@@ -427,8 +438,7 @@ class Function:
         (ints and buffers as 64-bit values, floats as fp32 in the low half), delivered like
         ``aclrtLaunchKernelWithHostArgs`` (a launch without arguments still carries one zero
         slot). On a capturing stream the launch is recorded into the graph."""
-        vals = [a if isinstance(a, (float, np.floating)) else int(a) for a in args]
-        data = bytearray(_args.pack(vals) if vals else bytes(8))
+        data = _host_args(args)
         h = stream.handle if isinstance(stream, Stream) else stream
         _ok(acl.rt.launch_kernel_with_host_args(self.handle, blocks, h, config, data, len(data)))
 

@@ -21,8 +21,9 @@ Two kinds of injection, both made by :func:`inject`:
 
 Both are wired once at import and cost one dictionary test (API) or one ``None`` test (kernel)
 per call while nothing is injected. Facade functions are wrapped like the host-trace wrapper of
-``acl/_hosttrace.py`` (inside it, so an injected call still shows on the host trace); kernel
-launches ask ``runtime.api_launch.KERNEL_HOOK``.
+``acl/_hosttrace.py`` (inside it, so an injected call still shows on the host trace); every kernel
+launch asks the hook point ``runtime.api_launch.KERNEL_HOOK``, which this module sets
+(``set_kernel_hook``) while a kernel injection is armed.
 """
 from __future__ import annotations
 
@@ -36,6 +37,7 @@ import threading
 import types
 
 from . import errors as ERR
+from .runtime import api_launch
 from .runtime.runtime import RT
 
 _LOCK = threading.RLock()
@@ -205,12 +207,10 @@ def _intercept(full: str, fn, args, kwargs):
 def _capturing_model(stream_h) -> tuple:
     """Handles of the model a stream handle captures into and of its parents (a sub-model's
     root): empty when it does not capture."""
-    if not stream_h:
+    s, code = RT.handles.get("stream", stream_h)
+    if s is None or code:
         return ()
-    ent = RT.handles._live.get(stream_h)
-    if ent is None or ent[0] != "stream":
-        return ()
-    return _chain(getattr(ent[1], "capture", None))
+    return _chain(s.capture)
 
 
 def _chain(link) -> tuple:
@@ -241,11 +241,10 @@ def _end_capture_failed(stream_h) -> None:
     is destroyed; the stream can begin a new capture."""
     from .runtime import api_mdl
     from .runtime import capture as C
-    ent = RT.handles._live.get(stream_h) if stream_h else None
-    if ent is None or ent[0] != "stream":
+    s, code = RT.handles.get("stream", stream_h)
+    if s is None or code:
         return
-    s = ent[1]
-    link = getattr(s, "capture", None)
+    link = s.capture
     if link is None or link.kind != "origin":
         return
     with RT.lock:
@@ -257,12 +256,12 @@ def _end_capture_failed(stream_h) -> None:
 
 
 # ---- kernel launches ----
-def _kernel_hook(stream, kid: int, name: str | None = None) -> int:
+def _kernel_hook(stream, kid: int, name: str) -> int:
     """``api_launch.KERNEL_HOOK``: the kernel id to launch instead of ``kid`` (itself unless an
-    armed kernel injection matches this launch)."""
+    armed kernel injection matches this launch, by the body's table name or the kernel's)."""
     from .device.kernels import TABLE
     names = {TABLE.name(kid) if 0 <= kid < len(TABLE.entries) else None, name}
-    models = _chain(getattr(stream, "capture", None))
+    models = _chain(stream.capture)
     fired = None
     with _LOCK:
         for inj in list(_KERNELS):
@@ -297,8 +296,7 @@ def _trap_id(unit: str) -> int:
 
 
 def _set_kernel_hook() -> None:
-    from .runtime import api_launch
-    api_launch.KERNEL_HOOK = _kernel_hook if _KERNELS else None
+    api_launch.set_kernel_hook(_kernel_hook if _KERNELS else None)
 
 
 # ---- the public API ----

@@ -83,16 +83,9 @@ def hostile(e: dict) -> dict:
     """Every hostile value, the environment's included."""
     return {**HOSTILE, **{label: e[key] for label, key in FROM_ENV.items()}}
 
-# Escapes from runtime functions that are bugs inside npusim/runtime (owner: the runtime), as
-# (facade function, parameter, hostile label) -> exception type. Each is reported as 507000.
-# A model's own stream (aclmdlRIGetStreams) in the launch variants other than launch_kernel:
-# api_kernel._resolve lets it through and _submit calls CaptureStream.submit, which does not
-# exist (the other stream APIs return 207000 from api_stream.resolve; launch_kernel's hot path
-# catches the AttributeError as 107000).
-KNOWN_RUNTIME_BUGS: dict[tuple[str, str, str], str] = {
-    (f, "stream", "model stream"): "AttributeError"
-    for f in ("launch_kernel_v2", "launch_kernel_with_host_args", "launch_kernel_with_config",
-              "launch_kernel_with_args_array")}
+# Escapes from runtime functions that are bugs inside npusim/runtime, as (facade function,
+# parameter, hostile label) -> exception type; each is reported as 507000. None are known.
+KNOWN_RUNTIME_BUGS: dict[tuple[str, str, str], str] = {}
 
 
 def _out(*r):

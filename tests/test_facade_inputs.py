@@ -165,21 +165,17 @@ def test_model_stream_in_launch_variants_returns_a_code(env):
              acl.rt.launch_kernel_with_config(f, 1, ms, None, env["fargs"]),
              acl.rt.launch_kernel_with_args_array(f, 1, ms, None, [bytes(8)])]
     assert all(type(c) is int and c != OK for c in codes), codes
-    B.ESCAPES.clear()            # the four runtime escapes are known (test_facade_fuzz.py)
+    assert not B.ESCAPES
     assert acl.rt.synchronize_stream(env["stream"]) == OK
 
 
-@pytest.mark.xfail(strict=True, reason="runtime bug: api_kernel._resolve lets a model stream "
-                   "through to _submit (AttributeError, 507000 at the facade); the other stream "
-                   "APIs return 207000 (api_stream.resolve)")
 def test_model_stream_in_launch_variants_is_unsupported_like_other_stream_apis(env):
     f, ms, d = env["func"], env["mstream"], env["dptr"]
     unsupported = acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
     assert acl.rt.memcpy_async(d, 64, env["hptr"], 64, 1, ms) == unsupported
-    try:
-        assert acl.rt.launch_kernel_v2(f, 1, d, 8, None, ms) == unsupported
-    finally:
-        B.ESCAPES.clear()
+    assert acl.rt.launch_kernel(f, 1, d, 8, ms) == unsupported
+    assert acl.rt.launch_kernel_v2(f, 1, d, 8, None, ms) == unsupported
+    assert not B.ESCAPES
 
 
 # ---- read-only and empty registered arrays ----

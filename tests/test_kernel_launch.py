@@ -170,6 +170,27 @@ def test_valid_launch_configs(easy, stream, cfg):
     assert acl.rt.synchronize_stream(stream) == OK
 
 
+def test_an_attribute_given_twice_counts_with_its_last_value(easy, stream):
+    args = dev_args(dev_alloc(8))
+    assert acl.rt.launch_kernel_v2(easy, 1, args, 8, [(1, 5), (1, 0)], stream) == OK
+    assert acl.rt.launch_kernel_v2(easy, 1, args, 8, [(1, 0), (1, 5)], stream) == E_PARAM
+    assert acl.rt.synchronize_stream(stream) == OK
+
+
+def test_one_table_checks_and_converts_the_nine_attributes():
+    from npusim.kernel.program import RuntimeFeatures, Kernel, Program
+    from npusim.runtime import api_launch as AL
+    assert sorted(AL.LAUNCH_ATTRS) == list(range(1, 10))
+    k = Kernel(Program(1, 0), "k")
+    tc, code = AL._launch_cfg({1: 1, 2: 4096, 3: 1, 4: 8, 5: 1, 6: 1, 7: 30, 9: 1}, k,
+                              RuntimeFeatures())
+    assert code == OK
+    assert (tc.sched_mode, tc.dyn_ubuf, tc.engine_type, tc.block_dim_offset, tc.prefetch,
+            tc.dump, tc.timeout_us, tc.profiling) == (1, 4096, 1, 8, True, True, 30_000_000, 1)
+    tc, code = AL._launch_cfg({8: (5, 1)}, k, RuntimeFeatures())
+    assert code == OK and tc.timeout_us == (1 << 32) | 5
+
+
 def test_config_without_attrs_array_is_107000(easy, stream):
     class Cfg:
         attrs = None
@@ -454,3 +475,57 @@ def test_exception_info_null(dev0):
 def test_set_exception_callback_checks(lib):
     assert acl.rt.binary_set_exception_callback(None, print) == E_ACL
     assert acl.rt.binary_set_exception_callback(lib, None) == E_ACL
+
+
+# ---- one submission core: every launch variant, the Pythonic API included
+def test_pythonic_launch_goes_through_the_facade(stream, x):
+    npusim.configure(trace=True)
+    s = npusim.Stream(npusim.Device(), stream)
+    s.launch("EasyOPf", args=(x,))
+    assert RT.host_trace[-1][0] == "aclrt.launch_kernel_with_host_args"
+    with npusim.inject(acl.ACL_ERROR_RT_PARAM_INVALID, api="aclrtLaunchKernelWithHostArgs"):
+        with pytest.raises(npusim.AclError) as info:
+            s.launch("EasyOPf", args=(x,))
+    assert info.value.code == E_PARAM
+    s.synchronize()
+    assert read(x, 1)[0] == 1                          # the injected launch never ran
+
+
+def test_kernel_injection_sees_every_launch_variant(lib, stream, x):
+    easy = func(lib, "EasyOPf")
+    args = dev_args(x)
+    launches = [
+        lambda: acl.rt.launch_kernel(easy, 1, args, 8, stream),
+        lambda: acl.rt.launch_kernel_v2(easy, 1, args, 8, None, stream),
+        lambda: acl.rt.launch_kernel_with_host_args(easy, 1, stream, None, slots(x), 8),
+        lambda: npusim.Stream(npusim.Device(), stream).launch("EasyOPf", args=(x,)),
+    ]
+    with npusim.inject(kernel="EasyOPf", every=True) as inj:
+        for launch in launches:
+            assert launch() in (OK, None)
+            assert acl.rt.synchronize_stream(stream) == VECTOR_EXCEPTION
+        assert inj.calls == inj.fired == len(launches)
+    assert read(x, 1)[0] == 0                          # every one ran the trap instead
+
+
+def test_kernel_table_handles_by_name_and_duration(dev0):
+    from npusim.runtime.functions import table_function
+    h = table_function("EasyOPf")
+    assert h and table_function("EasyOPf") == h
+    assert table_function("EasyOPf", 1000) not in (None, h)
+    assert table_function("NoSuchKernel") is None
+    k, code = RT.handles.get("function", h)
+    assert code == OK and k.name == "EasyOPf" and k.program.is_valid_on(RT.devices[0])
+    assert RT.handles.entry(h) == ("function", k) and RT.handles.entry(h + 1) is None
+    npusim.reset()
+    assert RT.handles.entry(h) is None
+    assert RT.handles.get("function", table_function("EasyOPf"))[0] is k
+
+
+def test_by_name_launch_runs_for_its_explicit_duration(stream, x):
+    s = npusim.Stream(npusim.Device(), stream)
+    s.launch("EasyOPf", args=(x,), duration_ns=5_000_000)
+    t0 = RT.host_ns
+    s.synchronize()
+    assert RT.host_ns - t0 >= 5_000_000
+    assert read(x, 1)[0] == 1

@@ -16,19 +16,21 @@ from ..runtime.api_stream import (create_stream, create_stream_with_config,  # n
                                   destroy_stream, set_stream_failure_mode, stream_query,
                                   synchronize_stream, synchronize_stream_with_timeout)
 from ..runtime.api_mdl import stream_add_to_model  # noqa: F401,E402
-from ..runtime.api_kernel import (binary_get_dev_address, binary_get_function,  # noqa: F401,E402
+from ..runtime.api_args import (kernel_args_append,  # noqa: F401,E402
+                               kernel_args_append_place_holder, kernel_args_finalize,
+                               kernel_args_get_handle_mem_size, kernel_args_get_mem_size,
+                               kernel_args_get_place_holder_buffer, kernel_args_init,
+                               kernel_args_init_by_user_mem, kernel_args_para_update)
+from ..runtime.api_binary import (binary_get_dev_address, binary_get_function,  # noqa: F401,E402
                                   binary_get_function_by_entry, binary_get_global, binary_load,
                                   binary_load_from_data, binary_load_from_file,
                                   binary_set_exception_callback, binary_unload, create_binary,
-                                  destroy_binary, function_get_binary, function_get_param_count,
-                                  function_get_param_info, get_args_from_exception_info,
-                                  get_func_handle_from_exception_info, get_function_addr,
-                                  get_function_attribute, get_function_name, get_function_size,
-                                  kernel_args_append, kernel_args_append_place_holder,
-                                  kernel_args_finalize, kernel_args_get_handle_mem_size,
-                                  kernel_args_get_mem_size, kernel_args_get_place_holder_buffer,
-                                  kernel_args_init, kernel_args_init_by_user_mem,
-                                  kernel_args_para_update, launch_kernel,
-                                  launch_kernel_v2, launch_kernel_with_args_array,
-                                  launch_kernel_with_config, launch_kernel_with_host_args,
-                                  register_cpu_func)
+                                  destroy_binary, register_cpu_func)
+from ..runtime.api_function import (function_get_binary,  # noqa: F401,E402
+                                    function_get_param_count, function_get_param_info,
+                                    get_args_from_exception_info,
+                                    get_func_handle_from_exception_info, get_function_addr,
+                                    get_function_attribute, get_function_name, get_function_size)
+from ..runtime.api_launch import (launch_kernel, launch_kernel_v2,  # noqa: F401,E402
+                                  launch_kernel_with_args_array, launch_kernel_with_config,
+                                  launch_kernel_with_host_args)

@@ -103,7 +103,7 @@ class Kernel:
         "func_entry_type", "kernel_vf_type", "share_mem_size", "user_para_num",
         "system_para_num", "support_overflow", "need_ffts_addr", "has_param_summary",
         "param_count", "param_total_size", "params", "body_key", "kid", "cpu_so",
-        "cpu_func_name", "aicpu_kernel_type", "elf", "__weakref__")
+        "cpu_func_name", "aicpu_kernel_type", "elf", "duration_ns", "__weakref__")
 
     def __init__(self, program: "Program", name: str, **fields):
         self.handle = 0
@@ -131,6 +131,9 @@ class Kernel:
         self.cpu_so = self.cpu_func_name = ""
         self.aicpu_kernel_type = 0
         self.elf: ElfKernel | None = None
+        self.duration_ns = 0
+        """An explicit run time for every launch of this kernel (SQE ``a3``), 0: the kernel
+        table's cost. Only the kernel table's own handles set it (``runtime/functions.py``)."""
         for k, v in fields.items():
             setattr(self, k, v)
 

@@ -1,26 +1,475 @@
-"""Kernel launch onto a stream: the device-side half every launch API shares.
+"""Kernel launches of ``acl.rt`` (spec/kernel.md §5): the launch configuration and the one
+kernel-submission core every launch variant ends in.
 
-The binary/function handle APIs (``aclrtLaunchKernel`` and friends) resolve their function to a
-kernel-table id and an args area in device memory, then call ``launch``.
+Every way to launch a kernel — ``aclrtLaunchKernel``, ``aclrtLaunchKernelV2``,
+``...WithConfig`` (args handles), ``...WithHostArgs``, ``...WithArgsArray``, a CPU kernel, the
+Pythonic ``Device.launch`` / ``Function.launch`` (through this facade), and a launch on a stream
+updating a task group (``Stream.submit`` hands it to ``taskgroup.update_task``) — makes its API
+checks here and then calls :func:`submit_kernel`: the sticky context failure, lazy load and mix
+check, the SIMT shared-memory check, the kernel-injection hook (:data:`KERNEL_HOOK`), and the SQE
+(on a capturing stream written straight into its capture stream, else ``Stream.submit``).
+
+``launch_kernel`` is the capture-benchmark hot path: its handle checks read the registry's raw
+lookup (``Registry.entry``) and its context resolution is inline, with the same checks in the same
+order as the general path. Check orders and argument forms: :mod:`.api_kernel`.
 """
 from __future__ import annotations
 
-from .. import errors as ERR
+import numpy as np
+
 from ..device import sqe as S
+from ..device.kernels import TABLE
+from ..kernel import loader as L
+from ..kernel.elf import MixType
+from ..kernel.program import BAD_PC_BODY, REG_CPU, REG_NON_CPU, runtime_features
+from . import args as A
+from .api_device import profile
+from .api_kernel import (ACL_RT_LAUNCH_KERNEL_ATTR_BLOCK_TASK_PREFETCH,
+                         ACL_RT_LAUNCH_KERNEL_ATTR_BLOCKDIM_OFFSET,
+                         ACL_RT_LAUNCH_KERNEL_ATTR_DATA_DUMP,
+                         ACL_RT_LAUNCH_KERNEL_ATTR_DYN_UBUF_SIZE,
+                         ACL_RT_LAUNCH_KERNEL_ATTR_ENABLE_PROFILING,
+                         ACL_RT_LAUNCH_KERNEL_ATTR_ENGINE_TYPE,
+                         ACL_RT_LAUNCH_KERNEL_ATTR_SCHEM_MODE, ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT,
+                         ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT_US, E_ACL, E_CTX, E_HANDLE, E_PARAM,
+                         E_STREAM_CTX, E_UNSUPPORTED, OK, SIMT_ALIGN, SIMT_REMAIN_UB_SIZE,
+                         SIMT_UB_SIZE, _bytes_of, _ctx, _get, _items, _writable)
+from .capture import append as _capture_append
+from .runtime import RT
 from .stream import refused
 
+_OP_KERNEL = S.OP_KERNEL
+_MIX_PAIR = int(MixType.MIX_AIC_AIV_MAIN_AIC)   # mix kernels of an AIC + AIV pair (and up)
+
 KERNEL_HOOK = None
-"""Set by ``npusim.faults`` while a kernel injection is armed: ``hook(stream, kernel id, name)``
-returns the kernel id to launch instead (a trap body); None otherwise (one test per launch)."""
+"""The kernel-injection hook point, asked by :func:`submit_kernel` for every launch:
+``hook(stream, kernel_id, kernel_name) -> kernel_id`` returns the kernel-table id to launch
+instead (a trap body). Registered by ``npusim.faults`` through :func:`set_kernel_hook` while a
+kernel injection is armed; None otherwise (one test per launch)."""
 
 
-def launch(stream, kernel_id: int, num_blocks: int, args_addr: int, args_size: int,
-           duration_ns: int = 0) -> int:
-    """Queue one kernel task on a resolved stream (all API checks done by the caller)."""
-    if stream.ctx.failure_code:
-        return stream.ctx.failure_code
+def set_kernel_hook(hook) -> None:
+    """Install (or, with None, remove) the :data:`KERNEL_HOOK`."""
+    global KERNEL_HOOK
+    KERNEL_HOOK = hook
+
+
+# ---- launch configuration (api_error.cc CheckKernelLaunchCfg, para_convertor.cc
+# ConvertLaunchCfgToTaskCfg)
+class TaskCfg:
+    """A launch configuration after conversion (the task's share of ``rtKernelLaunchCfg``)."""
+    __slots__ = ("sched_mode", "dyn_ubuf", "engine_type", "block_dim_offset", "prefetch",
+                 "dump", "timeout_us", "profiling")
+
+    def __init__(self):
+        self.sched_mode = None
+        self.dyn_ubuf = 0
+        self.engine_type = None
+        self.block_dim_offset = 0
+        self.prefetch = False
+        self.dump = False
+        self.timeout_us = None
+        self.profiling = 0
+
+
+def _u(v, bits: int) -> int:
+    """An attribute value as the C union reads it: ``bits`` wide; a ``(low, high)`` pair is the
+    two 32-bit halves."""
+    if isinstance(v, (tuple, list)):
+        v = (int(v[1]) << 32) | int(v[0])
+    return int(v) & ((1 << bits) - 1)
+
+
+def _is_one(v: int) -> bool:
+    return v == 1
+
+
+def _s_to_us(v: int) -> int:
+    return v * 1_000_000
+
+
+LAUNCH_ATTRS = {
+    # attribute id: (TaskCfg field, width in bits, conversion, largest valid value or None)
+    ACL_RT_LAUNCH_KERNEL_ATTR_SCHEM_MODE: ("sched_mode", 8, None, 1),
+    ACL_RT_LAUNCH_KERNEL_ATTR_DYN_UBUF_SIZE: ("dyn_ubuf", 32, None, None),
+    ACL_RT_LAUNCH_KERNEL_ATTR_ENGINE_TYPE: ("engine_type", 32, None, None),
+    ACL_RT_LAUNCH_KERNEL_ATTR_BLOCKDIM_OFFSET: ("block_dim_offset", 32, None, None),
+    ACL_RT_LAUNCH_KERNEL_ATTR_BLOCK_TASK_PREFETCH: ("prefetch", 8, _is_one, 1),
+    ACL_RT_LAUNCH_KERNEL_ATTR_DATA_DUMP: ("dump", 8, _is_one, 1),
+    ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT: ("timeout_us", 16, _s_to_us, None),
+    ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT_US: ("timeout_us", 64, None, None),
+    ACL_RT_LAUNCH_KERNEL_ATTR_ENABLE_PROFILING: ("profiling", 8, None, 1),
+}
+"""The nine ``aclrtLaunchKernelAttrId`` values a launch config may carry, read by both the check
+(CheckKernelLaunchCfg: the largest valid value; TIMEOUT and TIMEOUT_US exclude each other; a
+mix kernel on a chip with extra vector cores needs ENGINE_TYPE and BLOCKDIM_OFFSET) and the
+conversion (ConvertLaunchCfgToTaskCfg: the field and its conversion). Any other id -> 107000.
+An attribute given twice counts with its last value."""
+
+
+def _launch_cfg(cfg, kernel, rfeats):
+    """(TaskCfg, code): CheckKernelLaunchCfg then ConvertLaunchCfgToTaskCfg, every failure
+    107000."""
+    mix_needs_cfg = rfeats.extra_vector_core and kernel.reg_type != REG_CPU and \
+        kernel.mix_type != MixType.NO_MIX
+    items, code = _items(cfg, "attrs")
+    if code:
+        return None, code
+    if mix_needs_cfg and (cfg is None or not items):
+        return None, E_PARAM
+    last = {}
+    try:
+        for aid, v in items:
+            row = LAUNCH_ATTRS.get(aid)
+            if row is None:
+                return None, E_PARAM
+            last[aid] = _u(v, row[1])
+    except (TypeError, ValueError, IndexError):
+        return None, E_PARAM
+    if ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT in last and ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT_US in last:
+        return None, E_PARAM
+    if mix_needs_cfg and not (ACL_RT_LAUNCH_KERNEL_ATTR_ENGINE_TYPE in last
+                              and ACL_RT_LAUNCH_KERNEL_ATTR_BLOCKDIM_OFFSET in last):
+        return None, E_PARAM
+    tc = TaskCfg()
+    for aid, value in last.items():
+        field, _, convert, largest = LAUNCH_ATTRS[aid]
+        if largest is not None and value > largest:
+            return None, E_PARAM
+        setattr(tc, field, value if convert is None else convert(value))
+    return tc, OK
+
+
+def _share_mem_ok(kernel, dyn: int, rfeats) -> bool:
+    """CheckAndGetTotalShareMemorySize (aix_starsv2.cc, SIMT chips only)."""
+    if not rfeats.simt:
+        return True
+    vf = kernel.kernel_vf_type
+    simt = vf in (3, 4)
+    limit = (SIMT_REMAIN_UB_SIZE if simt else SIMT_UB_SIZE) if vf != 0 else 0
+    total = kernel.share_mem_size + dyn
+    if simt:
+        total = -(-total // SIMT_ALIGN) * SIMT_ALIGN
+    return total <= limit
+
+
+# ---- the steps the launch variants share, in their order
+def _kernel_and_stream(func, stream):
+    """rts handle validation of the function and the stream: (kernel, stream, code)."""
+    k, code = _get("function", func)
+    if code:
+        return None, None, code
+    s, code = _get("stream", stream)
+    if code:
+        return None, None, code
+    return k, s, OK
+
+
+def _resolve(kernel, s):
+    """ApiImpl: context (107002), default stream, stream context (107003), device validity
+    (107017): (stream, code)."""
+    ctx = _ctx()
+    if ctx is None:
+        return None, E_CTX
+    if s is None:
+        s = ctx.default_stream
+    elif s.is_model:
+        return None, E_UNSUPPORTED                 # a model's own stream (as api_stream.resolve)
+    elif s.ctx is not ctx:
+        return None, E_STREAM_CTX
+    if not kernel.program.is_valid_on(ctx.device):
+        return None, E_HANDLE
+    return s, OK
+
+
+def _config_and_stream(kernel, s, cfg):
+    """The launch configuration (CheckKernelLaunchCfg / ConvertLaunchCfgToTaskCfg), then
+    context, stream and device validity: (stream, task config, runtime features, code)."""
+    rfeats = runtime_features(profile())
+    tc, code = _launch_cfg(cfg, kernel, rfeats)
+    if code:
+        return None, None, None, code
+    s, code = _resolve(kernel, s)
+    return s, tc, rfeats, code
+
+
+def _prefetch_nops(kernel, s, tc) -> int:
+    """isBlockTaskPrefetch: taskPrefetchCount NOP tasks first (non-CPU kernels)."""
+    if tc is not None and tc.prefetch and kernel.reg_type == REG_NON_CPU:
+        cost = s.device.timing.host_api_ns
+        for _ in range(s.device.profile.task_prefetch_count):
+            code = refused(s.submit(S.OP_NOP, cost))
+            if code:
+                return code
+    return OK
+
+
+def _place_host_args(s, buf_view, args_size: int, placeholders) -> int:
+    """LoadArgsWithCopy: allocate the device args area, patch each placeholder's device address
+    into the *host* buffer (in place), then copy argsSize bytes; the device address."""
+    addr = A.place(s, bytes(args_size))
+    n = len(buf_view)
+    for addr_off, data_off in placeholders:
+        value = (addr + data_off).to_bytes(8, "little")
+        end = min(addr_off + 8, n)
+        if addr_off < end:
+            buf_view[addr_off:end] = np.frombuffer(value[:end - addr_off], np.uint8)
+    dst = s.device.state.mem.view(addr, args_size)
+    m = min(n, args_size)
+    dst[:m] = buf_view[:m]
+    if m < args_size:
+        dst[m:] = 0
+    return addr
+
+
+# ---- the kernel-submission core
+def submit_kernel(kernel, s, kid: int, num_blocks: int, args_addr: int, args_size: int,
+                  tc=None, rfeats=None) -> int:
+    """StreamLaunchKernelV2 after the API checks, for a resolved stream ``s``: the context's
+    sticky failure code, lazy load (GetFunctionDevAddr), the mix check (CheckMixKernelValid),
+    the SIMT shared-memory check, the kernel-injection hook, then one kernel SQE running body
+    ``kid`` (the kernel's own, ``kernel.kid``, but for an AI Core launch of a CPU kernel), with
+    ``a3`` = the kernel's explicit duration. The ACL code."""
+    ctx = s.ctx
+    if kernel.reg_type:                           # REG_NON_CPU
+        prog = kernel.program
+        mix = kernel.mix_type
+        if s.capture is not None and s.tg_update is None and not prog.lazy and mix < _MIX_PAIR \
+                and not kernel.share_mem_size and (tc is None or not tc.dyn_ubuf) \
+                and not ctx.failure_code:
+            # the capture hot path: nothing below applies but the hook, and the task goes
+            # straight into the capture stream (what Stream.submit does for a capturing stream)
+            if KERNEL_HOOK is not None:
+                kid = KERNEL_HOOK(s, kid, kernel.name)
+            pos = _capture_append(s, _OP_KERNEL, kid, args_addr, args_size, kernel.duration_ns,
+                                  0, num_blocks & 0xFFFF)
+            return -pos if pos < 0 else OK
+        if ctx.failure_code:
+            return ctx.failure_code
+        if prog.lazy or mix >= _MIX_PAIR:
+            code, f1, f2 = L.function_addresses(kernel, s.device)
+            if code:
+                return code
+            if mix >= _MIX_PAIR and not f2:
+                return E_PARAM
+        dyn = tc.dyn_ubuf if tc is not None else 0
+        if (dyn or kernel.share_mem_size) and \
+                not _share_mem_ok(kernel, dyn, rfeats or runtime_features(s.device.profile)):
+            return E_PARAM
+    elif ctx.failure_code:
+        return ctx.failure_code
     if KERNEL_HOOK is not None:
-        kernel_id = KERNEL_HOOK(stream, int(kernel_id))
-    return refused(stream.submit(S.OP_KERNEL, stream.device.timing.host_kernel_launch_ns,
-                                 a0=int(kernel_id), a1=int(args_addr), a2=int(args_size),
-                                 a3=int(duration_ns), blocks=int(num_blocks) & 0xFFFF))
+        kid = KERNEL_HOOK(s, kid, kernel.name)
+    return refused(s.submit(_OP_KERNEL, s.device.timing.host_kernel_launch_ns, kid, args_addr,
+                            args_size, kernel.duration_ns, 0, num_blocks & 0xFFFF))
+
+
+# ---- the launch APIs
+def launch_kernel(func, num_blocks, args_ptr, args_size, stream):
+    """aclrtLaunchKernel (rtLaunchKernelByFuncHandleV3): acl (func, args NULL -> 100000) ->
+    function / stream handles (107017) -> numBlocks 0, argsSize 0 (107000) -> context (107002),
+    stream context (107003), device validity (107017) -> the core (args are device memory, used
+    in place). A CPU kernel launched here is an AI Core launch with PC 0 (kernel.md §9.13): its
+    task runs the trap body. Launching on a capturing stream records the task."""
+    if not func or not args_ptr:
+        return E_ACL
+    try:
+        entry = RT.handles.entry
+        ent = entry(func)
+        if ent is None or ent[0] != "function":
+            return E_HANDLE
+        k = ent[1]
+        if stream:
+            ent = entry(stream)
+            if ent is None or ent[0] != "stream":
+                return E_HANDLE
+            s = ent[1]
+        else:
+            s = None
+        num_blocks &= 0xFFFFFFFF
+        args_size &= 0xFFFFFFFF
+        if not num_blocks or not args_size:
+            return E_PARAM
+        ctx = RT.tls.context
+        if ctx is None or ctx.destroyed:
+            ctx = RT.current_context
+            if ctx is None:
+                return E_CTX
+        if s is None:
+            s = ctx.default_stream
+        elif s.is_model:
+            return E_UNSUPPORTED                   # a model's own stream
+        elif s.ctx is not ctx:
+            return E_STREAM_CTX
+        prog = k.program
+        if prog.new_flow and prog.valid.get(ctx.device.id) is not ctx.device:
+            return E_HANDLE
+        if k.reg_type:                            # REG_NON_CPU
+            return submit_kernel(k, s, k.kid, num_blocks, args_ptr, args_size)
+        return submit_kernel(k, s, TABLE.by_name[BAD_PC_BODY], num_blocks, args_ptr, args_size)
+    except (TypeError, AttributeError):
+        return E_PARAM
+
+
+def launch_kernel_v2(func, num_blocks, args_ptr, args_size, cfg, stream):
+    """aclrtLaunchKernelV2 (rtsLaunchKernelWithDevArgs): acl (func, args NULL) -> handles ->
+    args (size 0 -> 107000) -> numBlocks 0 -> launch config -> context/stream/validity ->
+    prefetch NOPs -> AI Core or AICPU task; args are device memory used in place."""
+    if not func or not args_ptr:
+        return E_ACL
+    k, s, code = _kernel_and_stream(func, stream)
+    if code:
+        return code
+    try:
+        args_size = int(args_size) & 0xFFFFFFFF
+        num_blocks = int(num_blocks) & 0xFFFFFFFF
+    except (TypeError, ValueError):
+        return E_PARAM
+    if not args_size or not num_blocks:
+        return E_PARAM
+    s, tc, rfeats, code = _config_and_stream(k, s, cfg)
+    if code:
+        return code
+    code = _prefetch_nops(k, s, tc)
+    if code:
+        return code
+    return submit_kernel(k, s, k.kid, num_blocks, int(args_ptr), args_size, tc, rfeats)
+
+
+def launch_kernel_with_host_args(func, num_blocks, stream, cfg, host_args, args_size,
+                                 place_holders=None, place_holder_num=None):
+    """aclrtLaunchKernelWithHostArgs: acl (func, hostArgs NULL) -> handles -> args checks
+    (size 0; placeholders: NULL array with a count, or an offset >= argsSize -> 107000; AI Core
+    kernels only) -> numBlocks 0 -> config -> context/stream/validity -> the host buffer is
+    patched in place with each placeholder's device address and copied to device args memory."""
+    if not func or host_args is None or \
+            (isinstance(host_args, (int, np.integer)) and not host_args):
+        return E_ACL
+    k, s, code = _kernel_and_stream(func, stream)
+    if code:
+        return code
+    try:
+        args_size = int(args_size) & 0xFFFFFFFF
+        num_blocks = int(num_blocks) & 0xFFFFFFFF
+        phs = [] if place_holders is None else [(int(a), int(d)) for a, d in place_holders]
+        count = len(phs) if place_holder_num is None else int(place_holder_num)
+    except (TypeError, ValueError):
+        return E_PARAM
+    if not args_size:
+        return E_PARAM
+    if k.reg_type == REG_NON_CPU:
+        count &= 0xFFFF                                  # hostInputInfoNum is u16
+        if count and place_holders is None:
+            return E_PARAM
+        if count > len(phs):
+            return E_PARAM
+        phs = phs[:count]
+        for a, d in phs:
+            if a >= args_size or d >= args_size or a < 0 or d < 0:
+                return E_PARAM
+    else:
+        phs = [(a, d) for a, d in phs[:count] if 0 <= a and 0 <= d]
+    if not num_blocks:
+        return E_PARAM
+    s, tc, rfeats, code = _config_and_stream(k, s, cfg)
+    if code:
+        return code
+    buf = _writable(host_args, args_size)
+    if buf is None:
+        return E_PARAM
+    code = _prefetch_nops(k, s, tc)
+    if code:
+        return code
+    addr = _place_host_args(s, buf, args_size, phs)
+    return submit_kernel(k, s, k.kid, num_blocks, addr, args_size, tc, rfeats)
+
+
+def launch_kernel_with_args_array(func, num_blocks, stream, cfg, args):
+    """aclrtLaunchKernelWithArgsArray: acl (func NULL, numBlocks 0 -> 100000) -> handles -> CPU
+    kernel 207000 -> no PARAM_SUMMARY 107000 -> args NULL with params 107000 -> config ->
+    context/stream/validity -> buffer of paramTotalSize built from PARAM_INFO (a NULL element or a
+    parameter outside the total -> 107000) and copied to device args memory."""
+    if not func:
+        return E_ACL
+    try:
+        num_blocks = int(num_blocks) & 0xFFFFFFFF
+    except (TypeError, ValueError):
+        return E_ACL
+    if not num_blocks:
+        return E_ACL
+    k, s, code = _kernel_and_stream(func, stream)
+    if code:
+        return code
+    if k.reg_type == REG_CPU:
+        return E_UNSUPPORTED
+    if not k.has_param_summary:
+        return E_PARAM
+    if k.param_count > 0 and args is None:
+        return E_PARAM
+    s, tc, rfeats, code = _config_and_stream(k, s, cfg)
+    if code:
+        return code
+    total = k.param_total_size
+    buf = bytearray(total)
+    try:
+        for i in range(k.param_count):
+            a = args[i]
+            if a is None or (isinstance(a, (int, np.integer)) and not a):
+                return E_PARAM
+            p = k.params[i]
+            if p.offset + p.size > total:
+                return E_PARAM
+            b = _bytes_of(a, p.size)
+            if b is None:
+                return E_PARAM
+            buf[p.offset:p.offset + p.size] = b
+    except (TypeError, IndexError):
+        return E_PARAM
+    code = _prefetch_nops(k, s, tc)
+    if code:
+        return code
+    if total == 0:
+        return submit_kernel(k, s, k.kid, num_blocks, 0, 0, tc, rfeats)
+    addr = _place_host_args(s, np.frombuffer(buf, np.uint8), total, [])
+    return submit_kernel(k, s, k.kid, num_blocks, addr, total, tc, rfeats)
+
+
+def launch_kernel_with_config(func, num_blocks, stream, cfg, args, reserve=None):
+    """aclrtLaunchKernelWithConfig: acl (func NULL, numBlocks 0, args NULL, reserve not NULL ->
+    100000) -> function / args / stream handles (107017) -> handle not finalized or updating,
+    empty, placeholder offsets >= argsSize (107000) -> config -> context/stream/validity -> the
+    buffer's argsSize bytes copied to device args memory with placeholder addresses patched."""
+    if not func:
+        return E_ACL
+    try:
+        num_blocks = int(num_blocks) & 0xFFFFFFFF
+    except (TypeError, ValueError):
+        return E_ACL
+    if not num_blocks or not args or reserve is not None:
+        return E_ACL
+    k, code = _get("function", func)
+    if code:
+        return code
+    h, code = _get("args", args)
+    if code:
+        return code
+    s, code = _get("stream", stream)
+    if code:
+        return code
+    if not h.finalized or h.updating or h.args_size == 0:
+        return E_PARAM
+    phs = []
+    for p in h.params:
+        if p.type == 1:
+            if p.offset >= h.args_size or p.data_offset >= h.args_size:
+                return E_PARAM
+            phs.append((p.offset, p.data_offset))
+    s, tc, rfeats, code = _config_and_stream(k, s, cfg)
+    if code:
+        return code
+    code = _prefetch_nops(k, s, tc)
+    if code:
+        return code
+    addr = _place_host_args(s, h.buffer, h.args_size, phs)
+    return submit_kernel(k, s, k.kid, num_blocks, addr, h.args_size, tc, rfeats)
+

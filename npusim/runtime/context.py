@@ -12,7 +12,7 @@ from .stream import Stream
 
 class Context:
     __slots__ = ("device", "primary", "destroyed", "streams", "failure_code", "stop_on_failure",
-                 "handle", "capture_refs", "overflow_addr", "default_stream")
+                 "handle", "capture_refs", "default_stream", "__weakref__")
 
     def __init__(self, device, primary: bool):
         self.device = device
@@ -23,7 +23,6 @@ class Context:
         self.stop_on_failure = False
         self.handle = 0
         self.capture_refs = [0, 0, 0]  # captures of this context's streams per mode (§3.2)
-        self.overflow_addr = 0         # args-overflow area of this context (api_kernel)
         device.contexts.append(self)
         self.default_stream = Stream(self, is_default=True)
 

@@ -23,8 +23,9 @@ from .recording import REC
 from .runtime import RT
 
 AFTER_RUN_HOOKS: list = []
-"""Callbacks ``hook(device)`` run after every engine run, under the runtime lock: registered by
-``runtime.api_kernel`` at import (device printf drain, kernel exception callbacks)."""
+"""Callbacks ``hook(device)`` run after every engine run of a device, under the runtime lock;
+registered by ``runtime.api_function`` (the device printf drain, then the exception callbacks
+of new kernel faults)."""
 PAYLOAD_DEPTH = 1 << 16
 """Rows of a device's task-update payload ring (``UpdatePayload``)."""
 
@@ -90,7 +91,7 @@ class Device:
     __slots__ = ("id", "profile", "state", "set_count", "contexts", "primary", "streams",
                  "slot_owner", "_stream_ids", "last_error_detail", "_faults_seen",
                  "sq_fault_code", "models", "model_slots", "streams_by_sq_model", "sqcq_used",
-                 "conds", "_max_while", "_update_payload", "c2c_addr", "_kernel_faults_seen",
+                 "conds", "_max_while", "_update_payload",
                  "live_events", "live_notifies", "_retiring", "_free_model_ids",
                  "_free_cond_ids", "__weakref__")
 
@@ -123,8 +124,6 @@ class Device:
         self._free_cond_ids: list = []
         self._max_while = 100_000_000          # runaway-WHILE bound (per handle override)
         self._update_payload = None            # UpdatePayload, made at the first task update
-        self.c2c_addr = 0                      # C2C control area (args handles, api_kernel)
-        self._kernel_faults_seen = 0           # faults already given to exception callbacks
         if REC.accesses:
             REC.attach(self)                   # npusim.analysis: record accesses
 
@@ -267,7 +266,7 @@ class Device:
             self._faults_seen = len(faults)
             if self._retiring:
                 self._reap()
-            for hook in AFTER_RUN_HOOKS:          # printf drain, exception callbacks
+            for hook in AFTER_RUN_HOOKS:
                 hook(self)
             return r
 

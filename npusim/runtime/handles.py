@@ -28,6 +28,9 @@ class Registry:
 
     def __init__(self):
         self._live: dict[int, tuple[str, object]] = {}
+        self.entry = self._live.get
+        """``entry(h)`` -> ``(kind, obj)`` of a live handle, else None: the raw lookup for hot
+        paths that test the kind themselves (a bound ``dict.get``, so no Python frame)."""
         self._counters = {k: itertools.count(1) for k in _KIND_BASE}
         self._lock = threading.Lock()
 
