@@ -43,7 +43,7 @@ def load_to_device(prog: Program, device) -> int:
     """Runtime::BinaryLoad on ``device`` (no-op when already loaded there); the ACL code."""
     if prog.loaded.get(device.id, (None,))[0] is device:
         return ERR.ACL_SUCCESS
-    image = getattr(prog, "image", None)
+    image = prog.image
     size = prog.load_size
     if image is None or size == 0:            # RT_ERROR_PROGRAM_SIZE / PROGRAM_NULL
         return ERR.ACL_ERROR_RT_INTERNAL_ERROR

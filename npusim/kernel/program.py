@@ -80,7 +80,7 @@ _FEATURES = {
 
 
 def runtime_features(profile) -> RuntimeFeatures:
-    return _FEATURES.get(getattr(profile, "chip_type", ""), _FEATURES["CHIP_910_B_93"])
+    return _FEATURES.get(profile.chip_type, _FEATURES["CHIP_910_B_93"])
 
 
 def magic_attr_type(magic: int, cv_separated: bool) -> int | None:
@@ -198,6 +198,7 @@ class Program:
         self.default_attr_type = default_attr_type
         self.kernels: dict[str, Kernel] = {}
         self.entry_keys: list[int] = []
+        self.image = None                  # the device image (ElfProgram); None: nothing to load
         self.entry_kernels: list[Kernel] = []
         self.lazy = False
         self.new_flow = True

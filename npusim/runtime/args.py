@@ -30,7 +30,7 @@ def owner_model(stream):
     args must live as long as the model, since every replay re-reads them."""
     if stream.capture is not None:
         return stream.capture.model
-    g = getattr(stream, "tg_update", None)
+    g = None if stream.is_model else stream.tg_update
     if g is not None and g.entries:
         return g.entries[0][0].model
     return None
@@ -45,9 +45,9 @@ def place(stream, data: bytes) -> int:
         addr = model.args_alloc(n)
     elif n > SLOT:
         addr = mem.malloc(n)
-        stream.extra_args = getattr(stream, "extra_args", []) + [addr]
+        stream.extra_args.append(addr)
     else:
-        ring = getattr(stream, "args_ring", None)
+        ring = stream.args_ring
         if ring is None:
             ring = stream.args_ring = [mem.malloc(SLOT * stream.device.profile.rtsq_depth), 0]
         addr = ring[0] + SLOT * (ring[1] % stream.device.profile.rtsq_depth)

@@ -82,7 +82,7 @@ def debug_lines(model) -> list[str]:
         for row in task_rows(cs):
             out.append(_line(dev_id, cs, row))
     for i, g in enumerate(model.task_groups):
-        out.extend(g.debug_lines(dev_id, model.id, i) if hasattr(g, "debug_lines") else [])
+        out.extend(g.debug_lines(dev_id, model.id, i))
     out.append(f"model dot print end, device_id={dev_id}, model_id={model.id}.")
     return out
 

@@ -243,7 +243,7 @@ def ri_kernel_task_get_attribute(task, attr_id):
     if attr_id == _ATTR_SCHEM_MODE:
         h = function_handle_of(kid)
         k = RT.handles.get("function", h)[0] if h else None
-        return int(getattr(k, "sched_mode", 0) or 0), ERR.ACL_SUCCESS
+        return (int(k.sched_mode) if k is not None else 0), ERR.ACL_SUCCESS
     if attr_id in (_ATTR_DYN_UBUF_SIZE, _ATTR_DATA_DUMP):
         return 0, ERR.ACL_SUCCESS
     if attr_id == _ATTR_TIMEOUT:
