@@ -10,6 +10,7 @@ simulator, so counting them would make everything one cycle.
 from __future__ import annotations
 
 import ast
+from fnmatch import fnmatchcase
 from pathlib import Path
 
 
@@ -131,6 +132,46 @@ def test_no_import_cycle_at_all():
     graph = import_graph()
     cycles = strongly_connected(graph)
     assert not cycles, "import cycles:\n" + _describe(graph, cycles)
+
+
+LAYERS = [
+    ("base", ["npusim.errors", "npusim.profiles", "npusim.progress"]),
+    ("device", ["npusim.device", "npusim.device.*"]),
+    ("runtime core", ["npusim.runtime", "npusim.runtime.runtime", "npusim.runtime.handles",
+                      "npusim.runtime.pageable", "npusim.runtime.recording"]),
+    ("kernel module", ["npusim.kernel.elf*", "npusim.kernel.program", "npusim.kernel.loader",
+                       "npusim.kernel.printf", "npusim.kernel.cpu", "npusim.kernel.builtin",
+                       "npusim.samples"]),
+    ("runtime objects", ["npusim.runtime.device", "npusim.runtime.event", "npusim.runtime.stream",
+                         "npusim.runtime.context", "npusim.runtime.model",
+                         "npusim.runtime.functions", "npusim.runtime.census",
+                         "npusim.runtime.hostmem", "npusim.runtime.args"]),
+    ("graph rules", ["npusim.runtime.taskgroup", "npusim.runtime.capture", "npusim.runtime.cond",
+                     "npusim.runtime.tasks", "npusim.runtime.dump"]),
+    ("runtime APIs", ["npusim.runtime.api_*"]),
+    ("facade tools", ["npusim.analysis.lint", "npusim.faults", "npusim.trace", "npusim.trace.chrome"]),
+    ("facade", ["npusim.acl", "npusim.acl.*"]),
+    ("Pythonic API", ["npusim", "npusim.api", "npusim.analysis", "npusim.analysis.race",
+                      "npusim.kernel", "npusim.kernel.decorator", "npusim.trace.savings",
+                      "npusim.trace.plot"]),
+    ("tools", ["npusim.plan", "npusim.plan.*", "npusim.samples.build", "npusim.demo"]),
+    ("CLI", ["npusim.cli", "npusim.cli.*", "npusim.__main__"]),
+]
+"""The layer order of docs/architecture.md §1, lowest first: a module imports only from its own
+layer or a lower one (module- and function-level imports alike)."""
+
+
+def layer_of(module: str) -> int:
+    hits = [i for i, (_, pats) in enumerate(LAYERS) if any(fnmatchcase(module, p) for p in pats)]
+    assert len(hits) == 1, f"{module} is in {len(hits)} layers of LAYERS (exactly one expected)"
+    return hits[0]
+
+
+def test_imports_follow_the_layer_order():
+    graph = import_graph()
+    up = [f"{m} ({LAYERS[layer_of(m)][0]}) imports {d} ({LAYERS[layer_of(d)][0]})"
+          for m, deps in sorted(graph.items()) for d in sorted(deps) if layer_of(d) > layer_of(m)]
+    assert not up, "imports against the layer order:\n" + "\n".join(up)
 
 
 def test_nothing_below_the_cli_imports_it():
