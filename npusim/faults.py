@@ -41,7 +41,7 @@ from .runtime import api_launch
 from .runtime.runtime import RT
 
 _LOCK = threading.RLock()
-_ARMED: dict[str, list["Injection"]] = {}       # facade name -> API injections armed on it
+ARMED: dict[str, list["Injection"]] = {}        # facade name -> API injections armed on it (the facade wrapper asks)
 _KERNELS: list["Injection"] = []                 # kernel injections armed
 _FACADE: dict[str, tuple[types.ModuleType, str, str]] = {}   # facade name -> (module, attr, C)
 _INDEX: dict[str, str] = {}                      # normalised spelling -> facade name
@@ -105,7 +105,7 @@ def instrument(module: types.ModuleType, prefix: str) -> None:
 def _wrap(full: str, fn):
     @functools.wraps(fn)
     def api(*args, **kwargs):
-        if full not in _ARMED:
+        if full not in ARMED:
             return fn(*args, **kwargs)
         return _intercept(full, fn, args, kwargs)
     api.__fault_point__ = full
@@ -195,7 +195,7 @@ def _intercept(full: str, fn, args, kwargs):
     model_h = _model_of(bound)
     fired = None
     with _LOCK:
-        for inj in list(_ARMED.get(full, ())):
+        for inj in list(ARMED.get(full, ())):
             if inj._matches(stream_h, model_h, _capturing_model(stream_h)) and inj._take() \
                     and fired is None:
                 fired = inj
@@ -366,11 +366,11 @@ class Injection:
     def _disarm(self) -> None:
         self.active = False
         if self.api:
-            lst = _ARMED.get(self.api)
+            lst = ARMED.get(self.api)
             if lst is not None and self in lst:
                 lst.remove(self)
                 if not lst:
-                    del _ARMED[self.api]
+                    del ARMED[self.api]
         elif self in _KERNELS:
             _KERNELS.remove(self)
             _set_kernel_hook()
@@ -425,7 +425,7 @@ def inject(code: int | None = None, api: str | None = None, *, call: int | None 
         inj = Injection(int(code), full, None, _handle(model), _handle(stream), call,
                         bool(every), times)
         with _LOCK:
-            _ARMED.setdefault(full, []).append(inj)
+            ARMED.setdefault(full, []).append(inj)
         return inj
     if code is not None and code not in KERNEL_CODES:
         raise ValueError(f"a kernel injection faults with a kernel-exception code "
@@ -441,9 +441,9 @@ def inject(code: int | None = None, api: str | None = None, *, call: int | None 
 def clear_injections() -> None:
     """Disarm every injection (``npusim.reset()`` does this too)."""
     with _LOCK:
-        for inj in [i for lst in _ARMED.values() for i in lst] + list(_KERNELS):
+        for inj in [i for lst in ARMED.values() for i in lst] + list(_KERNELS):
             inj._disarm()
-        _ARMED.clear()
+        ARMED.clear()
         _KERNELS.clear()
         _set_kernel_hook()
 
@@ -451,7 +451,7 @@ def clear_injections() -> None:
 def injections() -> list[Injection]:
     """The injections still armed."""
     with _LOCK:
-        return [i for lst in _ARMED.values() for i in lst] + list(_KERNELS)
+        return [i for lst in ARMED.values() for i in lst] + list(_KERNELS)
 
 
 def api_names() -> list[str]:

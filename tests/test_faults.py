@@ -45,7 +45,7 @@ def user_streams() -> int:
 def no_injection_left():
     yield
     npusim.clear_injections()
-    assert api_launch.KERNEL_HOOK is None and not faults._ARMED
+    assert api_launch.KERNEL_HOOK is None and not faults.ARMED
 
 
 # ---- the codes of the issue ----

@@ -83,7 +83,12 @@ import os
 import numpy as np
 
 from .. import errors as _ERR
+from ..analysis import lint as _lint
+from ..faults import ARMED as _ARMED
+from ..runtime.runtime import RT as _RT
 from . import util as _util
+
+_LINTED = frozenset(_lint.HINTS)      # codes the capture linter explains (acl/_hosttrace.py)
 
 E_ACL = _ERR.ACL_ERROR_INVALID_PARAM              # 100000
 E_PARAM = _ERR.ACL_ERROR_RT_PARAM_INVALID         # 107000
@@ -444,9 +449,14 @@ def spec_of(fname: str, pname: str) -> Spec:
     return s
 
 
-def wrap(name: str, attr: str, fn, outputs: int):
+def wrap(name: str, attr: str, fn, outputs: int, raw=None):
     """A wrapper of ``fn`` (a facade function named ``name``) with ``fn``'s signature that
-    normalises its arguments by kind: one generated ``def`` per function."""
+    normalises its arguments by kind: one generated ``def`` per function.
+
+    With ``raw`` (the runtime function under ``fn``'s trace and injection wrappers) the common
+    case — canonical arguments, tracing off, nothing injected into this function — is one
+    frame: the runtime lock, ``raw``, the stall wake-up and the capture linter inline; anything
+    else goes through ``fn``."""
     sig = inspect.signature(fn)
     params = list(sig.parameters.values())
     names = [p.name for p in params]
@@ -454,7 +464,9 @@ def wrap(name: str, attr: str, fn, outputs: int):
     specs = [Spec(s.kind, s.code, True) if p.default is None else s
              for s, p in zip(specs, params)]
     ns = {"_fn": fn, "_slow": _slow, "_escaped": _escaped, "_names": names, "_specs": specs,
-          "_name": name, "_outputs": outputs, "_guarded": _util.GUARDED}
+          "_name": name, "_outputs": outputs, "_guarded": _util.GUARDED, "_raw": raw,
+          "_RT": _RT, "_lock": _RT.lock, "_ARMED": _ARMED, "_LINTED": _LINTED,
+          "_on_error": _lint.on_error}
     head = []
     for i, p in enumerate(params):
         if p.default is inspect.Parameter.empty:
@@ -478,6 +490,25 @@ def wrap(name: str, attr: str, fn, outputs: int):
     tup = f"({arglist},)" if names else "()"
     if slow_only:
         body = f"    return _slow(_name, _outputs, _names, _specs, _fn, {tup})\n"
+    elif raw is not None:
+        body = (f"    if {' and '.join(terms) or 'True'}:\n"
+                f"        if not _RT.trace_on and _name not in _ARMED:\n"
+                f"            with _lock:\n"
+                f"                try:\n"
+                f"                    r = _raw({arglist})\n"
+                f"                except Exception as e:\n"
+                f"                    return _escaped(_name, _outputs, {tup}, e)\n"
+                f"                if _RT.stalled:\n"
+                f"                    _RT.progress.notify_all()\n"
+                f"            c = r[-1] if r.__class__ is tuple else r\n"
+                f"            if c and c in _LINTED:\n"
+                f"                _on_error(_name, c, {tup})\n"
+                f"            return r\n"
+                f"        try:\n"
+                f"            return _fn({arglist})\n"
+                f"        except Exception as e:\n"
+                f"            return _escaped(_name, _outputs, {tup}, e)\n"
+                f"    return _slow(_name, _outputs, _names, _specs, _fn, {tup})\n")
     else:
         body = (f"    if {' and '.join(terms) or 'True'}:\n"
                 f"        try:\n"

@@ -78,6 +78,8 @@ def instrument(module: types.ModuleType, prefix: str) -> None:
             continue
         api = f"acl.{short}.{attr}"
         traced = _wrap(f"{prefix}.{attr}", fn, api, _lint.PRE.get(attr))
-        outer = _boundary.wrap(api, attr, traced, _boundary.outputs_of(attr, inspect.unwrap(fn)))
+        raw = inspect.unwrap(fn)
+        outer = _boundary.wrap(api, attr, traced, _boundary.outputs_of(attr, raw),
+                               raw=None if attr in _lint.PRE else raw)
         outer.__wrapped_api__ = True
         setattr(module, attr, outer)
