@@ -254,6 +254,7 @@ def ri_execute_async(model_ri, stream) -> int:
         if len(m.runs) >= 64:
             m.running()                                    # drop launches already completed
         m.runs.append((s, pos))
+        m.last_run_stream = s
         for added, (_, after) in pairs:                    # and after it
             s.submit(S.OP_NOTIFY_RECORD, 0, a0=after)
             added.submit(S.OP_NOTIFY_WAIT, 0, a0=after)

@@ -289,7 +289,7 @@ class Device:
         m = cs.model
         while m.parent is not None:
             m = m.parent
-        return m.runs[-1][0].sq if m.runs else sq
+        return m.last_run_stream.sq if m.last_run_stream is not None else sq
 
     def advance_to_host(self) -> None:
         """Run everything the device would have done by the host's current time."""

@@ -11,6 +11,7 @@ Model status follows ``RtCaptureModelStatus`` (§6.2): NONE → CAPTURE_ACTIVE �
 from __future__ import annotations
 
 import itertools
+from collections import deque
 
 from ..device import engine as E
 from ..progress import Progress
@@ -126,7 +127,7 @@ class CaptureModel:
                  "has_endgraph", "built", "sqcq", "runs", "engine_id", "name", "args_chunks",
                  "_args_pos", "_args_size", "destroyed", "task_groups", "taskgrp_streams",
                  "taskgrp_err", "cond_handles", "capture_progress", "begun_at", "invalidated_by",
-                 "staged_updates", "last_debug_lines", "slots")
+                 "staged_updates", "last_debug_lines", "slots", "last_run_stream")
 
     def __init__(self, ctx, sub: bool = False, parent=None):
         dev = ctx.device
@@ -155,7 +156,8 @@ class CaptureModel:
         self.has_endgraph = False
         self.built = False                     # SQ/CQ taken from the device pool
         self.sqcq = 0
-        self.runs: list = []                   # (exe stream, position of its EndGraph wait)
+        self.runs: deque = deque()             # (exe stream, position of its EndGraph wait) of
+        self.last_run_stream = None            # launches not yet seen complete; the latest one's
         self.engine_id = -1
         self.name = ""
         self.args_chunks: list[int] = []
@@ -228,10 +230,13 @@ class CaptureModel:
     # ---- execution bookkeeping ----
     def running(self) -> bool:
         """Has some launch not yet passed its EndGraph wait (refCount_ != 0)?"""
-        st = self.device.state
-        self.runs = [(s, p) for s, p in self.runs
-                     if not s.destroyed and st.sqs[s.sq, E.Q_HEAD] <= p]
-        return bool(self.runs)
+        sqs, runs = self.device.state.sqs, self.runs
+        while runs:                     # launch order: drop the completed ones at the front
+            s, p = runs[0]
+            if not s.destroyed and sqs[s.sq, E.Q_HEAD] <= p:
+                return True
+            runs.popleft()
+        return False
 
     def release_resources(self) -> None:
         """Give the SQ/CQ pairs back to the device pool (destroy, update, recycling)."""

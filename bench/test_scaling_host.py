@@ -1,0 +1,129 @@
+"""Host-side scaling: cost per operation against work size — ``pytest bench/test_scaling_host.py
+-s --benchmark-only``. Each table prints the wall time per operation at each size and the ratio
+of the largest size's cost to the smallest's (flat = within 20 %).
+
+* **replays queued**: N ``aclmdlRIExecuteAsync`` of a 33-task, 2-stream graph queued before one
+  synchronize (per replay, the synchronize included);
+* **resident graphs**: capture + first replay + synchronize of one 30-task graph while N other
+  graphs stay resident (built) on the device (per graph);
+* **graph size**: capture of an N-task single-stream graph through ``aclrtLaunchKernel`` plus
+  its first replay (per task). ``NPUSIM_BENCH_10M=1`` adds 10,000,000.
+"""
+from __future__ import annotations
+
+import os
+import time
+
+import numpy as np
+import pytest
+
+import npusim as ns
+from npusim import acl
+
+RELAXED = 2
+
+
+def _ok(r):
+    code = r[-1] if isinstance(r, tuple) else r
+    assert code == 0, r
+    return r[0] if isinstance(r, tuple) and len(r) == 2 else r
+
+
+class Setup:
+    def __init__(self, profile: str = "Ascend910B"):
+        ns.reset()
+        ns.configure(profile=profile)
+        _ok(acl.init())
+        _ok(acl.rt.set_device(0))
+        self.s = _ok(acl.rt.create_stream())
+        self.side = _ok(acl.rt.create_stream())
+        self.x = _ok(acl.rt.malloc(64, 0))
+        binary = _ok(acl.rt.binary_load_from_file(ns.samples.binary_path(), None))
+        self.func = _ok(acl.rt.binary_get_function(binary, "EasyOPf"))
+        self.args = _ok(acl.rt.malloc(8, 0))
+        ptr = np.array([self.x], np.uint64)
+        _ok(acl.rt.memcpy(self.args, 8, acl.util.numpy_to_ptr(ptr), 8, 1))
+        self.e1 = _ok(acl.rt.create_event_ex_with_flag(acl.ACL_EVENT_SYNC))
+        self.e2 = _ok(acl.rt.create_event_ex_with_flag(acl.ACL_EVENT_SYNC))
+
+    def launch(self, s, n=1):
+        for _ in range(n):
+            _ok(acl.rt.launch_kernel(self.func, 1, self.args, 8, s))
+
+    def fork_join_graph(self, n: int = 30):
+        """n kernels: half on the origin, half on a side stream joined by events."""
+        _ok(acl.mdl.ri_capture_begin(self.s, RELAXED))
+        self.launch(self.s, n // 2)
+        _ok(acl.rt.record_event(self.e1, self.s))
+        _ok(acl.rt.stream_wait_event(self.side, self.e1))
+        self.launch(self.side, n - n // 2)
+        _ok(acl.rt.record_event(self.e2, self.side))
+        _ok(acl.rt.stream_wait_event(self.s, self.e2))
+        return _ok(acl.mdl.ri_capture_end(self.s))
+
+
+def _table(bench_report, title, unit, rows):
+    bench_report(f"{title}:")
+    for size, per in rows:
+        bench_report(f"  {size:>10,}  {per:10.2f} {unit}")
+    bench_report(f"  largest / smallest: x{rows[-1][1] / rows[0][1]:.2f}")
+
+
+def test_replays_queued(benchmark, bench_report):
+    rows = []
+    for n in (10, 100, 1000, 10_000):
+        p = Setup()
+        m = p.fork_join_graph(32)
+        _ok(acl.mdl.ri_execute_async(m, p.s))           # built (first execution)
+        _ok(acl.rt.synchronize_stream(p.s))
+        t0 = time.perf_counter()
+        for _ in range(n):
+            _ok(acl.mdl.ri_execute_async(m, p.s))
+        _ok(acl.rt.synchronize_stream(p.s))
+        rows.append((n, (time.perf_counter() - t0) / n * 1e6))
+    _table(bench_report, "replays queued before one synchronize (33-task, 2-stream graph)",
+           "us/replay", rows)
+    benchmark.pedantic(lambda: None, rounds=1)
+
+
+def test_resident_graphs(benchmark, bench_report):
+    rows = []
+    p = Setup()
+    resident = []
+    sizes = (1, 10, 100, 1000)
+    for n in sizes:
+        while len(resident) < n:
+            m = p.fork_join_graph(30)
+            _ok(acl.mdl.ri_execute_async(m, p.s))
+            resident.append(m)
+        _ok(acl.rt.synchronize_stream(p.s))
+        reps = 20
+        t0 = time.perf_counter()
+        for _ in range(reps):
+            m = p.fork_join_graph(30)
+            _ok(acl.mdl.ri_execute_async(m, p.s))
+            _ok(acl.rt.synchronize_stream(p.s))
+            _ok(acl.mdl.ri_destroy(m))
+        rows.append((n, (time.perf_counter() - t0) / reps * 1e6))
+    _table(bench_report, "one 30-task fork/join graph captured, replayed once and destroyed, "
+           "with N graphs resident", "us/graph", rows)
+    benchmark.pedantic(lambda: None, rounds=1)
+
+
+@pytest.mark.parametrize("profile", ["Ascend910B"])
+def test_graph_size(benchmark, bench_report, profile):
+    sizes = [10, 1000, 100_000, 1_000_000]
+    if os.environ.get("NPUSIM_BENCH_10M"):
+        sizes.append(10_000_000)
+    rows = []
+    for n in sizes:
+        p = Setup(profile)
+        t0 = time.perf_counter()
+        _ok(acl.mdl.ri_capture_begin(p.s, RELAXED))
+        p.launch(p.s, n)
+        m = _ok(acl.mdl.ri_capture_end(p.s))
+        _ok(acl.mdl.ri_execute_async(m, p.s))
+        _ok(acl.rt.synchronize_stream(p.s))
+        rows.append((n, (time.perf_counter() - t0) / n * 1e6))
+    _table(bench_report, f"capture + first replay of an N-task graph ({profile})", "us/task", rows)
+    benchmark.pedantic(lambda: None, rounds=1)
