@@ -1,5 +1,8 @@
 """Progress bars for long work (big captures, long replays), shown only once the work has taken
-more than a couple of seconds of wall time, on stderr. Uses tqdm when it is installed."""
+more than a couple of seconds of wall time, on stderr — and only when stderr is a terminal, so
+a redirected log gets no carriage-return lines. ``NPUSIM_PROGRESS=0`` turns them off, ``=1``
+forces them on. Uses tqdm when it is installed. Making a ``Progress`` costs one clock read:
+everything else waits for the first ``update``."""
 from __future__ import annotations
 
 import os
@@ -9,22 +12,32 @@ import time
 SHOW_AFTER_S = 2.0
 
 
+def enabled() -> bool:
+    """Show bars? ``NPUSIM_PROGRESS`` 0 / 1, else only when stderr is a terminal."""
+    flag = os.environ.get("NPUSIM_PROGRESS")
+    if flag is not None:
+        return flag != "0"
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
 class Progress:
     """``update(n)`` as work is done; nothing is printed for work that ends quickly."""
+
+    __slots__ = ("desc", "unit", "total", "t0", "done", "bar")
 
     def __init__(self, desc: str, unit: str, total: int | None = None):
         self.desc, self.unit, self.total = desc, unit, total
         self.t0 = time.perf_counter()
         self.done = 0
-        self.bar = None
-        self.enabled = os.environ.get("NPUSIM_PROGRESS", "1") != "0"
+        self.bar = None                 # None: not shown yet; False: plain text; else tqdm
 
     def update(self, n: int) -> None:
         self.done += n
-        if not self.enabled:
-            return
         if self.bar is None:
-            if time.perf_counter() - self.t0 < SHOW_AFTER_S:
+            if time.perf_counter() - self.t0 < SHOW_AFTER_S or not enabled():
                 return
             try:
                 from tqdm import tqdm    # optional, and only once some work has run long
