@@ -220,7 +220,7 @@ def _buffer(v, spec):
     return _pointer(i)
 
 
-BUFFER = Kind("buffer", "(type({p}) is bytes)", _buffer)
+BUFFER = Kind("buffer", "(type({p}) is bytes or type({p}) is bytearray)", _buffer)
 
 
 def _seq(v, spec):
