@@ -188,3 +188,18 @@ def test_a_stale_pointer_freed_again_cannot_free_the_runtimes_cond_word(stream):
     assert acl.rt.free(p) == acl.ACL_ERROR_RT_PARAM_INVALID
     q = out(acl.rt.malloc(8, acl.ACL_MEM_MALLOC_HUGE1G_ONLY))
     assert q != word                                   # the word is still allocated
+
+
+def test_args_handles_in_user_memory_are_reused_not_accumulated(dev0):
+    """aclrtKernelArgsInitByUserMem: the handle lives in the given memory, so initialising the
+    same memory again replaces it (before, every call added a handle that was never freed)."""
+    b = out(acl.rt.binary_load_from_file(ns.samples.binary_path(), None))
+    f = out(acl.rt.binary_get_function(b, "EasyOPf"))
+    handle_mem, user_mem = np.zeros(64, np.uint8), np.zeros(256, np.uint8)
+    first = out(acl.rt.kernel_args_init_by_user_mem(f, handle_mem, user_mem, 256))
+    base = ns.census()
+    for _ in range(300):
+        h = out(acl.rt.kernel_args_init_by_user_mem(f, handle_mem, user_mem, 256))
+    assert ns.census().diff(base) == {}
+    assert RT.handles.get("args", first)[1] != OK          # the earlier handle was replaced
+    assert RT.handles.get("args", h)[1] == OK

@@ -98,6 +98,36 @@ def kernel_args_init(func):
     return h.handle, OK
 
 
+class _ByMemory:
+    """args-handle memory (an address, or the live object holding it) -> the ArgsHandle living
+    there: the C handle *is* that memory, so initialising the same memory again replaces the
+    handle there, and the registry does not grow with every call. Objects are held weakly."""
+
+    def __init__(self):
+        self.by_addr: dict = {}
+        self.by_obj: dict = {}         # id(obj) -> (weakref to obj, ArgsHandle)
+
+    def get(self, mem):
+        if isinstance(mem, (int, np.integer)):
+            return self.by_addr.get(int(mem))
+        ent = self.by_obj.get(id(mem))
+        return ent[1] if ent is not None and ent[0]() is mem else None
+
+    def put(self, mem, h) -> None:
+        if isinstance(mem, (int, np.integer)):
+            self.by_addr[int(mem)] = h
+            return
+        key = id(mem)
+        try:
+            ref = weakref.ref(mem, lambda _r, k=key: self.by_obj.pop(k, None))
+        except TypeError:
+            return                     # not weakly referable (bytes): a new handle each time
+        self.by_obj[key] = (ref, h)
+
+
+_BY_MEMORY = _ByMemory()
+
+
 def kernel_args_init_by_user_mem(func, args_handle_mem, user_host_mem, actual_args_size):
     """aclrtKernelArgsInitByUserMem: acl (NULLs, size 0 -> 100000) -> 107017 -> a new handle on
     the user's buffer (``user_host_mem``: host pointer or writable array) with at most
@@ -119,8 +149,16 @@ def kernel_args_init_by_user_mem(func, args_handle_mem, user_host_mem, actual_ar
     buf = _writable(user_host_mem, size)
     if buf is None or len(buf) < size:
         return None, E_PARAM
-    h = ArgsHandle.__new__(ArgsHandle)
-    h.handle, h.params = 0, []
+    h = _BY_MEMORY.get(args_handle_mem)
+    if h is None or not h.handle or RT.handles.get("args", h.handle)[1]:
+        h = ArgsHandle.__new__(ArgsHandle)
+        h.handle, h.params = 0, []
+        _BY_MEMORY.put(args_handle_mem, h)
+    else:                  # the handle lives in that memory: initialising it again replaces it
+        RT.handles.remove(h.handle)
+    for p in h.params:
+        RT.handles.remove(p.handle)
+    h.params = []
     h.buffer = buf[:size]
     h.buffer_addr = int(user_host_mem) if isinstance(user_host_mem, (int, np.integer)) \
         else PAGEABLE_MEM.register(h.buffer)
