@@ -203,3 +203,24 @@ def test_args_handles_in_user_memory_are_reused_not_accumulated(dev0):
     assert ns.census().diff(base) == {}
     assert RT.handles.get("args", first)[1] != OK          # the earlier handle was replaced
     assert RT.handles.get("args", h)[1] == OK
+
+
+def _rss() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * 4096
+
+
+def test_an_elf_declaring_a_3_gb_text_costs_no_memory_and_gives_it_back(dev0):
+    """A 4 KB file whose .text claims 3 GB loads (zeros past the file, as the runtime reads
+    them), but the zero-filled device image takes no resident memory, and unload frees it
+    (before: binary_get_function made 3.2 GB resident that unload did not give back)."""
+    from test_elf import k, patch_section
+    from npusim.kernel.elfwrite import write_elf
+    data = patch_section(write_elf([k("a")]), ".text", "size", 3 << 30)
+    before = _rss()
+    b = out(acl.rt.binary_load_from_data(data, None, len(data)))
+    r = acl.rt.binary_get_function(b, "a")
+    assert r[-1] in (OK, acl.ACL_ERROR_RT_PARAM_INVALID, acl.ACL_ERROR_RT_MEMORY_ALLOCATION)
+    assert _rss() - before < 256 << 20
+    assert acl.rt.binary_unload(b) == OK
+    assert ns.census().devices[0]["device allocations"] <= 1        # the printf area

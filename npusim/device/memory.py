@@ -20,6 +20,8 @@ allocation (``npusim.device.memview``). Pageable host memory (a user's numpy arr
 from __future__ import annotations
 
 import bisect
+import ctypes
+import mmap
 import threading
 
 import numpy as np
@@ -98,6 +100,32 @@ class _Region:
     @property
     def used(self) -> int:
         return sum(self.live.values())
+
+
+PAGE = mmap.PAGESIZE
+DISCARD_MIN = 1 << 20           # zero fills and frees of at least this many bytes give pages back
+MADV_DONTNEED = 4               # linux: the pages read as zeros again and leave the process RSS
+try:
+    _madvise = ctypes.CDLL(None, use_errno=True).madvise
+    _madvise.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
+except (OSError, AttributeError):          # no libc madvise: zero fills write every byte
+    _madvise = None
+
+
+def zero_fill(arr: np.ndarray, lo: int, hi: int) -> None:
+    """``arr[lo:hi] = 0``; for a large range the whole pages inside it are handed back to the
+    OS instead (``madvise(MADV_DONTNEED)``: they read as zeros and cost no memory until written),
+    so a huge zero-filled range — a crafted device image, a freed 3 GB buffer — never becomes
+    resident. The arena is an anonymous mapping, for which that is exact."""
+    if hi - lo >= DISCARD_MIN and _madvise is not None:
+        base = arr.ctypes.data
+        a = -(-(base + lo) // PAGE) * PAGE
+        b = (base + hi) // PAGE * PAGE
+        if b > a and _madvise(a, b - a, MADV_DONTNEED) == 0:
+            arr[lo:a - base] = 0
+            arr[b - base:hi] = 0
+            return
+    arr[lo:hi] = 0
 
 
 class Memory:
@@ -185,6 +213,8 @@ class Memory:
             raise KeyError(addr)
         nbytes = region.free(off)
         self._user.discard(off)
+        if nbytes >= DISCARD_MIN:            # a big block's pages go back to the OS
+            zero_fill(self.arena, off, off + nbytes)
         i = int(np.searchsorted(self._lo, off))
         self._lo = np.delete(self._lo, i)
         self._hi = np.delete(self._hi, i)
@@ -220,6 +250,11 @@ class Memory:
         ctx[C_LEN], ctx[C_NALLOC] = len(ctx), n
         ctx[C_ALLOC::2], ctx[C_ALLOC + 1::2] = self._lo, self._hi
         self.ctx = ctx
+
+    def zero(self, addr: int, nbytes: int) -> None:
+        """Zero ``nbytes`` at ``addr`` (whole pages of a large range are discarded instead)."""
+        off = self.to_off(addr)
+        zero_fill(self.arena, off, off + nbytes)
 
     # ---- host access (the engine must have run first: the runtime layer makes sure) ----
     def view(self, addr: int, nbytes: int) -> np.ndarray:

@@ -60,10 +60,10 @@ def load_to_device(prog: Program, device) -> int:
     n_file = max(0, min(size, len(data) - start)) if start < len(data) else 0
     if n_file:
         dst[:n_file] = np.frombuffer(data, np.uint8, n_file, start)
-    if n_file < size:
-        dst[n_file:] = 0
+    if n_file < size:                           # past the file: zeros (no pages for big ones)
+        mem.zero(align + n_file, size - n_file)
     for lo, hi in image.nobits:
-        dst[lo:hi] = 0
+        mem.zero(align + lo, hi - lo)
     for name, off in image.runtime_symbols.items():
         if off + 8 <= size:
             dst[off:off + 8] = np.frombuffer(
