@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 import npusim.kernel.builtin  # noqa: F401  (registers the sample kernel bodies)
 from npusim.device import engine as E
-from npusim.device import reference as R
+from npusim.testing import reference as R
 from npusim.device import sqe as S
 from npusim.device.kernels import TABLE
 from npusim.device.memory import C_REC
