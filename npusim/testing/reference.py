@@ -506,7 +506,10 @@ def _pick(m):
         h = qi[Q_HEAD]
         if h >= qi[Q_TAIL]:
             continue
-        t = max(qi[Q_TIME], int(submit[qi[Q_BASE] + h % qi[Q_DEPTH]]))
+        t = qi[Q_TIME]
+        ts = int(submit[qi[Q_BASE] + h % qi[Q_DEPTH]])
+        if ts > t:
+            t = ts
         if t < bt:
             second = bt
             best, bt = i, t
@@ -573,7 +576,7 @@ def _stop_after(m, t):
 
 
 def _run(m):
-    st, pool, tc = m.st, m.pool, m.tc
+    st, pool, tc, rec_on = m.st, m.pool, m.tc, m.rec_on
     horizon, trace_on, stop_on = st[E_HORIZON], st[E_TRACE_ON] != 0, st[E_STOP_KIND] != STOP_NONE
     while True:
         r = _stop_holds(m)
@@ -593,7 +596,9 @@ def _run(m):
             pos = qr[Q_HEAD]
             row = base + pos % depth
             fields = pool[row].item()
-            t = Task(q, pos, row, fields, max(qr[Q_TIME], fields[-1]), dispatch)
+            t_submit = fields[-1]
+            t = Task(q, pos, row, fields, t_submit if t_submit > qr[Q_TIME] else qr[Q_TIME],
+                     dispatch)
             if t.start > limit and not first:
                 break
             first = False
@@ -601,7 +606,7 @@ def _run(m):
                 _fault(m, t, F_BAD_OP, t.op, 0)
                 return _fault_exit(m, t)
             ran = qr[Q_ERR] == 0 or qr[Q_STOP_ON_FAIL] == 0
-            if m.rec_on and rec_task(m.ctx, q, pos, t.op if ran else S.OP_NOP, t.a0, t.a1,
+            if rec_on and rec_task(m.ctx, q, pos, t.op if ran else S.OP_NOP, t.a0, t.a1,
                                      t.a4, t.a5):
                 st[E_STEP_LIMIT] = st[E_STEPS] + 1      # nearly full log: stop after this task
             if ran:
