@@ -9,7 +9,7 @@ import numpy as np
 
 import npusim.kernel.builtin  # noqa: F401  (registers the sample kernel bodies)
 from npusim.device import engine as E
-from npusim.device import reference as R
+from npusim.testing import reference as R
 from npusim.device import sqe as S
 from npusim.device.kernels import TABLE
 from npusim.device.state import DeviceState

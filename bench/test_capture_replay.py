@@ -7,7 +7,7 @@ profile Ascend310P (depth 2048: ~497 cascade streams):
 * capture: tasks/s and host µs per captured task through the facade, against the same launches
   issued eagerly in the same run (the reference: what the program costs without a graph);
 * replay: M SQE/s of the engine running the model's rings, against the pure-Python interpretation
-  of the same SQE arrays (``npusim.device.reference``, timed on a 20,000-SQE slice and scaled);
+  of the same SQE arrays (``npusim.testing.reference``, timed on a 20,000-SQE slice and scaled);
 * peak memory per captured task (tracemalloc, on a 200,000-task capture);
 * the whole 1M capture + first replay wall time (target under 10 s).
 
@@ -112,7 +112,7 @@ def test_capture_and_replay_1m(benchmark, profile):
 
 def _reference_rate(n: int) -> float:
     """SQE/s of the pure-Python interpreter on the first ``n`` SQEs of the last model."""
-    from npusim.device import reference
+    from npusim.testing import reference
     st = device(0).state
     st.flush()
     m = device(0).models[-1]

@@ -3,7 +3,7 @@
 
 * WHILE whose body is ``CountDown`` running 1,000,000 iterations in one graph launch
   (iterations/s; target >= 2,000,000/s). Measured in the same run against (a) the pure-Python
-  reference interpreter (``npusim.device.reference``) running the same SQEs and (b) the same
+  reference interpreter (``npusim.testing.reference``) running the same SQEs and (b) the same
   iterations issued as eager ``CountDown`` launches (one launch per iteration), both on fewer
   iterations and reported as rates.
 * SWITCH over 1,000 branches (µs per evaluation): a WHILE loop whose body is
@@ -27,7 +27,7 @@ import pytest
 import npusim
 from npusim import acl
 from npusim.device import engine as E
-from npusim.device import reference as R
+from npusim.testing import reference as R
 from npusim.runtime import api_device
 
 WHILE_ITERS = 1_000_000

@@ -1,7 +1,7 @@
 """Engine throughput and memory (pytest-benchmark): ``pytest bench -s --benchmark-only``.
 
 Each speed figure is compared with the pure-Python interpreter of the same SQEs
-(``npusim.device.reference``) measured in the same run (design.md §6). The reference needs
+(``npusim.testing.reference``) measured in the same run (design.md §6). The reference needs
 seconds where the engine needs milliseconds, so it runs a ~20,000-SQE prefix of the same program
 and its rate is scaled to the full size; the output says so. Before timing, both run the same
 small program from identical copies of the state and must end identical, so the two rates are
@@ -18,7 +18,7 @@ import pytest
 
 import engine_programs as P
 from npusim.device import engine as E
-from npusim.device import reference as R
+from npusim.testing import reference as R
 
 N = 1_000_000                  # single stream
 REF_N = 20_000                 # reference prefix of the same SQE array

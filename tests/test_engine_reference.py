@@ -10,8 +10,10 @@ wrap-around, value waits woken by data writes, unknown opcodes and WHILE cond lo
 from __future__ import annotations
 
 import inspect
+import os
 import types
 
+import numba
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, event, given, settings
@@ -19,7 +21,7 @@ from hypothesis import strategies as st
 
 import npusim.kernel.builtin  # noqa: F401  (registers the sample kernel bodies)
 from npusim.device import engine as E
-from npusim.device import reference as R
+from npusim.testing import reference as R
 from npusim.device import sqe as S
 from npusim.device.kernels import TABLE
 from npusim.device.memory import C_REC
@@ -32,6 +34,8 @@ EASY, SHORT = TABLE.id("EasyOPf"), TABLE.id("ShortOPf")
 PARAMS = list(inspect.signature(E.run.py_func).parameters)
 SQS, MEM, TRACE, ST = (PARAMS.index(n) for n in ("sqs", "mem", "trace", "st"))
 COUNT_DOWN = TABLE.id("CountDown")
+# random programs per run; test_engine_boundscheck.py runs this file again with fewer
+EXAMPLES = int(os.environ.get("NPUSIM_ENGINE_EXAMPLES", "300"))
 
 
 # ---------------------------------------------------------------- harness
@@ -324,7 +328,7 @@ def build(program) -> tuple[DeviceState, list[tuple[int, int, int, int]]]:
     return d, phases
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(programs())
 def test_random_programs_run_identically_on_engine_and_reference(program):
     d, phases = build(program)
@@ -542,3 +546,14 @@ def test_runaway_while_cond_faults_at_its_bound():
     eng, log = run_both(d)
     r, st_ = log[0]
     assert r == E.R_FAULT and st_[E.E_FKIND] == E.F_RUNAWAY and st_[E.E_SQ] == q
+
+
+@pytest.mark.skipif(not numba.config.BOUNDSCHECK, reason="only under NUMBA_BOUNDSCHECK=1")
+def test_an_out_of_range_index_raises_under_boundscheck():
+    """The run of this file under NUMBA_BOUNDSCHECK=1 (test_engine_boundscheck.py) does check
+    the engine's indexing: a sync slot past the table raises instead of writing past it."""
+    d = small_device()
+    q = d.alloc_sq(2)
+    fill(d, q, [dict(op=S.OP_EVENT_RECORD, a0=len(d.sync) + 5, a1=1, t_submit=0)])
+    with pytest.raises(IndexError):
+        E.run(*engine_args(d))

@@ -154,7 +154,8 @@ LAYERS = [
     ("Pythonic API", ["npusim", "npusim.api", "npusim.analysis", "npusim.analysis.race",
                       "npusim.kernel", "npusim.kernel.decorator", "npusim.trace.savings",
                       "npusim.trace.plot"]),
-    ("tools", ["npusim.plan", "npusim.plan.*", "npusim.samples.build", "npusim.demo"]),
+    ("tools", ["npusim.plan", "npusim.plan.*", "npusim.samples.build", "npusim.demo",
+               "npusim.testing", "npusim.testing.*"]),
     ("CLI", ["npusim.cli", "npusim.cli.*", "npusim.__main__"]),
 ]
 """The layer order of docs/architecture.md §1, lowest first: a module imports only from its own

@@ -15,7 +15,7 @@ import npusim as ns
 from npusim import acl
 from npusim.analysis import races, races_in_eager, record
 from npusim.device import engine as E
-from npusim.device import reference as R
+from npusim.testing import reference as R
 from npusim.device.recording import AccessLog
 from npusim.runtime.runtime import RT
 

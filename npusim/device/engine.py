@@ -1,41 +1,58 @@
 """The device engine: one jitted loop that runs every SQ of a device in simulated time.
 
-State lives in plain arrays owned by ``npusim.device.state.DeviceState``:
+State lives in plain arrays owned by ``npusim.device.state.DeviceState`` (their column layouts are
+defined below, one block per table):
 
 * ``pool``  — the SQE pool (``SQE_DTYPE`` rows). SQ ``q`` owns rows ``[base, base+depth)`` used as a
   ring: position ``p`` is row ``base + p % depth``. Eager streams keep appending (head and tail only
   grow); a model stream is replayed by resetting its head to 0 when it is activated.
 * ``sqs``   — int64 ``[n, Q_COLS]``: per SQ ring bounds, clock, state, what it waits on, its first
   fault. The clock ``Q_TIME`` is the simulated time (ns) at which the SQ is free again.
-* ``sync``  — int64 ``[n, 3]``: event/notify slots (value, time set, number of parked waiters).
+* ``sync``  — int64 ``[n, Y_COLS]``: event/notify slots (value, time set, number of parked waiters).
 * ``models``— CSR arrays (``mptr``, ``msq``): the head SQs that MODEL_EXECUTE activates.
+* ``conds``/``cmodels`` — int64 ``[n, CD_COLS]``: one row per cond handle; its sub-models' engine
+  model ids are ``cmodels[CD_MBASE:]``.
 * ``ctx``/``mem`` — the memory context and arena (``memory.py``); kernels get both.
-* ``trace`` — optional preallocated trace rows.
+* ``kaddr``/``kcost`` — the kernel table (``kernels.py``): body address, cost and unit per kernel.
+* ``tc``    — the cost vector (``timing.py``).
+* ``trace`` — optional preallocated trace rows; ``st`` — the engine state (``E_*``).
 
-Scheduling is exact in simulated time: the runnable SQ with the earliest next start runs, and it
-keeps running while it stays no later than the second earliest (so a single stream runs in a tight
-loop). A wait that is not satisfied parks its SQ; the record that satisfies it un-parks it, and
-its clock jumps to the record's time. When nothing can run but something is parked, that is a
-deadlock: the engine returns ``R_DEADLOCK`` and the host explains it.
+**Scheduling** (``run``) is exact in simulated time: the runnable SQ with the earliest next start
+runs, and it keeps running while it stays no later than the second earliest (so a single stream
+runs in a tight loop). A wait that is not satisfied parks its SQ; the record that satisfies it
+un-parks it, and its clock jumps to the record's time. When nothing can run but something is
+parked, that is a deadlock: the engine returns ``R_DEADLOCK`` and the host explains it.
 
-The engine never decides API errors; it reports device faults (kernel exception, bad address) by
-returning ``R_FAULT`` with the SQ and position, and the host maps them to ACL codes.
+**Semantics** are one small function per opcode (``_op_*``, each documented; ``_execute`` is the
+opcode table). An opcode function does the SQE's work and says what happens next (``X_*``): done,
+done and parked SQs were woken (the running SQ yields), parked, or faulted.
+
+The engine never decides API errors; it reports device faults (kernel exception, bad address,
+unknown opcode, runaway WHILE) by returning ``R_FAULT`` with the SQ and position, and the host maps
+them to ACL codes. Every fault leaves the SQ the same way (``_fault_exit``): its clock at the end
+of what the faulting SQE was charged, its head past it.
+
+``npusim.testing.reference`` is the same semantics in plain Python (the test oracle), function for
+function; a change here is made there too, and ``tests/test_engine_reference.py`` compares them.
 """
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import carray, njit
 
 from . import sqe as S
-from .kernels import UNIT_AIC, UNIT_AICPU, UNIT_AIV, UNIT_DMA, UNIT_SCALAR, call_kernel
+from .kernels import (KC_BODY_NS, KC_UNIT, UNIT_AIC, UNIT_AICPU, UNIT_DMA, UNIT_SCALAR,
+                      call_kernel)
 from .memory import C_FAULT, C_FAULT_ADDR, C_FAULT_SIZE, C_REC
-from .memview import ACC_R, ACC_W, rec_access, rec_task, rec_unpark, rec_val, to_off
+from .memview import ACC_R, ACC_W, _voidptr, rec_access, rec_task, rec_unpark, rec_val, to_off
 from .timing import (T_AIC_CORES, T_AICPU_CORES, T_AIV_CORES, T_BW_H2H, T_KERNEL_DEFAULT,
                      T_KERNEL_PER_BLOCK, T_MEMSET_BW, T_WAKEUP)
 
-# ---- SQ table columns ----
+# ================================================================ tables
+
+# ---- SQ table: sqs, int64 [n, Q_COLS] ----
 Q_BASE, Q_DEPTH, Q_HEAD, Q_TAIL, Q_TIME, Q_STATE = 0, 1, 2, 3, 4, 5
-Q_WAIT = 6          # sync slot it is parked on, or -2 for a memory wait, -1 none
+Q_WAIT = 6          # what the SQ is parked on: a sync slot, W_MEMORY, or W_NONE
 Q_WAIT_SINCE = 7    # simulated time the parked wait began (for the trace)
 Q_ERR = 8           # first device fault on this SQ (F_* below), 0 none
 Q_ERR_POS = 9       # position of that fault
@@ -44,87 +61,239 @@ Q_DISPATCH = 11     # per-SQE dispatch cost in ns (eager and model SQs differ)
 Q_KIND = 12         # K_EAGER or K_MODEL
 Q_DONE = 13         # SQEs executed (statistics)
 Q_COLS = 16
-
-# SQ states
+# Q_STATE values
 S_FREE, S_IDLE, S_ACTIVE, S_PARKED = 0, 1, 2, 3
-# SQ kinds
+# Q_KIND values
 K_EAGER, K_MODEL = 0, 1
+# Q_WAIT values that are not sync slots (the host reads any negative value as "not a slot")
+W_NONE = -1         # not waiting
+W_MEMORY = -2       # a MEM_WAIT_VALUE: woken by any memory write
 
-# sync slot columns
-Y_VAL, Y_TIME, Y_WAITERS = 0, 1, 2
+# ---- sync slots: sync, int64 [n, Y_COLS] ----
+Y_VAL, Y_TIME, Y_WAITERS = 0, 1, 2      # value, time it was last set, parked waiters
+Y_COLS = 3
 
-# device fault kinds (the host maps them to ACL codes)
-F_NONE, F_KERNEL_TRAP, F_KERNEL_OOB, F_BAD_ADDRESS, F_BAD_OP, F_RUNAWAY = 0, 1, 2, 3, 4, 5
-
-# cond table columns (one row per cond handle; its sub-models' engine ids are in ``cmodels``)
-K_ADDR, K_TYPE, K_N, K_MBASE, K_ITER, K_INLOOP, K_MAX, K_LAST, K_TAKEN = range(9)
-K_COLS = 10
+# ---- cond table: conds, int64 [n, CD_COLS] (one row per cond handle) ----
+CD_ADDR = 0         # device address of the cond word (an int64)
+CD_TYPE = 1         # COND_IF / COND_WHILE / COND_SWITCH
+CD_N = 2            # number of branches (sub-models)
+CD_MBASE = 3        # index into cmodels of branch 0's engine model id
+CD_ITER = 4         # WHILE: iterations of the current loop
+CD_INLOOP = 5       # WHILE: 1 while COND_FIRST is reached by the JumpBack
+CD_MAX = 6          # WHILE: the iteration bound (F_RUNAWAY when reached)
+CD_LAST = 7         # the word value last read
+CD_TAKEN = 8        # the branch last taken, -1 skip
+CD_COLS = 10
 COND_IF, COND_WHILE, COND_SWITCH = 0, 1, 2
+# a cond task's SQEs: COND_FIRST at p, COND_NOTIFY_WAIT at p + COND_WAIT_AT, and for a WHILE
+# COND_JUMP_BACK at p + COND_JUMP_AT (which jumps back by COND_JUMP_AT to COND_FIRST)
+COND_WAIT_AT, COND_JUMP_AT = 1, 2
 
-# engine state array
-E_STATUS, E_SQ, E_POS, E_INFO, E_INFO2 = 0, 1, 2, 3, 4
-E_TRACE_ON, E_TRACE_N, E_STEPS, E_NOW, E_NSQ = 5, 6, 7, 8, 9
-E_STOP_KIND, E_STOP_A, E_STOP_B, E_HORIZON, E_MEM_WAITERS, E_FKIND = 10, 11, 12, 13, 14, 15
+# ---- engine state: st, int64 [E_COLS] ----
+E_STATUS = 0        # the last R_* code
+E_SQ, E_POS = 1, 2  # R_FAULT: the SQ and position; R_DEADLOCK: a parked SQ (E_SQ)
+E_INFO, E_INFO2 = 3, 4      # R_FAULT: kind-specific details (address and size, kernel and rc)
+E_TRACE_ON, E_TRACE_N = 5, 6
+E_STEPS = 7         # SQEs executed
+E_NOW = 8           # latest end time of any SQE
+E_NSQ = 9           # rows of the SQ table in use
+E_STOP_KIND, E_STOP_A, E_STOP_B = 10, 11, 12    # stop condition (STOP_*) and its operands
+E_HORIZON = 13      # do not start an SQE later than this
+E_MEM_WAITERS = 14  # SQs parked on W_MEMORY
+E_FKIND = 15        # R_FAULT: the fault kind (F_*)
 E_STEP_LIMIT = 16   # stop (R_STEPS) once E_STEPS reaches it; 0 = no limit (progress reports)
 E_COLS = 24
-
-# return codes
-R_IDLE, R_HORIZON, R_STOPPED, R_DEADLOCK, R_FAULT, R_TRACE_FULL, R_STEPS = 0, 1, 2, 3, 4, 5, 6
-# stop conditions
+# stop conditions (E_STOP_KIND): SQ E_STOP_A's head reaches E_STOP_B; slot E_STOP_A's value
+# reaches E_STOP_B
 STOP_NONE, STOP_SQ_POS, STOP_SLOT = 0, 1, 2
 
-INF = np.int64(2 ** 62)
-
+# ---- trace rows ----
 TRACE_DTYPE = np.dtype([("sq", np.int32), ("op", np.uint8), ("unit", np.uint8),
                         ("blocks", np.uint16), ("task_id", np.uint32), ("pos", np.int32),
                         ("start", np.int64), ("end", np.int64), ("a0", np.int64),
                         ("val", np.int64)])   # cond tasks: the branch taken (-1 skip); value
 
-_OP_UNIT = np.array([UNIT_SCALAR] * S.N_OPCODES, np.uint8)
+# device fault kinds (the host maps them to ACL codes)
+F_NONE, F_KERNEL_TRAP, F_KERNEL_OOB, F_BAD_ADDRESS, F_BAD_OP, F_RUNAWAY = 0, 1, 2, 3, 4, 5
+
+# return codes of run
+R_IDLE, R_HORIZON, R_STOPPED, R_DEADLOCK, R_FAULT, R_TRACE_FULL, R_STEPS = 0, 1, 2, 3, 4, 5, 6
+R_GO = -1           # (internal) no reason to return
+
+# what an opcode function says happens next
+X_DONE = 0          # executed; the SQ may go on with its next SQE
+X_YIELD = 1         # executed and parked SQs were woken: the SQ yields so they run in time order
+X_PARK = 2          # a wait not satisfied: the SQ is parked, the SQE not executed
+X_FAULT = 3         # a device fault was reported (_fault): the run returns R_FAULT
+
+INF = np.int64(2 ** 62)
+
+_OP_UNIT = np.array([UNIT_SCALAR] * S.N_OPCODES, np.uint8)    # trace unit (kernels: their own)
 _OP_UNIT[S.OP_MEMCPY] = UNIT_DMA
 _OP_UNIT[S.OP_MEMSET] = UNIT_DMA
+_BYTE, _MEMCPY_KIND = 0xFF, 3          # memset value mask; SQE flag bits of the memcpy kind
+
+# ---- old names, kept while other modules move to the ones above ----
+K_ADDR, K_TYPE, K_N, K_MBASE, K_ITER, K_INLOOP, K_MAX, K_LAST, K_TAKEN = range(9)
+K_COLS = CD_COLS
+
+
+# ================================================================ shared steps
+
+@njit(cache=True, inline="always")
+def _borrow(a):
+    """A view of ``a`` that does not own it (no reference count). Numba increfs and decrefs
+    every array argument of every inlined call; on borrowed views that is a null test, not an
+    atomic add, so the per-opcode functions cost nothing per SQE. ``run``'s caller keeps the
+    arrays alive."""
+    return carray(_voidptr(a.ctypes.data), a.shape, a.dtype)
 
 
 @njit(cache=True, inline="always")
-def _wake(sqs, nsq, slot):
-    """Un-park every SQ parked on ``slot`` (they re-check their wait when they next run)."""
+def _finish(st, r):
+    """Every return of ``run``: the code, also left in ``st[E_STATUS]``."""
+    st[E_STATUS] = r
+    return r
+
+
+@njit(cache=True, inline="always")
+def _fault(sqs, st, q, pos, kind, info, info2):
+    """Report a device fault of SQE ``pos`` of SQ ``q`` (the SQ keeps its first one)."""
+    if sqs[q, Q_ERR] == 0:
+        sqs[q, Q_ERR] = kind
+        sqs[q, Q_ERR_POS] = pos
+    st[E_SQ], st[E_POS], st[E_INFO], st[E_INFO2], st[E_FKIND] = q, pos, info, info2, kind
+
+
+@njit(cache=True, inline="always")
+def _fault_exit(sqs, st, q, pos, end):
+    """The one way out after a fault: the faulting SQE held its SQ until ``end`` (what it was
+    charged up to the fault), the SQ resumes after it; it is not counted as executed."""
+    sqs[q, Q_TIME] = end
+    sqs[q, Q_HEAD] = pos + 1
+    return _finish(st, R_FAULT)
+
+
+@njit(cache=True, inline="always")
+def _wake(sqs, nsq, on):
+    """Un-park every SQ parked on ``on`` (they re-check their wait when they next run)."""
     for i in range(nsq):
-        if sqs[i, Q_STATE] == S_PARKED and sqs[i, Q_WAIT] == slot:
+        if sqs[i, Q_STATE] == S_PARKED and sqs[i, Q_WAIT] == on:
             sqs[i, Q_STATE] = S_ACTIVE
 
 
 @njit(cache=True, inline="always")
+def _park(sqs, ctx, q, on, start, rec_on):
+    """Park SQ ``q`` on ``on`` (a slot or W_MEMORY) at ``start``; its SQE runs when woken."""
+    if sqs[q, Q_WAIT] != on:
+        sqs[q, Q_WAIT_SINCE] = start
+    sqs[q, Q_STATE] = S_PARKED
+    sqs[q, Q_WAIT] = on
+    sqs[q, Q_TIME] = start
+    if rec_on:
+        rec_unpark(ctx)
+
+
+@njit(cache=True, inline="always")
 def _set_slot(sqs, sync, st, slot, value, t):
-    """Record ``value`` into a sync slot at time ``t``; True when parked waiters were woken
-    (the running SQ must then yield, so the woken ones run in time order)."""
+    """Record ``value`` into a sync slot at time ``t``; X_YIELD when parked waiters were woken."""
     if value > sync[slot, Y_VAL]:
         sync[slot, Y_VAL] = value
     sync[slot, Y_TIME] = t
     if sync[slot, Y_WAITERS] > 0:
         sync[slot, Y_WAITERS] = 0
         _wake(sqs, st[E_NSQ], slot)
-        return True
-    return False
+        return X_YIELD
+    return X_DONE
 
 
 @njit(cache=True, inline="always")
-def _wake_mem_waiters(sqs, st):
+def _wrote_memory(sqs, st):
+    """After any memory write: wake the value waits (they re-read); X_YIELD if there were any."""
     if st[E_MEM_WAITERS] > 0:
         st[E_MEM_WAITERS] = 0
-        _wake(sqs, st[E_NSQ], -2)
-        return True
-    return False
+        _wake(sqs, st[E_NSQ], W_MEMORY)
+        return X_YIELD
+    return X_DONE
 
 
 @njit(cache=True, inline="always")
 def _activate(sqs, mptr, msq, m, t):
     """Start every head SQ of engine model ``m`` at time ``t`` (head back to 0)."""
     for j in range(mptr[m], mptr[m + 1]):
-        a = msq[j]
-        sqs[a, Q_HEAD] = 0
-        sqs[a, Q_STATE] = S_ACTIVE
-        if sqs[a, Q_TIME] < t:
-            sqs[a, Q_TIME] = t
+        _start_sq(sqs, msq[j], t)
+
+
+@njit(cache=True, inline="always")
+def _start_sq(sqs, a, t):
+    """Start SQ ``a`` from position 0, no earlier than ``t``."""
+    sqs[a, Q_HEAD] = 0
+    sqs[a, Q_STATE] = S_ACTIVE
+    if sqs[a, Q_TIME] < t:
+        sqs[a, Q_TIME] = t
+
+
+@njit(cache=True)
+def _range_ok(ctx, mem, addr, n):
+    """Arena offset of an engine-side access (copies, value ops), -1 if outside the arena."""
+    off = to_off(ctx, addr)
+    if off < 0 or n < 0 or off + n > mem.size:
+        return -1
+    return off
+
+
+@njit(cache=True, inline="always")
+def _read_value(mem, off, width):
+    """The unsigned ``width``-byte value at ``off`` (8 bytes: signed)."""
+    if width == 1:
+        return np.int64(mem[off])
+    if width == 2:
+        return np.int64(mem[off:off + 2].view(np.uint16)[0])
+    if width == 4:
+        return np.int64(mem[off:off + 4].view(np.uint32)[0])
+    return mem[off:off + 8].view(np.int64)[0]
+
+
+@njit(cache=True)
+def _write_value(mem, off, width, value):
+    """Store the low ``width`` bytes of ``value`` at ``off``."""
+    if width == 1:
+        mem[off] = np.uint8(value & 0xFF)
+    elif width == 2:
+        mem[off:off + 2].view(np.uint16)[0] = np.uint16(value & 0xFFFF)
+    elif width == 4:
+        mem[off:off + 4].view(np.uint32)[0] = np.uint32(value & 0xFFFFFFFF)
+    else:
+        mem[off:off + 8].view(np.int64)[0] = value
+
+
+@njit(cache=True, inline="always")
+def _compare(cur, value, how):
+    """A MEM_WAIT_VALUE comparison (``sqe.WAIT_*``)."""
+    if how == S.WAIT_GEQ:
+        return cur >= value
+    if how == S.WAIT_EQ:
+        return cur == value
+    if how == S.WAIT_AND:
+        return (cur & value) != 0
+    return cur != value
+
+
+@njit(cache=True, inline="always")
+def _kernel_ns(kcost, tc, k, nb):
+    """Cost-model duration of ``nb`` blocks of kernel ``k``: waves of blocks over the unit's
+    cores times the body time of one wave, plus a per-block cost."""
+    unit = kcost[k, KC_UNIT]
+    cores = tc[T_AIV_CORES]
+    if unit == UNIT_AIC:
+        cores = tc[T_AIC_CORES]
+    elif unit == UNIT_AICPU:
+        cores = tc[T_AICPU_CORES]
+    waves = (nb + cores - 1) // cores
+    if waves < 1:
+        waves = 1
+    body = kcost[k, KC_BODY_NS] if kcost[k, KC_BODY_NS] > 0 else tc[T_KERNEL_DEFAULT]
+    return waves * body + nb * tc[T_KERNEL_PER_BLOCK]
 
 
 @njit(cache=True, inline="always")
@@ -142,59 +311,256 @@ def _cond_branch(typ, n, v):
 
 
 @njit(cache=True, inline="always")
-def _read_value(mem, off, width):
-    if width == 1:
-        return np.int64(mem[off])
-    if width == 2:
-        return np.int64(mem[off:off + 2].view(np.uint16)[0])
-    if width == 4:
-        return np.int64(mem[off:off + 4].view(np.uint32)[0])
-    return mem[off:off + 8].view(np.int64)[0]
+def _cond_word(sqs, st, conds, mem, ctx, q, pos, c, rec_on):
+    """Arena offset of cond ``c``'s word (reading it is the cond task's data access); -1 after
+    reporting a bad address."""
+    addr = conds[c, CD_ADDR]
+    d = _range_ok(ctx, mem, addr, 8)
+    if d < 0:
+        _fault(sqs, st, q, pos, F_BAD_ADDRESS, addr, 8)
+    elif rec_on:
+        rec_access(ctx, addr, 8, ACC_R)
+    return d
 
 
-@njit(cache=True)
-def _write_value(mem, off, width, value):
-    if width == 1:
-        mem[off] = np.uint8(value & 0xFF)
-    elif width == 2:
-        mem[off:off + 2].view(np.uint16)[0] = np.uint16(value & 0xFFFF)
-    elif width == 4:
-        mem[off:off + 4].view(np.uint32)[0] = np.uint32(value & 0xFFFFFFFF)
-    else:
-        mem[off:off + 8].view(np.int64)[0] = value
+# ================================================================ opcodes
+# Each returns X_* first; then what it changes of the SQE's (start, duration, next position,
+# trace value). ``dur`` comes in as the dispatch plus the opcode's fixed cost.
+
+@njit(cache=True, inline="always")
+def _op_kernel(e, sqs, st, q, pos, dur, ctx, kaddr, kcost, tc, memp, msize, ctxp):
+    """KERNEL: call the body (by address) once per block; the duration is the SQE's explicit one
+    (a3) or the kernel's cost model. A trap (non-zero status) or a bad access faults the task."""
+    k = e.a0
+    nb = np.int64(e.blocks)
+    dur += e.a3 if e.a3 > 0 else _kernel_ns(kcost, tc, k, nb)
+    ctx[C_FAULT] = 0
+    addr = kaddr[k]
+    for b in range(nb):
+        rc = call_kernel(addr, memp, msize, ctxp, e.a1, b, nb)
+        if rc != 0 or ctx[C_FAULT] != 0:
+            if ctx[C_FAULT] != 0:
+                _fault(sqs, st, q, pos, F_KERNEL_OOB, ctx[C_FAULT_ADDR], ctx[C_FAULT_SIZE])
+            else:
+                _fault(sqs, st, q, pos, F_KERNEL_TRAP, k, rc)
+            ctx[C_FAULT] = 0
+            return X_FAULT, dur
+    return _wrote_memory(sqs, st), dur
 
 
 @njit(cache=True, inline="always")
-def _compare(cur, value, how):
-    if how == S.WAIT_GEQ:
-        return cur >= value
-    if how == S.WAIT_EQ:
-        return cur == value
-    if how == S.WAIT_AND:
-        return (cur & value) != 0
-    return cur != value
-
-
-@njit(cache=True)
-def _range_ok(ctx, mem, addr, n):
-    """Arena offset of an engine-side access (copies, value ops), -1 if outside the arena."""
-    off = to_off(ctx, addr)
-    if off < 0 or n < 0 or off + n > mem.size:
-        return -1
-    return off
+def _op_memcpy(e, sqs, st, q, pos, dur, mem, ctx, tc, rec_on):
+    """MEMCPY a2 bytes a1 -> a0 (overlap-safe) at the bandwidth of the memcpy kind in the flag."""
+    n = e.a2
+    d = _range_ok(ctx, mem, e.a0, n)
+    s = _range_ok(ctx, mem, e.a1, n)
+    if d < 0 or s < 0:
+        _fault(sqs, st, q, pos, F_BAD_ADDRESS, e.a0 if d < 0 else e.a1, n)
+        return X_FAULT, dur
+    if rec_on:
+        rec_access(ctx, e.a1, n, ACC_R)
+        rec_access(ctx, e.a0, n, ACC_W)
+    if d != s and n > 0:
+        if d < s + n and s < d + n:
+            mem[d:d + n] = mem[s:s + n].copy()
+        else:
+            mem[d:d + n] = mem[s:s + n]
+    return _wrote_memory(sqs, st), dur + n // tc[T_BW_H2H + (e.flag & _MEMCPY_KIND)]
 
 
 @njit(cache=True, inline="always")
-def _fault(sqs, st, q, pos, kind, info, info2):
-    if sqs[q, Q_ERR] == 0:
-        sqs[q, Q_ERR] = kind
-        sqs[q, Q_ERR_POS] = pos
-    st[E_SQ], st[E_POS], st[E_INFO], st[E_INFO2], st[E_FKIND] = q, pos, info, info2, kind
+def _op_memset(e, sqs, st, q, pos, dur, mem, ctx, tc, rec_on):
+    """MEMSET a2 bytes at a0 to the byte a1, at the memset bandwidth."""
+    n = e.a2
+    d = _range_ok(ctx, mem, e.a0, n)
+    if d < 0:
+        _fault(sqs, st, q, pos, F_BAD_ADDRESS, e.a0, n)
+        return X_FAULT, dur
+    if rec_on:
+        rec_access(ctx, e.a0, n, ACC_W)
+    mem[d:d + n] = np.uint8(e.a1 & _BYTE)
+    return _wrote_memory(sqs, st), dur + n // tc[T_MEMSET_BW]
 
+
+@njit(cache=True, inline="always")
+def _op_record(e, op, sqs, sync, st, end):
+    """EVENT_RECORD (value a1), NOTIFY_RECORD and END_GRAPH (value 1): set slot a0 at the SQE's
+    end and wake what is parked on it."""
+    v = e.a1 if op == S.OP_EVENT_RECORD else 1
+    return _set_slot(sqs, sync, st, e.a0, v, end)
+
+
+@njit(cache=True, inline="always")
+def _op_event_reset(e, sync):
+    """EVENT_RESET: slot a0 back to 0."""
+    sync[e.a0, Y_VAL] = 0
+
+
+@njit(cache=True, inline="always")
+def _op_sync_wait(e, op, sqs, sync, ctx, tc, q, start, rec_on):
+    """EVENT_WAIT (slot a0 >= a1), NOTIFY_WAIT and COND_NOTIFY_WAIT (slot a0 >= 1): park until
+    it holds. Satisfied at once, it starts no earlier than the record; woken, a wakeup after it
+    (the trace row then starts when the wait began). Notify waits (and WAIT_RESET) consume."""
+    slot = e.a0
+    want = e.a1 if op == S.OP_EVENT_WAIT else 1
+    if sync[slot, Y_VAL] < want:
+        _park(sqs, ctx, q, slot, start, rec_on)
+        sync[slot, Y_WAITERS] += 1
+        return X_PARK, start, start
+    tstart = start
+    if sqs[q, Q_WAIT] == slot:
+        tstart = sqs[q, Q_WAIT_SINCE]
+        sqs[q, Q_WAIT] = W_NONE
+        if sync[slot, Y_TIME] + tc[T_WAKEUP] > start:
+            start = sync[slot, Y_TIME] + tc[T_WAKEUP]
+    elif sync[slot, Y_TIME] > start:
+        start = sync[slot, Y_TIME]
+    if op != S.OP_EVENT_WAIT or (e.flag & S.WAIT_RESET) != 0:
+        sync[slot, Y_VAL] = 0
+    return X_DONE, start, tstart
+
+
+@njit(cache=True, inline="always")
+def _op_mem_write_value(e, sqs, st, q, pos, mem, ctx):
+    """MEM_WRITE_VALUE: the low a2 bytes of a1 to address a0."""
+    d = _range_ok(ctx, mem, e.a0, e.a2)
+    if d < 0:
+        _fault(sqs, st, q, pos, F_BAD_ADDRESS, e.a0, e.a2)
+        return X_FAULT
+    _write_value(mem, d, e.a2, e.a1)
+    return _wrote_memory(sqs, st)
+
+
+@njit(cache=True, inline="always")
+def _op_mem_wait_value(e, sqs, st, q, pos, start, mem, ctx, tc, rec_on):
+    """MEM_WAIT_VALUE: park until the a2-byte value at a0 compares true with a1 (flag: the
+    comparison); re-checked after every memory write, a wakeup after it."""
+    d = _range_ok(ctx, mem, e.a0, e.a2)
+    if d < 0:
+        _fault(sqs, st, q, pos, F_BAD_ADDRESS, e.a0, e.a2)
+        return X_FAULT, start, start
+    if not _compare(_read_value(mem, d, e.a2), e.a1, e.flag):
+        _park(sqs, ctx, q, W_MEMORY, start, rec_on)
+        st[E_MEM_WAITERS] += 1
+        return X_PARK, start, start
+    tstart = start
+    if sqs[q, Q_WAIT] == W_MEMORY:
+        tstart = sqs[q, Q_WAIT_SINCE]
+        sqs[q, Q_WAIT] = W_NONE
+        start += tc[T_WAKEUP]
+    return X_DONE, start, tstart
+
+
+@njit(cache=True, inline="always")
+def _op_stream_active(e, sqs, end):
+    """STREAM_ACTIVE: start SQ a0 from position 0 at the SQE's end (a cascade hop)."""
+    _start_sq(sqs, e.a0, end)
+
+
+@njit(cache=True, inline="always")
+def _op_model_execute(e, sqs, mptr, msq, end):
+    """MODEL_EXECUTE: start every head SQ of model a0 at the SQE's end (a graph launch)."""
+    _activate(sqs, mptr, msq, e.a0, end)
+
+
+@njit(cache=True, inline="always")
+def _op_cond_first(e, sqs, st, conds, cmodels, mptr, msq, mem, ctx, q, pos, end, rec_on):
+    """COND_FIRST of cond a0: read the word, start the branch it selects at the SQE's end, or
+    skip the cond task (past its NotifyWait and, for a WHILE, its JumpBack). The trace value is
+    the branch (-1 skip). Entered from outside the loop, a WHILE's iteration count restarts."""
+    c = e.a0
+    d = _cond_word(sqs, st, conds, mem, ctx, q, pos, c, rec_on)
+    if d < 0:
+        return X_FAULT, pos + 1, np.int64(0)
+    v = mem[d:d + 8].view(np.int64)[0]
+    conds[c, CD_LAST] = v
+    if conds[c, CD_INLOOP] == 0:
+        conds[c, CD_ITER] = 0
+    conds[c, CD_INLOOP] = 0
+    k = _cond_branch(conds[c, CD_TYPE], conds[c, CD_N], v)
+    conds[c, CD_TAKEN] = k
+    if rec_on:
+        rec_val(ctx, k)
+    if k < 0:
+        last = COND_JUMP_AT if conds[c, CD_TYPE] == COND_WHILE else COND_WAIT_AT
+        return X_DONE, pos + last + 1, k
+    _activate(sqs, mptr, msq, cmodels[conds[c, CD_MBASE] + k], end)
+    return X_DONE, pos + 1, k
+
+
+@njit(cache=True, inline="always")
+def _op_cond_jump_back(e, sqs, st, conds, mem, ctx, q, pos, rec_on):
+    """COND_JUMP_BACK of WHILE cond a0: a non-zero word runs the body again (back to COND_FIRST),
+    up to the cond's iteration bound (then F_RUNAWAY); zero leaves the loop. Trace value: the
+    word."""
+    c = e.a0
+    d = _cond_word(sqs, st, conds, mem, ctx, q, pos, c, rec_on)
+    if d < 0:
+        return X_FAULT, pos + 1, np.int64(0)
+    v = mem[d:d + 8].view(np.int64)[0]
+    conds[c, CD_LAST] = v
+    if v == 0:
+        return X_DONE, pos + 1, v
+    conds[c, CD_ITER] += 1
+    if conds[c, CD_ITER] >= conds[c, CD_MAX]:
+        _fault(sqs, st, q, pos, F_RUNAWAY, c, v)
+        conds[c, CD_INLOOP] = 0
+        return X_FAULT, pos + 1, v
+    conds[c, CD_INLOOP] = 1
+    return X_DONE, pos - COND_JUMP_AT, v
+
+
+@njit(cache=True, inline="always")
+def _op_sqe_update(e, pool):
+    """SQE_UPDATE: copy pool row a0 over pool row a1 (a task update, in stream order)."""
+    pool[e.a1] = pool[e.a0]
+
+
+@njit(cache=True, inline="always")
+def _execute(e, op, q, pos, start, dur, pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx,
+             kaddr, kcost, tc, st, memp, msize, ctxp, rec_on):
+    """The opcode table: run SQE ``e`` (opcode ``op`` < N_OPCODES) of SQ ``q`` at ``pos``.
+
+    Returns (X_*, start, duration, next position, trace value, trace start)."""
+    x, nxt, val, tstart = X_DONE, pos + 1, np.int64(0), start
+    if op == S.OP_NOP:
+        pass
+    elif op == S.OP_KERNEL:
+        x, dur = _op_kernel(e, sqs, st, q, pos, dur, ctx, kaddr, kcost, tc, memp, msize, ctxp)
+    elif op == S.OP_MEMSET:
+        x, dur = _op_memset(e, sqs, st, q, pos, dur, mem, ctx, tc, rec_on)
+    elif op == S.OP_MEMCPY:
+        x, dur = _op_memcpy(e, sqs, st, q, pos, dur, mem, ctx, tc, rec_on)
+    elif op == S.OP_EVENT_RECORD or op == S.OP_NOTIFY_RECORD or op == S.OP_END_GRAPH:
+        x = _op_record(e, op, sqs, sync, st, start + dur)
+    elif op == S.OP_EVENT_WAIT or op == S.OP_NOTIFY_WAIT or op == S.OP_COND_NOTIFY_WAIT:
+        x, start, tstart = _op_sync_wait(e, op, sqs, sync, ctx, tc, q, start, rec_on)
+    elif op == S.OP_EVENT_RESET:
+        _op_event_reset(e, sync)
+    elif op == S.OP_MEM_WRITE_VALUE:
+        x = _op_mem_write_value(e, sqs, st, q, pos, mem, ctx)
+    elif op == S.OP_MEM_WAIT_VALUE:
+        x, start, tstart = _op_mem_wait_value(e, sqs, st, q, pos, start, mem, ctx, tc, rec_on)
+    elif op == S.OP_STREAM_ACTIVE:
+        _op_stream_active(e, sqs, start + dur)
+    elif op == S.OP_MODEL_EXECUTE:
+        _op_model_execute(e, sqs, mptr, msq, start + dur)
+    elif op == S.OP_COND_FIRST:
+        x, nxt, val = _op_cond_first(e, sqs, st, conds, cmodels, mptr, msq, mem, ctx, q, pos,
+                                     start + dur, rec_on)
+    elif op == S.OP_COND_JUMP_BACK:
+        x, nxt, val = _op_cond_jump_back(e, sqs, st, conds, mem, ctx, q, pos, rec_on)
+    else:       # OP_SQE_UPDATE (the last opcode)
+        _op_sqe_update(e, pool)
+    return x, start, dur, nxt, val, tstart
+
+
+# ================================================================ scheduling
 
 @njit(cache=True, inline="always")
 def _pick(sqs, pool, nsq):
-    """The runnable SQ with the earliest next start, that start, and the second earliest."""
+    """The runnable SQ with the earliest next start, that start, and the second earliest
+    (ties go to the lowest SQ index)."""
     best, bt, second = -1, INF, INF
     for i in range(nsq):
         if sqs[i, Q_STATE] != S_ACTIVE:
@@ -214,277 +580,128 @@ def _pick(sqs, pool, nsq):
     return best, bt, second
 
 
+@njit(cache=True, inline="always")
+def _stop_holds(sqs, sync, st):
+    """R_STEPS or R_STOPPED when the step limit or the stop condition holds, else R_GO."""
+    if st[E_STEP_LIMIT] != 0 and st[E_STEPS] >= st[E_STEP_LIMIT]:
+        return R_STEPS
+    kind = st[E_STOP_KIND]
+    if kind == STOP_SQ_POS and sqs[st[E_STOP_A], Q_HEAD] >= st[E_STOP_B]:
+        return R_STOPPED
+    if kind == STOP_SLOT and sync[st[E_STOP_A], Y_VAL] >= st[E_STOP_B]:
+        return R_STOPPED
+    return R_GO
+
+
+@njit(cache=True, inline="always")
+def _nothing_runnable(sqs, st, nsq):
+    """R_DEADLOCK (with a parked SQ in E_SQ) when something is parked, else R_IDLE."""
+    st[E_SQ] = -1
+    for i in range(nsq):
+        if sqs[i, Q_STATE] == S_PARKED:
+            st[E_SQ] = i
+            return R_DEADLOCK
+    return R_IDLE
+
+
+@njit(cache=True, inline="always")
+def _retire(sqs, st, q, nxt, end):
+    """An SQE executed: the SQ is free at ``end`` and goes on at ``nxt``."""
+    sqs[q, Q_TIME] = end
+    sqs[q, Q_HEAD] = nxt
+    sqs[q, Q_DONE] += 1
+    st[E_STEPS] += 1
+    if end > st[E_NOW]:
+        st[E_NOW] = end
+
+
+@njit(cache=True, inline="always")
+def _trace_row(trace, st, kcost, e, q, op, pos, ran, start, end, val):
+    """Append the trace row of an executed SQE (``ran``: not skipped after a fault); True when
+    the buffer is full (the host grows it)."""
+    n = st[E_TRACE_N]
+    cap = trace.shape[0]
+    if n < cap:
+        r = trace[n]
+        r.sq, r.op, r.blocks, r.task_id, r.pos = q, op, e.blocks, e.task_id, pos
+        r.unit = kcost[e.a0, KC_UNIT] if op == S.OP_KERNEL and ran else _OP_UNIT[op]
+        r.start, r.end, r.a0, r.val = start, end, e.a0, val
+    st[E_TRACE_N] = n + 1
+    return n + 1 >= cap
+
+
+@njit(cache=True, inline="always")
+def _stop_after(sync, st, q, nxt):
+    """The stop condition holds after SQ ``q`` moved to ``nxt`` (the SQ yields)."""
+    kind = st[E_STOP_KIND]
+    if kind == STOP_SQ_POS:
+        return q == st[E_STOP_A] and nxt >= st[E_STOP_B]
+    if kind == STOP_SLOT:
+        return sync[st[E_STOP_A], Y_VAL] >= st[E_STOP_B]
+    return False
+
+
 @njit(cache=True)
 def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, trace, st):
-    """Run until idle, the horizon, the stop condition, a deadlock, a fault or a full trace.
-
-    Returns (and stores in ``st[E_STATUS]``) one of the ``R_*`` codes.
-    """
+    """Run until idle, the horizon, the stop condition, a deadlock, a fault, a full trace or the
+    step limit. Returns (and stores in ``st[E_STATUS]``) one of the ``R_*`` codes."""
+    pool, sqs, sync, mptr, msq, conds, cmodels = (_borrow(pool), _borrow(sqs), _borrow(sync),
+                                                  _borrow(mptr), _borrow(msq), _borrow(conds),
+                                                  _borrow(cmodels))
+    mem, ctx, kaddr, kcost, tc, trace, st = (_borrow(mem), _borrow(ctx), _borrow(kaddr),
+                                             _borrow(kcost), _borrow(tc), _borrow(trace),
+                                             _borrow(st))
     nsq = st[E_NSQ]
     horizon = st[E_HORIZON]
-    stop_kind, stop_a, stop_b = st[E_STOP_KIND], st[E_STOP_A], st[E_STOP_B]
-    trace_on = st[E_TRACE_ON]
-    tcap = trace.shape[0]
-    memp = mem.ctypes
-    msize = mem.size
-    ctxp = ctx.ctypes
+    trace_on = st[E_TRACE_ON] != 0
+    memp, msize, ctxp = mem.ctypes, mem.size, ctx.ctypes
     rec_on = ctx[C_REC] != 0        # access recording (npusim.analysis): task rows, operands
     while True:
-        if st[E_STEP_LIMIT] != 0 and st[E_STEPS] >= st[E_STEP_LIMIT]:
-            st[E_STATUS] = R_STEPS
-            return R_STEPS
-        # stop conditions that may already hold
-        if stop_kind == STOP_SQ_POS and sqs[stop_a, Q_HEAD] >= stop_b:
-            st[E_STATUS] = R_STOPPED
-            return R_STOPPED
-        if stop_kind == STOP_SLOT and sync[stop_a, Y_VAL] >= stop_b:
-            st[E_STATUS] = R_STOPPED
-            return R_STOPPED
+        r = _stop_holds(sqs, sync, st)
+        if r != R_GO:
+            return _finish(st, r)
         q, t0, limit = _pick(sqs, pool, nsq)
         if q < 0:
-            st[E_SQ] = -1
-            for i in range(nsq):
-                if sqs[i, Q_STATE] == S_PARKED:
-                    st[E_SQ] = i
-                    st[E_STATUS] = R_DEADLOCK
-                    return R_DEADLOCK
-            st[E_STATUS] = R_IDLE
-            return R_IDLE
+            return _finish(st, _nothing_runnable(sqs, st, nsq))
         if t0 > horizon:
-            st[E_STATUS] = R_HORIZON
-            return R_HORIZON
+            return _finish(st, R_HORIZON)
         if limit > horizon:
             limit = horizon
-        base, depth = sqs[q, Q_BASE], sqs[q, Q_DEPTH]
-        dispatch = sqs[q, Q_DISPATCH]
+        # run SQ q while its next start stays no later than ``limit`` (always at least once)
+        base, depth, dispatch = sqs[q, Q_BASE], sqs[q, Q_DEPTH], sqs[q, Q_DISPATCH]
         first = True
         while sqs[q, Q_HEAD] < sqs[q, Q_TAIL]:
             pos = sqs[q, Q_HEAD]
             e = pool[base + pos % depth]
-            start = sqs[q, Q_TIME]
-            if e.t_submit > start:
-                start = e.t_submit
+            start = max(sqs[q, Q_TIME], e.t_submit)
             if start > limit and not first:
                 break
             first = False
             op = e.op
             if op >= S.N_OPCODES:           # before any per-opcode table is indexed
                 _fault(sqs, st, q, pos, F_BAD_OP, op, 0)
-                sqs[q, Q_HEAD] = pos + 1
-                st[E_STATUS] = R_FAULT
-                return R_FAULT
-            dur = dispatch + tc[op]
-            unit = np.int64(_OP_UNIT[op])
-            trace_start = start
-            nxt = pos + 1
-            woke = False
-            val = np.int64(0)
-            skip = sqs[q, Q_ERR] != 0 and sqs[q, Q_STOP_ON_FAIL] != 0
+                return _fault_exit(sqs, st, q, pos, start + dispatch)
+            ran = sqs[q, Q_ERR] == 0 or sqs[q, Q_STOP_ON_FAIL] == 0
             if rec_on:                  # nearly full log: stop after this SQE (R_STEPS), grow
-                if rec_task(ctx, q, pos, S.OP_NOP if skip else op, e.a0, e.a1, e.a4, e.a5):
+                if rec_task(ctx, q, pos, op if ran else S.OP_NOP, e.a0, e.a1, e.a4, e.a5):
                     st[E_STEP_LIMIT] = st[E_STEPS] + 1
-            if skip:
-                dur = 0
-            elif op == S.OP_NOP:
-                pass
-            elif op == S.OP_KERNEL:
-                k = e.a0
-                nb = np.int64(e.blocks)
-                unit = kcost[k, 2]
-                cores = tc[T_AIV_CORES]
-                if unit == UNIT_AIC:
-                    cores = tc[T_AIC_CORES]
-                elif unit == UNIT_AICPU:
-                    cores = tc[T_AICPU_CORES]
-                if e.a3 > 0:
-                    dur += e.a3
-                else:
-                    waves = (nb + cores - 1) // cores
-                    if waves < 1:
-                        waves = 1
-                    body = kcost[k, 0] if kcost[k, 0] > 0 else tc[T_KERNEL_DEFAULT]
-                    dur += waves * body + nb * tc[T_KERNEL_PER_BLOCK]
-                ctx[C_FAULT] = 0
-                addr = kaddr[k]
-                for b in range(nb):
-                    rc = call_kernel(addr, memp, msize, ctxp, e.a1, b, nb)
-                    if rc != 0 or ctx[C_FAULT] != 0:
-                        if ctx[C_FAULT] != 0:
-                            _fault(sqs, st, q, pos, F_KERNEL_OOB, ctx[C_FAULT_ADDR],
-                                   ctx[C_FAULT_SIZE])
-                        else:
-                            _fault(sqs, st, q, pos, F_KERNEL_TRAP, k, rc)
-                        ctx[C_FAULT] = 0
-                        sqs[q, Q_TIME] = start + dur
-                        sqs[q, Q_HEAD] = pos + 1
-                        st[E_STATUS] = R_FAULT
-                        return R_FAULT
-                woke = _wake_mem_waiters(sqs, st)
-            elif op == S.OP_MEMCPY:
-                n = e.a2
-                d = _range_ok(ctx, mem, e.a0, n)
-                s = _range_ok(ctx, mem, e.a1, n)
-                if d < 0 or s < 0:
-                    _fault(sqs, st, q, pos, F_BAD_ADDRESS, e.a0 if d < 0 else e.a1, n)
-                    sqs[q, Q_HEAD] = pos + 1
-                    st[E_STATUS] = R_FAULT
-                    return R_FAULT
-                if rec_on:
-                    rec_access(ctx, e.a1, n, ACC_R)
-                    rec_access(ctx, e.a0, n, ACC_W)
-                if d != s and n > 0:
-                    if d < s + n and s < d + n:
-                        mem[d:d + n] = mem[s:s + n].copy()
-                    else:
-                        mem[d:d + n] = mem[s:s + n]
-                dur += n // tc[T_BW_H2H + (e.flag & 3)]
-                woke = _wake_mem_waiters(sqs, st)
-            elif op == S.OP_MEMSET:
-                n = e.a2
-                d = _range_ok(ctx, mem, e.a0, n)
-                if d < 0:
-                    _fault(sqs, st, q, pos, F_BAD_ADDRESS, e.a0, n)
-                    sqs[q, Q_HEAD] = pos + 1
-                    st[E_STATUS] = R_FAULT
-                    return R_FAULT
-                if rec_on:
-                    rec_access(ctx, e.a0, n, ACC_W)
-                mem[d:d + n] = np.uint8(e.a1 & 0xFF)
-                dur += n // tc[T_MEMSET_BW]
-                woke = _wake_mem_waiters(sqs, st)
-            elif op == S.OP_EVENT_RECORD or op == S.OP_NOTIFY_RECORD or op == S.OP_END_GRAPH:
-                v = e.a1 if op == S.OP_EVENT_RECORD else 1
-                woke = _set_slot(sqs, sync, st, e.a0, v, start + dur)
-            elif op == S.OP_EVENT_RESET:
-                sync[e.a0, Y_VAL] = 0
-            elif op == S.OP_EVENT_WAIT or op == S.OP_NOTIFY_WAIT or op == S.OP_COND_NOTIFY_WAIT:
-                slot = e.a0
-                want = e.a1 if op == S.OP_EVENT_WAIT else 1
-                if sync[slot, Y_VAL] < want:
-                    if sqs[q, Q_WAIT] != slot:
-                        sqs[q, Q_WAIT_SINCE] = start
-                    sqs[q, Q_STATE] = S_PARKED
-                    sqs[q, Q_WAIT] = slot
-                    sync[slot, Y_WAITERS] += 1
-                    sqs[q, Q_TIME] = start
-                    if rec_on:
-                        rec_unpark(ctx)
+            if ran:
+                x, start, dur, nxt, val, tstart = _execute(
+                    e, op, q, pos, start, dispatch + tc[op], pool, sqs, sync, mptr, msq, conds,
+                    cmodels, mem, ctx, kaddr, kcost, tc, st, memp, msize, ctxp, rec_on)
+                if x == X_PARK:
                     break
-                if sqs[q, Q_WAIT] == slot:
-                    trace_start = sqs[q, Q_WAIT_SINCE]
-                    sqs[q, Q_WAIT] = -1
-                    if sync[slot, Y_TIME] + tc[T_WAKEUP] > start:
-                        start = sync[slot, Y_TIME] + tc[T_WAKEUP]
-                elif sync[slot, Y_TIME] > start:
-                    start = sync[slot, Y_TIME]
-                if op != S.OP_EVENT_WAIT or (e.flag & S.WAIT_RESET) != 0:
-                    sync[slot, Y_VAL] = 0
-            elif op == S.OP_MEM_WRITE_VALUE:
-                d = _range_ok(ctx, mem, e.a0, e.a2)
-                if d < 0:
-                    _fault(sqs, st, q, pos, F_BAD_ADDRESS, e.a0, e.a2)
-                    sqs[q, Q_HEAD] = pos + 1
-                    st[E_STATUS] = R_FAULT
-                    return R_FAULT
-                _write_value(mem, d, e.a2, e.a1)
-                woke = _wake_mem_waiters(sqs, st)
-            elif op == S.OP_MEM_WAIT_VALUE:
-                d = _range_ok(ctx, mem, e.a0, e.a2)
-                if d < 0:
-                    _fault(sqs, st, q, pos, F_BAD_ADDRESS, e.a0, e.a2)
-                    sqs[q, Q_HEAD] = pos + 1
-                    st[E_STATUS] = R_FAULT
-                    return R_FAULT
-                if not _compare(_read_value(mem, d, e.a2), e.a1, e.flag):
-                    if sqs[q, Q_WAIT] != -2:
-                        sqs[q, Q_WAIT_SINCE] = start
-                    sqs[q, Q_STATE] = S_PARKED
-                    sqs[q, Q_WAIT] = -2
-                    st[E_MEM_WAITERS] += 1
-                    sqs[q, Q_TIME] = start
-                    if rec_on:
-                        rec_unpark(ctx)
-                    break
-                if sqs[q, Q_WAIT] == -2:
-                    trace_start = sqs[q, Q_WAIT_SINCE]
-                    sqs[q, Q_WAIT] = -1
-                    start += tc[T_WAKEUP]
-            elif op == S.OP_STREAM_ACTIVE:
-                a = e.a0
-                sqs[a, Q_HEAD] = 0
-                sqs[a, Q_STATE] = S_ACTIVE
-                if sqs[a, Q_TIME] < start + dur:
-                    sqs[a, Q_TIME] = start + dur
-            elif op == S.OP_MODEL_EXECUTE:
-                _activate(sqs, mptr, msq, e.a0, start + dur)
-            elif op == S.OP_COND_FIRST or op == S.OP_COND_JUMP_BACK:
-                c = e.a0
-                d = _range_ok(ctx, mem, conds[c, K_ADDR], 8)
-                if d < 0:
-                    _fault(sqs, st, q, pos, F_BAD_ADDRESS, conds[c, K_ADDR], 8)
-                    sqs[q, Q_HEAD] = pos + 1
-                    st[E_STATUS] = R_FAULT
-                    return R_FAULT
-                if rec_on:
-                    rec_access(ctx, conds[c, K_ADDR], 8, ACC_R)
-                val = mem[d:d + 8].view(np.int64)[0]
-                conds[c, K_LAST] = val
-                if op == S.OP_COND_FIRST:
-                    if conds[c, K_INLOOP] == 0:
-                        conds[c, K_ITER] = 0
-                    conds[c, K_INLOOP] = 0
-                    k = _cond_branch(conds[c, K_TYPE], conds[c, K_N], val)
-                    conds[c, K_TAKEN] = k
-                    if rec_on:
-                        rec_val(ctx, k)
-                    if k < 0:               # skip: past the NotifyWait (and JumpBack)
-                        nxt = pos + (3 if conds[c, K_TYPE] == COND_WHILE else 2)
-                    else:
-                        _activate(sqs, mptr, msq, cmodels[conds[c, K_MBASE] + k], start + dur)
-                    val = k
-                elif val != 0:              # WHILE: run the body again
-                    conds[c, K_ITER] += 1
-                    if conds[c, K_ITER] >= conds[c, K_MAX]:
-                        _fault(sqs, st, q, pos, F_RUNAWAY, c, val)
-                        conds[c, K_INLOOP] = 0
-                        sqs[q, Q_TIME] = start + dur
-                        sqs[q, Q_HEAD] = pos + 1
-                        st[E_STATUS] = R_FAULT
-                        return R_FAULT
-                    conds[c, K_INLOOP] = 1
-                    nxt = pos - 2
-            elif op == S.OP_SQE_UPDATE:
-                pool[e.a1] = pool[e.a0]
-            else:
-                _fault(sqs, st, q, pos, F_BAD_OP, op, 0)
-                sqs[q, Q_HEAD] = pos + 1
-                st[E_STATUS] = R_FAULT
-                return R_FAULT
-            end = start + dur
-            sqs[q, Q_TIME] = end
-            sqs[q, Q_HEAD] = nxt
-            sqs[q, Q_DONE] += 1
-            st[E_STEPS] += 1
-            if end > st[E_NOW]:
-                st[E_NOW] = end
-            if trace_on != 0:
-                n = st[E_TRACE_N]
-                if n < tcap:
-                    r = trace[n]
-                    r.sq, r.op, r.unit, r.blocks = q, op, unit, e.blocks
-                    r.task_id, r.pos, r.start, r.end, r.a0 = e.task_id, pos, trace_start, end, e.a0
-                    r.val = val
-                st[E_TRACE_N] = n + 1
-                if n + 1 >= tcap:
-                    st[E_STATUS] = R_TRACE_FULL
-                    return R_TRACE_FULL
-            if stop_kind != STOP_NONE:
-                if stop_kind == STOP_SQ_POS and q == stop_a and nxt >= stop_b:
-                    break
-                if stop_kind == STOP_SLOT and sync[stop_a, Y_VAL] >= stop_b:
-                    break
-            if sqs[q, Q_STATE] != S_ACTIVE or woke or st[E_STEPS] == st[E_STEP_LIMIT]:
+                if x == X_FAULT:
+                    return _fault_exit(sqs, st, q, pos, start + dur)
+            else:                       # skipped after a fault (ACL_STOP_ON_FAILURE)
+                x, dur, nxt, val, tstart = X_DONE, np.int64(0), pos + 1, np.int64(0), start
+            _retire(sqs, st, q, nxt, start + dur)
+            if trace_on and _trace_row(trace, st, kcost, e, q, op, pos, ran, tstart,
+                                       start + dur, val):
+                return _finish(st, R_TRACE_FULL)
+            if x == X_YIELD or sqs[q, Q_STATE] != S_ACTIVE or st[E_STEPS] == st[E_STEP_LIMIT] \
+                    or _stop_after(sync, st, q, nxt):
                 break
         if sqs[q, Q_HEAD] >= sqs[q, Q_TAIL] and sqs[q, Q_KIND] == K_MODEL \
                 and sqs[q, Q_STATE] == S_ACTIVE:
-            sqs[q, Q_STATE] = S_IDLE
+            sqs[q, Q_STATE] = S_IDLE        # a drained model SQ waits for its next activation

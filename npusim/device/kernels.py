@@ -34,6 +34,12 @@ UNIT_NAMES = ("SCALAR", "AIC", "AIV", "DMA", "AICPU")
 
 KERNEL_TRAP = 1          # status a kernel returns for a trap / caught exception
 
+# columns of the cost table (KernelTable.cost, int64 [n, KC_COLS]; the engine's ``kcost``)
+KC_BODY_NS = 0           # body time of one wave of blocks in ns (0: the profile's default)
+KC_RESERVED = 1
+KC_UNIT = 2              # execution unit (UNIT_*)
+KC_COLS = 3
+
 
 @intrinsic
 def call_kernel(typingctx, addr, memp, msize, ctxp, args, bidx, bnum):
@@ -76,7 +82,7 @@ class KernelTable:
         self.entries: list[KernelEntry] = []
         self.by_name: dict[str, int] = {}
         self.addr = np.zeros(0, np.int64)
-        self.cost = np.zeros((0, 3), np.int64)   # body ns per wave, (reserved), unit
+        self.cost = np.zeros((0, KC_COLS), np.int64)    # KC_* columns
 
     def register(self, name: str, func, cost_ns: int = 0, unit: int = UNIT_AIV) -> int:
         """Add a kernel body (a cfunc with KERNEL_SIG); returns its id. Re-registering a name
@@ -88,16 +94,16 @@ class KernelTable:
             self.entries.append(entry)
             self.by_name[name] = kid
             self.addr = np.append(self.addr, np.int64(func.address))
-            self.cost = np.vstack([self.cost, [[entry.cost_ns, 0, unit]]])
+            self.cost = np.vstack([self.cost, np.zeros((1, KC_COLS), np.int64)])
         else:
             self.entries[kid] = entry
             self.addr[kid] = func.address
-            self.cost[kid] = (entry.cost_ns, 0, unit)
+        self.cost[kid, KC_BODY_NS], self.cost[kid, KC_UNIT] = entry.cost_ns, unit
         return kid
 
     def set_cost(self, kid: int, cost_ns: int) -> None:
         """Override a kernel's body time per wave (ns)."""
-        self.cost[kid, 0] = cost_ns
+        self.cost[kid, KC_BODY_NS] = cost_ns
 
     def id(self, name: str) -> int:
         return self.by_name[name]

@@ -46,12 +46,12 @@ class DeviceState:
         self._free_rings: dict[int, list[int]] = {}     # depth -> free bases
         self.sqs = np.zeros((64, E.Q_COLS), np.int64)
         self._free_sqs: list[int] = []
-        self.sync = np.zeros((256, 3), np.int64)
+        self.sync = np.zeros((256, E.Y_COLS), np.int64)
         self.nslots = 0
         self._free_slots: list[int] = []
         self.mptr = np.zeros(1, np.int64)
         self.msq = np.zeros(0, np.int64)
-        self.conds = np.zeros((0, E.K_COLS), np.int64)
+        self.conds = np.zeros((0, E.CD_COLS), np.int64)
         self.cmodels = np.zeros(0, np.int64)
         self.st = np.zeros(E.E_COLS, np.int64)
         self.trace = np.zeros(0, E.TRACE_DTYPE)
@@ -104,7 +104,7 @@ class DeviceState:
         row[:] = 0
         row[E.Q_BASE], row[E.Q_DEPTH] = self._pool_alloc(depth), depth
         row[E.Q_STATE] = E.S_ACTIVE if kind == E.K_EAGER else E.S_IDLE
-        row[E.Q_KIND], row[E.Q_DISPATCH], row[E.Q_WAIT] = kind, dispatch_ns, -1
+        row[E.Q_KIND], row[E.Q_DISPATCH], row[E.Q_WAIT] = kind, dispatch_ns, E.W_NONE
         return q
 
     def grow_sq(self, q: int, depth: int) -> None:
@@ -208,11 +208,11 @@ class DeviceState:
         ``cmodels``) per cond handle, and the flat list of their sub-models' engine ids. The
         loop state of existing rows (iteration counts) is kept."""
         old = self.conds
-        t = np.zeros((len(rows), E.K_COLS), np.int64)
+        t = np.zeros((len(rows), E.CD_COLS), np.int64)
         t[:len(old)] = old[:len(rows)]
         for i, (addr, typ, n, mbase, bound) in enumerate(rows):
-            t[i, E.K_ADDR], t[i, E.K_TYPE], t[i, E.K_N] = addr, typ, n
-            t[i, E.K_MBASE], t[i, E.K_MAX] = mbase, bound
+            t[i, E.CD_ADDR], t[i, E.CD_TYPE], t[i, E.CD_N] = addr, typ, n
+            t[i, E.CD_MBASE], t[i, E.CD_MAX] = mbase, bound
         self.conds = t
         self.cmodels = np.array(cmodels, np.int64)
 
