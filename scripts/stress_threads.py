@@ -1,6 +1,6 @@
 """Long run of the threads test: ``python scripts/stress_threads.py [SECONDS] [RUNS]``.
 
-Runs ``tests/test_threads.run_mix`` (8 threads: captures in GLOBAL / THREAD_LOCAL / RELAXED
+Runs ``tests/acl/test_threads.run_mix`` (8 threads: captures in GLOBAL / THREAD_LOCAL / RELAXED
 mode and eager work with events across streams, every read-back checked) RUNS times for
 SECONDS each, and prints per run the iterations, errors, hung threads and leaked resources.
 Exit status 0 when every run was clean.
@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "acl"))
 from test_threads import run_mix  # noqa: E402
 
 

@@ -1,10 +1,15 @@
 """Shared fixtures: every test starts from a fresh simulator (like a new process)."""
 from __future__ import annotations
 
+import pathlib
+import sys
+
 import pytest
 
 import npusim
 from npusim import acl
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))   # ``import helpers.<name>``
 
 
 @pytest.fixture(autouse=True)

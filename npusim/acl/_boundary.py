@@ -68,7 +68,7 @@ may name a later one; substitutions (handles, pointers, numBlocks) keep the func
 Last resort: an exception that still escapes a runtime function (or this module's own
 normalisation) is caught here, recorded in :data:`ESCAPES` (function, arguments, exception) and
 returned as ``ACL_ERROR_RT_INTERNAL_ERROR`` (507000) with ``None`` outputs. It is a bug:
-``tests/test_facade_fuzz.py`` fails on any escape not on its list of known runtime bugs.
+``tests/acl/test_facade_fuzz.py`` fails on any escape not on its list of known runtime bugs.
 
 Cost: the generated wrapper tests ``type(x) is int`` (and the range) of every integer argument in
 one expression; only a value that fails it takes the general path.

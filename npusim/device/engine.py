@@ -33,7 +33,7 @@ them to ACL codes. Every fault leaves the SQ the same way (``_fault_exit``): its
 of what the faulting SQE was charged, its head past it.
 
 ``npusim.testing.reference`` is the same semantics in plain Python (the test oracle), function for
-function; a change here is made there too, and ``tests/test_engine_reference.py`` compares them.
+function; a change here is made there too, and ``tests/device/test_engine_reference.py`` compares them.
 """
 from __future__ import annotations
 

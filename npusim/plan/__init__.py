@@ -20,7 +20,7 @@ Three layers, each usable alone:
 
 :func:`simulate` runs the same plan in the simulator (the canonical program the planner models,
 written out in the docstring) and returns the observed outcome, so every prediction can be
-checked: ``npusim plan ... --simulate``, and ``tests/test_plan.py``.
+checked: ``npusim plan ... --simulate``, and ``tests/tools/test_plan.py``.
 
 One module per subject: :mod:`.budget` (``Budget``, ``Limit``, ``usage``), :mod:`.cost`
 (``graph_cost``), :mod:`.predict` (``plan``, ``parse_sizes``), :mod:`.simulation` (``simulate``,

@@ -16,7 +16,7 @@ happens next (``X_*``). Read it as the definition of what each SQE does; the eng
 definition compiled for speed.
 
 Why a second implementation: numba does not bounds-check and the engine is built for speed; an
-independent, readable interpreter of the same SQEs lets ``tests/test_engine_reference.py`` compare
+independent, readable interpreter of the same SQEs lets ``tests/device/test_engine_reference.py`` compare
 final states on random programs to the nanosecond, and gives ``bench/`` the "pure-Python
 interpretation of the same SQEs" that design.md §6 measures against. It is written the way a
 careful pure-Python simulator would be, not slowed down on purpose: the small SQ/sync/cond tables

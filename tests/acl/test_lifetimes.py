@@ -1,0 +1,226 @@
+"""Every resource has an owner that frees it: loops of create/use/destroy leave the resource
+census (``npusim.census``) where it started, and ids/slots are reused rather than grown
+(issue: trustworthy under long use)."""
+from __future__ import annotations
+
+import gc
+
+import numpy as np
+
+import npusim as ns
+from npusim import acl
+from npusim.runtime.runtime import RT
+
+OK = acl.ACL_SUCCESS
+RELAXED = 2
+
+
+def out(r):
+    assert r[-1] == OK, r
+    return r[0] if len(r) == 2 else r[:-1]
+
+
+def dev_of(stream_h):
+    return RT.handles.get("stream", stream_h)[0].device
+
+
+def test_event_cycles_reuse_their_slot(stream):
+    base = ns.census()
+    dev = dev_of(stream)
+    for _ in range(200):
+        e = out(acl.rt.create_event_ex_with_flag(acl.ACL_EVENT_SYNC))
+        assert acl.rt.record_event(e, stream) == OK
+        assert acl.rt.synchronize_event(e) == OK
+        assert acl.rt.destroy_event(e) == OK
+    assert ns.census().diff(base) == {}
+    assert dev.state.nslots <= 2                     # the slot is reused, not grown
+
+
+def test_notify_cycles_leave_the_census_as_it_was(stream):
+    base = ns.census()
+    for _ in range(200):
+        n = out(acl.rt.create_notify(0))
+        assert acl.rt.record_notify(n, stream) == OK
+        assert acl.rt.wait_and_reset_notify(n, stream, 0) == OK
+        assert acl.rt.synchronize_stream(stream) == OK
+        assert acl.rt.destroy_notify(n) == OK
+    assert ns.census().diff(base) == {}
+
+
+def test_a_destroyed_events_slot_is_not_reused_while_a_queued_wait_names_it(stream):
+    s2 = out(acl.rt.create_stream())
+    x = out(acl.rt.malloc(64, 0))
+    from helpers.acl import launch
+    e1 = out(acl.rt.create_event_ex_with_flag(acl.ACL_EVENT_SYNC))
+    assert launch(stream, "LongOPf", 1, (x,)) == OK
+    assert acl.rt.record_event(e1, stream) == OK
+    assert acl.rt.stream_wait_event(s2, e1) == OK
+    slot1 = RT.handles.get("event", e1)[0].slot
+    assert acl.rt.destroy_event(e1) == OK              # its record and the wait are queued
+    assert ns.census().devices[0]["slots retiring"] == 1
+    e2 = out(acl.rt.create_event_ex_with_flag(acl.ACL_EVENT_SYNC))
+    assert RT.handles.get("event", e2)[0].slot != slot1
+    assert acl.rt.synchronize_stream(s2) == OK         # the wait ran: the slot is free again
+    assert ns.census().devices[0]["slots retiring"] == 0
+    e3 = out(acl.rt.create_event_ex_with_flag(acl.ACL_EVENT_SYNC))
+    assert RT.handles.get("event", e3)[0].slot == slot1
+
+
+def _graph(stream, x):
+    assert acl.mdl.ri_capture_begin(stream, RELAXED) == OK
+    assert acl.rt.memset_async(x, 256, 1, 256, stream) == OK
+    return out(acl.mdl.ri_capture_end(stream))
+
+
+def test_capture_replay_destroy_cycles_leave_the_census_as_it_was(stream):
+    x = out(acl.rt.malloc(256, 0))
+    dev = dev_of(stream)
+    base = ns.census()
+    for _ in range(100):
+        m = _graph(stream, x)
+        assert acl.mdl.ri_execute_async(m, stream) == OK
+        assert acl.rt.synchronize_stream(stream) == OK
+        out(acl.mdl.ri_get_tasks_by_stream(out(acl.mdl.ri_get_streams(m))[0]))
+        assert acl.mdl.ri_destroy(m) == OK
+    assert ns.census().diff(base) == {}
+    assert len(dev.model_slots) == 1                   # the engine model id is reused
+
+
+def _cond_graph(stream, side, x):
+    assert acl.mdl.ri_capture_begin(stream, RELAXED) == OK
+    _, mh, _ = acl.mdl.ri_capture_get_info(stream)
+    h = out(acl.mdl.ri_cond_handle_create(mh, 1, 1))
+    subs = out(acl.mdl.ri_add_cond_task(h, 0, 1, stream))
+    assert acl.mdl.ri_capture_to_model_ri_begin(side, subs[0], RELAXED) == OK
+    assert acl.rt.memset_async(x, 256, 2, 256, side) == OK
+    out(acl.mdl.ri_capture_end(side))
+    return out(acl.mdl.ri_capture_end(stream))
+
+
+def test_cond_graph_cycles_free_their_handles_and_sub_models(stream):
+    side = out(acl.rt.create_stream())
+    x = out(acl.rt.malloc(256, 0))
+    dev = dev_of(stream)
+    base = ns.census()
+    for _ in range(50):
+        m = _cond_graph(stream, side, x)
+        assert acl.mdl.ri_execute_async(m, stream) == OK
+        assert acl.rt.synchronize_stream(stream) == OK
+        assert acl.mdl.ri_destroy(m) == OK
+    assert ns.census().diff(base) == {}
+    assert len(dev.conds) == 1 and len(dev.model_slots) == 2   # ids reused: root + its branch
+
+
+def test_reset_device_frees_the_contexts_graphs_events_and_memory(dev0):
+    base = ns.census()
+    for _ in range(30):
+        assert acl.rt.set_device(1) == OK
+        s = out(acl.rt.create_stream())
+        x = out(acl.rt.malloc(256, 0))
+        m = _graph(s, x)
+        assert acl.mdl.ri_execute_async(m, s) == OK
+        out(acl.rt.create_event_ex_with_flag(acl.ACL_EVENT_SYNC))
+        out(acl.rt.create_notify(0))
+        assert acl.rt.reset_device(1) == OK
+        assert acl.rt.free(x) == OK
+    assert acl.rt.set_device(0) == OK
+    d1 = ns.census().devices[1]
+    assert d1["models"] == d1["events"] == d1["notifies"] == d1["streams"] == 0
+    assert d1["device allocations"] == 0
+    assert ns.census().handles == base.handles
+
+
+def test_numpy_to_ptr_does_not_keep_arrays_alive(dev0):
+    keep = np.zeros(16, np.uint8)
+    p = acl.util.numpy_to_ptr(keep)
+    for _ in range(500):
+        acl.util.numpy_to_ptr(np.zeros(16, np.uint8))
+    gc.collect()
+    assert len(RT.pageable) == 1
+    assert acl.util.numpy_to_ptr(keep) == p            # a live array keeps its address
+    dead = np.ones(4, np.uint8)
+    q = acl.util.numpy_to_ptr(dead)
+    del dead
+    gc.collect()
+    dst = np.zeros(4, np.uint8)
+    # the dead array's pointer is unknown memory now (as a dangling pointer would be)
+    assert acl.rt.memcpy(acl.util.numpy_to_ptr(dst), 4, q, 4, acl.ACL_MEMCPY_HOST_TO_HOST) != OK
+    ns.reset()
+    assert len(RT.pageable) == 0
+
+
+def test_a_stream_capturing_into_a_sub_model_its_root_destroyed_is_invalidated(stream):
+    """EndCapture of the root fails with 107045 (a branch still capturing) and destroys the root
+    and its sub-models: the stream still capturing into the branch gets 507903 from then on
+    (before: its launches returned 0 onto a freed SQ and the next engine run dropped every
+    queued task of the device)."""
+    side, healthy = out(acl.rt.create_stream()), out(acl.rt.create_stream())
+    x, y = out(acl.rt.malloc(256, 0)), out(acl.rt.malloc(256, 0))
+    assert acl.mdl.ri_capture_begin(stream, RELAXED) == OK
+    _, mh, _ = acl.mdl.ri_capture_get_info(stream)
+    h = out(acl.mdl.ri_cond_handle_create(mh, 1, 1))
+    subs = out(acl.mdl.ri_add_cond_task(h, 0, 1, stream))
+    assert acl.mdl.ri_capture_to_model_ri_begin(side, subs[0], RELAXED) == OK
+    assert acl.rt.memset_async(x, 256, 2, 256, side) == OK
+    assert acl.mdl.ri_capture_end(stream)[-1] == acl.ACL_ERROR_RT_SUB_ACLGRAPH_IS_CAPTURING
+    invalidated = acl.ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED
+    assert acl.rt.memset_async(x, 256, 3, 256, side) == invalidated
+    assert acl.mdl.ri_capture_end(side)[-1] == invalidated
+    assert acl.mdl.ri_capture_get_info(side)[0] == 0            # no longer capturing
+    assert acl.rt.memset_async(y, 256, 9, 256, healthy) == OK
+    assert acl.rt.synchronize_stream(healthy) == OK
+    got = np.zeros(256, np.uint8)
+    assert acl.rt.memcpy(acl.util.numpy_to_ptr(got), 256, y, 256,
+                         acl.ACL_MEMCPY_DEVICE_TO_HOST) == OK
+    assert (got == 9).all()
+    assert acl.rt.memset_async(x, 256, 4, 256, side) == OK     # eager again
+    assert acl.rt.synchronize_stream(side) == OK
+
+
+def test_a_stale_pointer_freed_again_cannot_free_the_runtimes_cond_word(stream):
+    p = out(acl.rt.malloc(8, acl.ACL_MEM_MALLOC_HUGE1G_ONLY))
+    assert acl.rt.free(p) == OK
+    assert acl.mdl.ri_capture_begin(stream, RELAXED) == OK
+    _, mh, _ = acl.mdl.ri_capture_get_info(stream)
+    h = out(acl.mdl.ri_cond_handle_create(mh, 1, 1))
+    word = out(acl.mdl.ri_cond_handle_get_cond_ptr(h))
+    assert word == p                                   # the word reused the freed address
+    assert acl.rt.free(p) == acl.ACL_ERROR_RT_PARAM_INVALID
+    q = out(acl.rt.malloc(8, acl.ACL_MEM_MALLOC_HUGE1G_ONLY))
+    assert q != word                                   # the word is still allocated
+
+
+def test_args_handles_in_user_memory_are_reused_not_accumulated(dev0):
+    """aclrtKernelArgsInitByUserMem: the handle lives in the given memory, so initialising the
+    same memory again replaces it (before, every call added a handle that was never freed)."""
+    b = out(acl.rt.binary_load_from_file(ns.samples.binary_path(), None))
+    f = out(acl.rt.binary_get_function(b, "EasyOPf"))
+    handle_mem, user_mem = np.zeros(64, np.uint8), np.zeros(256, np.uint8)
+    first = out(acl.rt.kernel_args_init_by_user_mem(f, handle_mem, user_mem, 256))
+    base = ns.census()
+    for _ in range(300):
+        h = out(acl.rt.kernel_args_init_by_user_mem(f, handle_mem, user_mem, 256))
+    assert ns.census().diff(base) == {}
+    assert RT.handles.get("args", first)[1] != OK          # the earlier handle was replaced
+    assert RT.handles.get("args", h)[1] == OK
+
+
+def _rss() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * 4096
+
+
+def test_an_elf_declaring_a_3_gb_text_costs_no_memory_and_gives_it_back(dev0):
+    """A 4 KB file whose .text claims 3 GB loads (zeros past the file, as the runtime reads
+    them), but the zero-filled device image takes no resident memory, and unload frees it
+    (before: binary_get_function made 3.2 GB resident that unload did not give back)."""
+    from helpers.elf import k, patch_section
+    from npusim.kernel.elfwrite import write_elf
+    data = patch_section(write_elf([k("a")]), ".text", "size", 3 << 30)
+    before = _rss()
+    b = out(acl.rt.binary_load_from_data(data, None, len(data)))
+    r = acl.rt.binary_get_function(b, "a")
+    assert r[-1] in (OK, acl.ACL_ERROR_RT_PARAM_INVALID, acl.ACL_ERROR_RT_MEMORY_ALLOCATION)
+    assert _rss() - before < 256 << 20
+    assert acl.rt.binary_unload(b) == OK
+    assert ns.census().devices[0]["device allocations"] <= 1        # the printf area

@@ -1,0 +1,5 @@
+"""Helpers shared by the test suites (``tests/<subject>/``): ``acl`` (launch by name, device
+reads and writes, fresh threads), ``capture``, ``cond``, ``taskgroup``, ``kernel`` (ELF and args
+helpers), ``elf`` (crafting and patching ELF files), ``examples`` (loading ``examples/*.py``).
+``tests/conftest.py`` puts ``tests/`` on ``sys.path`` so every suite imports them as
+``helpers.<name>``."""

@@ -1,0 +1,116 @@
+"""Kernel exceptions: a trap or an out-of-bounds access is reported as the stream's error at the
+next synchronize, never as a crash, and leaves the simulator usable (docs/eager_api_checks.md §4.7,
+design.md §3.3)."""
+from __future__ import annotations
+
+import numpy as np
+
+from npusim import acl
+from npusim.runtime.runtime import RT
+from helpers.acl import launch, read, write
+
+VECTOR_CORE_EXCEPTION = acl.ACL_ERROR_RT_VECTOR_CORE_EXCEPTION
+
+
+def _neighbours():
+    """Two 64-byte buffers filled with a pattern; the first one's allocation ends before the
+    second one starts, with unallocated padding between them."""
+    a, _ = acl.rt.malloc(64, 0)
+    b, _ = acl.rt.malloc(64, 0)
+    assert b > a
+    for p in (a, b):
+        write(p, np.full(16, 0xA5A5A5A5, np.uint32))
+    return a, b
+
+
+def _raw(addr: int, n: int) -> np.ndarray:
+    """Bytes of simulated device memory, whatever is (not) allocated there."""
+    return RT.devices[0].state.mem.view(addr, n).copy()
+
+
+def test_error_op_trap_returns_507035_at_synchronize(stream):
+    assert launch(stream, "ErrorOPf") == acl.ACL_SUCCESS           # the launch itself succeeds
+    assert acl.rt.synchronize_stream(stream) == VECTOR_CORE_EXCEPTION == 507035
+
+
+def test_out_of_bounds_write_returns_507035_at_synchronize(stream):
+    a, b = _neighbours()
+    assert launch(stream, "EasyOPf", 1, (a + 256,)) == acl.ACL_SUCCESS
+    assert acl.rt.synchronize_stream(stream) == VECTOR_CORE_EXCEPTION
+
+
+def test_out_of_bounds_write_leaves_memory_untouched(stream):
+    a, b = _neighbours()
+    gap = _raw(a + 64, b - a - 64)
+    launch(stream, "EasyOPf", 1, (a + 256,))
+    acl.rt.synchronize_stream(stream)
+    assert (read(a, 16) == 0xA5A5A5A5).all()
+    assert (read(b, 16) == 0xA5A5A5A5).all()
+    assert (_raw(a + 64, b - a - 64) == gap).all()
+
+
+def test_write_just_past_the_padded_allocation_faults(stream):
+    a, _ = _neighbours()
+    size = 96                      # 64 bytes + the A2 malloc padding (ALIGN_UP(64, 32) + 32)
+    launch(stream, "EasyOPf", 1, (a + size - 4,))
+    assert acl.rt.synchronize_stream(stream) == acl.ACL_SUCCESS
+    launch(stream, "EasyOPf", 1, (a + size,))
+    assert acl.rt.synchronize_stream(stream) == VECTOR_CORE_EXCEPTION
+
+
+def test_unmapped_pointer_write_returns_507035(stream):
+    launch(stream, "EasyOPf", 1, (0x1000,))
+    assert acl.rt.synchronize_stream(stream) == VECTOR_CORE_EXCEPTION
+
+
+def test_freed_buffer_write_returns_507035(stream, buf):
+    launch(stream, "EasyOPf", 1, (buf,))        # the stream's args area exists before the free
+    p, _ = acl.rt.malloc(64, 0)
+    acl.rt.free(p)
+    launch(stream, "EasyOPf", 1, (p,))
+    assert acl.rt.synchronize_stream(stream) == VECTOR_CORE_EXCEPTION
+
+
+def test_out_of_bounds_read_returns_507035_and_writes_nothing(stream):
+    a, b = _neighbours()
+    dst, _ = acl.rt.malloc(64, 0)
+    acl.rt.memset(dst, 64, 0, 64)
+    launch(stream, "AddKernel", 1, (a, b, dst, 4096))               # 4096 floats: far too many
+    assert acl.rt.synchronize_stream(stream) == VECTOR_CORE_EXCEPTION
+    assert (read(dst, 16) == 0).all()
+
+
+def test_launches_after_a_fault_work(stream, buf):
+    launch(stream, "EasyOPf", 1, (0x1000,))
+    acl.rt.synchronize_stream(stream)
+    launch(stream, "EasyOPf", 4, (buf,))
+    assert acl.rt.synchronize_stream(stream) == acl.ACL_SUCCESS
+    assert list(read(buf, 4)) == [1, 1, 1, 1]
+
+
+def test_fault_on_one_stream_does_not_disturb_another(stream, buf):
+    other, _ = acl.rt.create_stream()
+    for _ in range(3):
+        launch(stream, "EasyOPf", 1, (0x1000,))
+        launch(other, "EasyOPf", 1, (buf,))
+    assert acl.rt.synchronize_stream(other) == acl.ACL_SUCCESS
+    assert read(buf, 1)[0] == 3
+    assert acl.rt.synchronize_stream(stream) == VECTOR_CORE_EXCEPTION
+
+
+def test_many_faults_are_reported_once_per_synchronize(stream, buf):
+    for _ in range(5):
+        launch(stream, "ErrorOPf")
+        launch(stream, "EasyOPf", 1, (buf,))
+    assert acl.rt.synchronize_stream(stream) == VECTOR_CORE_EXCEPTION
+    assert acl.rt.synchronize_stream(stream) == acl.ACL_SUCCESS
+    assert read(buf, 1)[0] == 5
+
+
+def test_cube_kernel_fault_returns_507015(stream):
+    """[inferred] rule of eager_api_checks.md §4.7: an AIC (cube/mix) kernel fault is 507015."""
+    from npusim.device.kernels import TABLE, UNIT_AIC
+    from npusim.kernel.builtin import error_op
+    TABLE.register("TestCubeTrap", error_op, 1_000, unit=UNIT_AIC)
+    launch(stream, "TestCubeTrap")
+    assert acl.rt.synchronize_stream(stream) == acl.ACL_ERROR_RT_AICORE_EXCEPTION == 507015
