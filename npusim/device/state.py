@@ -7,6 +7,7 @@ trace buffer and logging device faults as it goes. It knows nothing about ACL ru
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,6 +22,7 @@ from .timing import cost_vector
 from ..progress import Progress
 
 PROGRESS_STEPS = 4_000_000      # the engine returns after this many SQEs so a bar can move
+RUNAWAY_WALL_S = 1.0            # a WHILE spinning this long (wall) on an unchanged word is stopped
 
 
 @dataclass
@@ -61,6 +63,9 @@ class DeviceState:
         self.tc = cost_vector(profile)
         self.faults: list[Fault] = []
         self.access_log = None          # recording.AccessLog while accesses are recorded
+        self.runaway_wall_s = RUNAWAY_WALL_S   # None: only the iteration bound stops a WHILE
+        self.runaway_stopped: dict = {}        # cond -> (iterations, its real bound): stopped
+                                               # by the wall-time watchdog (read by diagnoses)
 
     # ---- tracing ----
     def set_tracing(self, on: bool) -> None:
@@ -216,6 +221,24 @@ class DeviceState:
         self.conds = t
         self.cmodels = np.array(cmodels, np.int64)
 
+    def _watch_runaway(self, t0: float, seen: dict) -> None:
+        """Between engine slices: a WHILE still looping after ``runaway_wall_s`` of wall time in
+        this run whose cond word has not changed since the last slice (its body does not write
+        it, or writes the same value) is stopped at its next JumpBack: its bound becomes the
+        iterations done so far, so it faults F_RUNAWAY as at the iteration bound. A loop whose
+        word keeps changing (a countdown) runs to its bound."""
+        t = self.conds
+        for c in np.nonzero((t[:, E.CD_TYPE] == E.COND_WHILE) & (t[:, E.CD_ITER] > 0))[0]:
+            c = int(c)
+            now = (int(t[c, E.CD_ITER]), int(t[c, E.CD_LAST]))
+            before = seen.get(c)
+            seen[c] = now
+            if self.runaway_wall_s is None or before is None or now[1] != before[1] or \
+                    now[0] <= before[0] or time.perf_counter() - t0 < self.runaway_wall_s:
+                continue
+            self.runaway_stopped[c] = (now[0] + 1, int(t[c, E.CD_MAX]))
+            t[c, E.CD_MAX] = now[0] + 1
+
     # ---- running ----
     def run(self, horizon: int = int(E.INF), stop_kind: int = E.STOP_NONE, stop_a: int = 0,
             stop_b: int = 0) -> int:
@@ -230,6 +253,7 @@ class DeviceState:
         st[E.E_HORIZON], st[E.E_STOP_KIND], st[E.E_STOP_A], st[E.E_STOP_B] = (
             horizon, stop_kind, stop_a, stop_b)
         progress = Progress("device", "SQE")
+        seen: dict = {}                         # watchdog: cond -> (iterations, word) last slice
         st[E.E_STEP_LIMIT] = st[E.E_STEPS] + PROGRESS_STEPS
         while True:
             r = E.run(self.pool, self.sqs, self.sync, self.mptr, self.msq, self.conds,
@@ -242,11 +266,15 @@ class DeviceState:
                 self.faults.append(Fault(q, pos, int(st[E.E_FKIND]), int(st[E.E_INFO]),
                                          int(st[E.E_INFO2]), op, int(self.sqs[q, E.Q_TIME]),
                                          int(row["a0"]) if op == OP_KERNEL else -1))
+                c = int(st[E.E_INFO])
+                if st[E.E_FKIND] == E.F_RUNAWAY and c in self.runaway_stopped:
+                    self.conds[c, E.CD_MAX] = self.runaway_stopped[c][1]   # its real bound
                 continue
             if r == E.R_STEPS:                      # a slice done (or a full access log)
                 if self.access_log is not None:
                     self.access_log.make_room()
                 progress.update(PROGRESS_STEPS)
+                self._watch_runaway(progress.t0, seen)
                 st[E.E_STEP_LIMIT] = st[E.E_STEPS] + PROGRESS_STEPS
                 continue
             if r == E.R_TRACE_FULL:

@@ -102,6 +102,8 @@ class Device:
         self.state = DeviceState(profile, int(opts.get("hbm_bytes", min(profile.hbm_bytes, 4 << 30))),
                                  int(opts.get("host_bytes", min(profile.host_pinned_bytes, 1 << 30))))
         self.state.mem.place(dev_id)           # its own address ranges
+        if "runaway_wall_s" in opts:
+            self.state.runaway_wall_s = opts["runaway_wall_s"]
         self.state.set_tracing(RT.trace_on)
         self.set_count = 0                 # aclrtSetDevice reference count
         self.contexts: list = []
@@ -349,9 +351,16 @@ class Device:
             what += f" at 0x{f.info:x} ({f.info2} bytes)"
         if f.kind == E.F_RUNAWAY and 0 <= f.info < len(self.conds):
             ch = self.conds[f.info]
-            what += (f": {ch.describe()} still {f.info2} after "
-                     f"{int(self.state.conds[f.info, E.K_MAX])} iterations (the iteration bound; "
-                     f"set Device.max_while_iterations or the handle's max_iterations)")
+            stopped = self.state.runaway_stopped.pop(f.info, None)
+            if stopped is not None:
+                what += (f": {ch.describe()} still {f.info2} after {stopped[0]} iterations and "
+                         f"{self.state.runaway_wall_s:g} s of wall time with the word unchanged "
+                         f"(nothing in the body changes it; configure(runaway_wall_s=None) turns "
+                         f"this watchdog off)")
+            else:
+                what += (f": {ch.describe()} still {f.info2} after "
+                         f"{int(self.state.conds[f.info, E.K_MAX])} iterations (the iteration "
+                         f"bound; set Device.max_while_iterations or the handle's max_iterations)")
             first = f.pos - 2                  # COND_FIRST of the WHILE (the fault is its JumpBack)
             loop = self.describe_loop(ch)
             return (f"{what} on {self.stream_name(f.sq)}, task position {f.pos}\n"
