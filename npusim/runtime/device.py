@@ -114,7 +114,7 @@ class Device:
         self.last_error_detail = ""
         self._faults_seen = 0
         self.sq_fault_code: dict[int, int] = {}
-        self.models: list = []                 # live capture models (creation order)
+        self.models: dict = {}                 # live capture models, in creation order (keys)
         self.model_slots: list = []            # engine model id -> model (None when freed)
         self.streams_by_sq_model: dict = {}    # sq -> CaptureStream
         self.sqcq_used = 0                     # SQ/CQ pairs taken from the device pool
@@ -193,8 +193,7 @@ class Device:
 
     def remove_model(self, m) -> None:
         """A destroyed model leaves the device: its engine id is free for the next model."""
-        if m in self.models:
-            self.models.remove(m)
+        self.models.pop(m, None)
         if 0 <= m.engine_id < len(self.model_slots) and self.model_slots[m.engine_id] is m:
             self.model_slots[m.engine_id] = None
             self._free_model_ids.append(m.engine_id)

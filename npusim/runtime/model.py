@@ -172,7 +172,7 @@ class CaptureModel:
         self.invalidated_by = None             # the call that invalidated the capture (linter)
         self.staged_updates: dict = {}         # (capture stream, pos) -> row (aclmdlRIUpdate)
         self.last_debug_lines: list = []       # what the last aclmdlRIDebugPrint printed
-        dev.models.append(self)
+        dev.models[self] = None
         # engine ids are given at the next publish (the model's first build)
 
     def new_slot(self) -> int:
@@ -289,8 +289,7 @@ class CaptureModel:
         self.destroyed = True
         if self.sub:
             RT.handles.remove(self.handle)
-        dev.remove_model(self)
-        dev.publish_models()
+        dev.remove_model(self)        # no publish: nothing queued names its id (not running)
 
 
 def sqe_count(op: int, flag: int = 0) -> int:
