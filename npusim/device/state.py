@@ -76,12 +76,6 @@ class DeviceState:
     def trace_rows(self) -> np.ndarray:
         return self.trace[:min(int(self.st[E.E_TRACE_N]), len(self.trace))]
 
-    def clear_trace(self) -> None:
-        self.st[E.E_TRACE_N] = 0
-        if self.trace_dropped:
-            self.trace_dropped = False
-            self.st[E.E_TRACE_ON] = 1
-
     # ---- pool and SQs ----
     def _pool_alloc(self, depth: int) -> int:
         free = self._free_rings.get(depth)
@@ -209,9 +203,9 @@ class DeviceState:
         self.msq = np.array([q for h in heads for q in h], np.int64)
 
     def set_conds(self, rows: list[tuple[int, int, int, int]], cmodels: list[int]) -> None:
-        """Replace the cond table: one (word address, type, iteration bound, first index into
-        ``cmodels``) per cond handle, and the flat list of their sub-models' engine ids. The
-        loop state of existing rows (iteration counts) is kept."""
+        """Replace the cond table: one (word address, type, number of branches, first index
+        into ``cmodels``, iteration bound) per cond handle, and the flat list of their
+        sub-models' engine ids. The loop state of existing rows (iteration counts) is kept."""
         old = self.conds
         t = np.zeros((len(rows), E.CD_COLS), np.int64)
         t[:len(old)] = old[:len(rows)]

@@ -16,7 +16,8 @@ LONG_NS = 50_000_000            # LongOPf's duration (npusim.kernel.builtin.LONG
 def launch(stream, kernel: str, blocks: int = 1, args=(), duration_ns: int = 0) -> int:
     """Launch a built-in kernel on a stream handle (None: the default stream); the ACL code.
 
-    Goes through the Pythonic ``Device.launch`` (there is no Kernel-module facade yet) without
+    Goes through the Pythonic by-name ``Device.launch`` (which calls
+    ``acl.rt.launch_kernel_with_host_args`` with the kernel table's function handle) without
     creating a ``Device``, which would call ``aclrtSetDevice`` and change reference counts."""
     try:
         npusim.Device.launch(None, kernel, npusim.Stream(None, stream), blocks, args, duration_ns)
