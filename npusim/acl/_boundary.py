@@ -465,7 +465,7 @@ def wrap(name: str, attr: str, fn, outputs: int, raw=None):
              for s, p in zip(specs, params)]
     ns = {"_fn": fn, "_slow": _slow, "_escaped": _escaped, "_names": names, "_specs": specs,
           "_name": name, "_outputs": outputs, "_guarded": _util.GUARDED, "_raw": raw,
-          "_RT": _RT, "_lock": _RT.lock, "_ARMED": _ARMED, "_LINTED": _LINTED,
+          "_RT": _RT, "_acquire": _RT.lock.acquire, "_release": _RT.lock.release, "_ARMED": _ARMED, "_LINTED": _LINTED,
           "_on_error": _lint.on_error}
     head = []
     for i, p in enumerate(params):
@@ -493,13 +493,15 @@ def wrap(name: str, attr: str, fn, outputs: int, raw=None):
     elif raw is not None:
         body = (f"    if {' and '.join(terms) or 'True'}:\n"
                 f"        if not _RT.trace_on and _name not in _ARMED:\n"
-                f"            with _lock:\n"
-                f"                try:\n"
-                f"                    r = _raw({arglist})\n"
-                f"                except Exception as e:\n"
-                f"                    return _escaped(_name, _outputs, {tup}, e)\n"
+                f"            _acquire()\n"
+                f"            try:\n"
+                f"                r = _raw({arglist})\n"
                 f"                if _RT.stalled:\n"
                 f"                    _RT.progress.notify_all()\n"
+                f"            except Exception as e:\n"
+                f"                return _escaped(_name, _outputs, {tup}, e)\n"
+                f"            finally:\n"
+                f"                _release()\n"
                 f"            c = r[-1] if r.__class__ is tuple else r\n"
                 f"            if c and c in _LINTED:\n"
                 f"                _on_error(_name, c, {tup})\n"

@@ -31,7 +31,8 @@ INITIAL_RING = 256              # SQEs a capture stream's ring holds before it f
 
 class CaptureStream(SqStream):
     """One hidden stream of a model: an SQ ring plus what EndCapture validation needs. It is an
-    ``SqStream`` (``is_model``), so a user API handed its handle sees a stream it refuses."""
+    ``SqStream`` (``is_model``), so a user API handed its handle sees a stream it refuses.
+    Callers hold the runtime lock (every facade call does: architecture.md §16)."""
 
     __slots__ = ("model", "original", "head", "added", "user_stream", "parent", "last_level",
                  "depth", "capacity", "state", "sqe_num", "task_count", "last_op", "last_event",
@@ -52,10 +53,8 @@ class CaptureStream(SqStream):
         self.depth = model.capture_depth            # logical depth (cascade trigger)
         self.capacity = min(INITIAL_RING, self.depth)  # ring rows held now; grows on demand
         self.state = dev.state
-        with RT.lock:                   # threads may join/cascade concurrently (§4.6)
-            self.sq = dev.state.alloc_sq(self.capacity, E.K_MODEL,
-                                         dev.timing.sqe_dispatch_graph_ns)
-            self.id = dev.next_stream_id()
+        self.sq = dev.state.alloc_sq(self.capacity, E.K_MODEL, dev.timing.sqe_dispatch_graph_ns)
+        self.id = dev.next_stream_id()
         self.sqe_num = 0            # captureSqeNum: SQEs counted for the cascade trigger
         self.task_count = 0         # tasks written (task ids)
         self.last_op = -1           # opcode of the last task (join-back rule)
@@ -90,11 +89,9 @@ class CaptureStream(SqStream):
             if pos >= self.depth:
                 raise RuntimeError(f"{self.describe()} overflowed its {self.depth}-SQE ring")
             self.capacity = min(self.capacity * 4, self.depth)
-            with RT.lock:
-                self.state.grow_sq(self.sq, self.capacity)
+            self.state.grow_sq(self.sq, self.capacity)
         a5 = REC.site_id(2) if REC.on else 0       # analysis: the source site in a5
-        with RT.lock:                   # no engine run (which flushes staged SQEs) in between
-            self.state.push(self.sq, op, 0, a0, a1, a2, a3, 0, a5, flag, blocks, pos & 0xFFFF)
+        self.state.push(self.sq, op, 0, a0, a1, a2, a3, 0, a5, flag, blocks, pos & 0xFFFF)
         self.task_count = pos + 1
         self.sqe_num += sqe_count
         self.last_op = op
@@ -218,13 +215,12 @@ class CaptureModel:
     # ---- args that outlive the launch call (captured launches re-read them at every replay) ----
     def args_alloc(self, nbytes: int) -> int:
         nbytes = -(-max(nbytes, 8) // 8) * 8
-        with RT.lock:                   # models of several capturing threads share the arena
-            if not self.args_chunks or self._args_pos + nbytes > self._args_size:
-                self._args_size = max(min(4096 << len(self.args_chunks), ARGS_CHUNK), nbytes)
-                self.args_chunks.append(self.device.state.mem.malloc(self._args_size))
-                self._args_pos = 0
-            addr = self.args_chunks[-1] + self._args_pos
-            self._args_pos += nbytes
+        if not self.args_chunks or self._args_pos + nbytes > self._args_size:
+            self._args_size = max(min(4096 << len(self.args_chunks), ARGS_CHUNK), nbytes)
+            self.args_chunks.append(self.device.state.mem.malloc(self._args_size))
+            self._args_pos = 0
+        addr = self.args_chunks[-1] + self._args_pos
+        self._args_pos += nbytes
         return addr
 
     # ---- execution bookkeeping ----
