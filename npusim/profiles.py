@@ -277,6 +277,8 @@ class Profile:
     arena); real sizes: 910B1/910_9391 64 GiB, 950PR_9599 128 GiB, 310P3 24 GB (``*.ini``)."""
     host_pinned_bytes: int = 1 * GiB
     """Simulated pinned host memory arena (``aclrtMallocHost``). [chosen]"""
+    aicpu_cores: int = 4
+    """AI CPU cores AICPU kernels' blocks are spread over (the timing model's waves). [chosen]"""
     timing: Timing = field(default_factory=Timing)
     """Cost model, see :class:`Timing`."""
 

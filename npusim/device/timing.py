@@ -42,5 +42,5 @@ def cost_vector(profile) -> np.ndarray:
     v[T_WAKEUP] = t.sync_wakeup_ns
     v[T_AIC_CORES] = max(1, profile.aic_cores)
     v[T_AIV_CORES] = max(1, profile.aiv_cores)
-    v[T_AICPU_CORES] = max(1, getattr(profile, "aicpu_cores", 4))
+    v[T_AICPU_CORES] = max(1, profile.aicpu_cores)
     return v
