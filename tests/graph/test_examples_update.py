@@ -3,9 +3,7 @@ guide's task-update program, ``docs/zh/dev_guide/04-03_task_update.md``) run and
 originals print."""
 from __future__ import annotations
 
-import importlib.util
 import os
-import pathlib
 import subprocess
 import sys
 
@@ -14,15 +12,7 @@ import pytest
 
 from npusim import errors as E
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-EXAMPLES = ROOT / "examples"
-
-
-def load(name: str):
-    spec = importlib.util.spec_from_file_location(f"_example_{name}", EXAMPLES / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+from helpers.examples import EXAMPLES, ROOT, load  # noqa: F401
 
 
 def f32(v) -> np.float32:
