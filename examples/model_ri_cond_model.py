@@ -54,7 +54,7 @@ K_SRC_A_HOST = np.array([1, 2, 3, 4, 5, 6, 7, 8], np.float32)
 K_SRC_B_HOST = np.array([0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0], np.float32)
 K_SIZE = K_ELEMENT_COUNT * 4                                # kElementCount * sizeof(float)
 THREAD_LOCAL = acl.ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL
-ASSIGN_DEFAULT = acl.ACL_MODEL_RI_COND_HANDLE_FLAG_ASSIGN_DEFAULT
+ASSIGN_DEFAULT = acl.ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT
 
 
 # ---- utils.h / model_utils.cpp ----
@@ -173,7 +173,7 @@ def cond_if(v: Variant) -> list[list[float]]:
     # aclnnAddGetWorkspaceSize x 2: the kernel needs no workspace
 
     parent_model_ri, cond_handle, cond_dev_ptr = _capture_parent(stream, v.flag)
-    sub_models, ret = acl.mdl.ri_add_cond_task(cond_handle, acl.ACL_MODEL_RI_COND_TASK_IF, 2,
+    sub_models, ret = acl.mdl.ri_add_cond_task(cond_handle, acl.ACL_MODEL_RI_COND_TYPE_IF, 2,
                                                stream, 0)   # params {handle, IF, 2, subModels}
     CHECK_ERROR(ret, "aclmdlRIAddCondTask")
     for sub, alpha in zip(sub_models, (alpha_true, alpha_false)):
@@ -217,7 +217,7 @@ def cond_while(v: Variant) -> list[list[float]]:
 
     parent_model_ri, cond_handle, cond_dev_ptr = _capture_parent(stream, v.flag)
     (loop_body_model,), ret = acl.mdl.ri_add_cond_task(
-        cond_handle, acl.ACL_MODEL_RI_COND_TASK_WHILE, 1, stream, 0)
+        cond_handle, acl.ACL_MODEL_RI_COND_TYPE_WHILE, 1, stream, 0)
     CHECK_ERROR(ret, "aclmdlRIAddCondTask")
     CHECK_ERROR(acl.mdl.ri_capture_to_model_ri_begin(sub_stream, loop_body_model, THREAD_LOCAL),
                 "aclmdlRICaptureToModelRIBegin")
@@ -253,7 +253,7 @@ def cond_switch(v: Variant) -> list[list[float]]:
     alpha_case = (1.0, 2.0, 0.5)
 
     parent_model_ri, cond_handle, cond_dev_ptr = _capture_parent(stream, v.flag)
-    case_models, ret = acl.mdl.ri_add_cond_task(cond_handle, acl.ACL_MODEL_RI_COND_TASK_SWITCH,
+    case_models, ret = acl.mdl.ri_add_cond_task(cond_handle, acl.ACL_MODEL_RI_COND_TYPE_SWITCH,
                                                 3, stream, 0)
     CHECK_ERROR(ret, "aclmdlRIAddCondTask")
     for i in range(3):

@@ -349,16 +349,16 @@ class Graph:
         """IF: returns the branch(es) to capture — ``then`` runs when the word is non-zero,
         ``else_`` (``with_else=True``) when it is zero. Use each as ``with branch: ...``
         issuing the body on ``stream``."""
-        br = self._cond(cond, acl.ACL_MODEL_RI_COND_TASK_IF, 2 if with_else else 1, stream)
+        br = self._cond(cond, acl.ACL_MODEL_RI_COND_TYPE_IF, 2 if with_else else 1, stream)
         return tuple(br) if with_else else br[0]
 
     def cond_while(self, cond: "Condition", stream: Stream) -> "Branch":
         """WHILE: the body runs while the word is non-zero; it must change the word."""
-        return self._cond(cond, acl.ACL_MODEL_RI_COND_TASK_WHILE, 1, stream)[0]
+        return self._cond(cond, acl.ACL_MODEL_RI_COND_TYPE_WHILE, 1, stream)[0]
 
     def cond_switch(self, cond: "Condition", n: int, stream: Stream) -> list["Branch"]:
         """SWITCH: case ``v`` runs when 0 <= word < n, nothing otherwise."""
-        return self._cond(cond, acl.ACL_MODEL_RI_COND_TASK_SWITCH, n, stream)
+        return self._cond(cond, acl.ACL_MODEL_RI_COND_TYPE_SWITCH, n, stream)
 
     def _cond(self, cond, kind, n, stream):
         subs = _out(acl.mdl.ri_add_cond_task(cond.handle, kind, n, self._capture_stream.handle))

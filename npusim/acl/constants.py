@@ -53,6 +53,6 @@ from ..runtime.api_kernel import (ACL_ERROR_INVALID_EXCEPTION_INFO,  # noqa: F40
                                   ACL_RT_LAUNCH_KERNEL_ATTR_SCHEM_MODE,
                                   ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT,
                                   ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT_US)
-from ..runtime.cond import (ACL_MODEL_RI_COND_HANDLE_FLAG_ASSIGN_DEFAULT,  # noqa: F401,E402
-                            ACL_MODEL_RI_COND_TASK_IF, ACL_MODEL_RI_COND_TASK_SWITCH,
-                            ACL_MODEL_RI_COND_TASK_WHILE)
+from ..runtime.cond import (ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT,  # noqa: F401,E402
+                            ACL_MODEL_RI_COND_TYPE_IF, ACL_MODEL_RI_COND_TYPE_SWITCH,
+                            ACL_MODEL_RI_COND_TYPE_WHILE)

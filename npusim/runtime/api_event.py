@@ -124,6 +124,10 @@ def reset_event(eh, sh) -> int:
         return code
     if event_captured(ev):
         return capture.reset(ev, s)
+    if s.capture is not None and not ev.flag & ACL_EVENT_EXTERNAL:
+        # §13.7 ApiImpl::EventReset: a legacy event without the EXTERNAL flag on a capturing
+        # stream (ToBeCaptured) is refused, not captured
+        return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
     pos = s.submit(S.OP_EVENT_RESET, s.device.timing.host_event_reset_ns, a0=ev.slot)
     if pos >= 0:
         ev.note_task(s, pos)

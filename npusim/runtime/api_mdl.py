@@ -124,7 +124,7 @@ def ri_capture_end(stream):
         if link.kind != "origin":
             return None, ERR.ACL_ERROR_RT_STREAM_CAPTURE_UNMATCHED
         m = link.model
-        if link.mode != RELAXED and link.thread != threading.get_ident():
+        if link.mode != RELAXED and link.thread != threading.get_native_id():
             C.mode_exit(s)
             C.exit_capture(m)                       # READY, neither returned nor destroyed
             return None, ERR.ACL_ERROR_RT_STREAM_CAPTURE_WRONG_THREAD
@@ -216,7 +216,8 @@ def ri_execute_async(model_ri, stream) -> int:
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     if s is not None and s.capture is not None:
         return ERR.ACL_ERROR_RT_STREAM_CAPTURED
-    if s is not None and s.flags & AS.NO_SYNC_FLAGS:      # §1.6: AICPU/PERSISTENT/CP streams
+    if s is not None and s.flags & AS.NO_SYNC_FLAGS and profile().is_v200:
+        # §1.6 AICPU/PERSISTENT/CP streams; only where RT_FEATURE_MODEL_STREAM_DOT_SYNC (§13.9)
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     if m.sub:
         return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
@@ -340,7 +341,9 @@ def ri_destroy(model_ri) -> int:
     if m.sub:
         return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
     ctx = RT.current_context
-    if ctx is not None and m.ctx is not ctx:
+    if ctx is None:                                        # §13.10 ApiImpl::ModelDestroy
+        return ERR.ACL_ERROR_RT_CONTEXT_NULL
+    if m.ctx is not ctx:
         return ERR.ACL_ERROR_RT_MODEL_CONTEXT
     if m.is_capturing:
         return ERR.ACL_ERROR_RT_MODEL_CAPTURED
@@ -390,9 +393,11 @@ def ri_update(model_ri) -> int:
 
 # ---- introspection ----
 def ri_get_streams(model_ri):
-    """(list of the model's capture stream handles, code)."""
+    """(list of the model's capture stream handles, code): newest first, so the origin capture
+    stream is last (``Model::AddStream`` inserts at the front, §13.1). No ACL-level NULL check
+    (§13.2): a NULL model is the rt layer's 107000."""
     if not model_ri:
-        return None, ERR.ACL_ERROR_INVALID_PARAM
+        return None, ERR.ACL_ERROR_RT_PARAM_INVALID
     code = _feature()
     if code:
         return None, code
@@ -401,7 +406,7 @@ def ri_get_streams(model_ri):
         return None, code
     if m.sub:
         return None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
-    return [capture_stream_handle(cs) for cs in m.streams], ERR.ACL_SUCCESS
+    return [capture_stream_handle(cs) for cs in reversed(m.streams)], ERR.ACL_SUCCESS
 
 
 def capture_stream_handle(cs) -> int:

@@ -35,7 +35,8 @@ class CaptureLink:
         self.kind = kind                # "origin" | "joined" | "added"
         self.status = ACTIVE
         self.mode = mode
-        self.thread = threading.get_ident()
+        self.thread = threading.get_native_id()    # the OS thread id (§13.12), never reused
+                                                    # while the thread lives, unlike get_ident
 
     def submit(self, stream, op: int, a0=0, a1=0, a2=0, a3=0, flag=0, blocks=0) -> int:
         """A task submitted on the capturing stream: recorded into the model (``append``)."""
@@ -78,7 +79,7 @@ def _min_mode(refs) -> int:
 
 def mode_enter(stream, mode: int) -> None:
     stream.capture.mode = mode
-    stream.capture.thread = threading.get_ident()
+    stream.capture.thread = threading.get_native_id()
     _ctx_refs(stream.ctx)[mode] += 1
     _tls().capture_refs[mode] += 1
 
@@ -247,7 +248,7 @@ def record(ev, stream) -> int:
     old = ev.capture_model
     if old is not None and old is not model and old.is_capturing:
         old.terminate_capture()
-        invalidate(stream)
+        model.terminate_capture()       # §13.8: the models, not the stream's ACTIVE status
         return ERR.ACL_ERROR_STREAM_CAPTURE_CONFLICT
     ce = M.CaptureEvent(model, ev)                         # a new capture event per record
     ev.capture_event, ev.capture_model = ce, model
@@ -275,7 +276,7 @@ def wait(stream, ev) -> int:
             enter(stream, model, "joined", original=False, head=True)
         elif stream.capture.model is not model:
             model.terminate_capture()
-            invalidate(stream)
+            stream.capture.model.terminate_capture()     # §13.8: the stream stays ACTIVE
             return ERR.ACL_ERROR_STREAM_CAPTURE_CONFLICT
         ce = ev.capture_event
         pos = append(stream, S.OP_EVENT_WAIT, ce.slot, 1)
@@ -305,7 +306,7 @@ def reset(ev, stream) -> int:
         return ERR.ACL_ERROR_RT_INTERNAL_ERROR
     if stream.capture.model is not ev.capture_model:
         ev.capture_model.terminate_capture()
-        invalidate(stream)
+        stream.capture.model.terminate_capture()         # §13.8: the stream stays ACTIVE
         return ERR.ACL_ERROR_STREAM_CAPTURE_CONFLICT
     pos = append(stream, S.OP_EVENT_RESET, ev.capture_event.slot)
     return -pos if pos < 0 else ERR.ACL_SUCCESS

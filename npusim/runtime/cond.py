@@ -20,11 +20,12 @@ from . import model as M
 from . import stream as ST
 from .runtime import RT
 
-ACL_MODEL_RI_COND_TASK_IF, ACL_MODEL_RI_COND_TASK_WHILE, ACL_MODEL_RI_COND_TASK_SWITCH = 0, 1, 2
-ACL_MODEL_RI_COND_HANDLE_FLAG_USER, ACL_MODEL_RI_COND_HANDLE_FLAG_ASSIGN_DEFAULT = 0, 1
+ACL_MODEL_RI_COND_TYPE_IF, ACL_MODEL_RI_COND_TYPE_WHILE, ACL_MODEL_RI_COND_TYPE_SWITCH = 0, 1, 2
+COND_HANDLE_USER = 0                          # no flag: the program sets the word itself
+ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT = 1   # aclmdlRICondHandleFlag (acl_rt.h)
 DEFAULT_MAX_ITERATIONS = 100_000_000
-SQE_NUM = {ACL_MODEL_RI_COND_TASK_IF: 2, ACL_MODEL_RI_COND_TASK_WHILE: 3,
-           ACL_MODEL_RI_COND_TASK_SWITCH: 2}
+SQE_NUM = {ACL_MODEL_RI_COND_TYPE_IF: 2, ACL_MODEL_RI_COND_TYPE_WHILE: 3,
+           ACL_MODEL_RI_COND_TYPE_SWITCH: 2}
 
 
 class CondHandle:
@@ -156,7 +157,7 @@ def ri_add_cond_task(cond, cond_type, size, stream, flags=0):
     ch.sub_models, ch.type = subs, cond_type
     rows = [(S.OP_COND_FIRST, dict(a0=ch.engine_id, flag=cond_type)),
             (S.OP_COND_NOTIFY_WAIT, dict(a0=ch.notify_slot))]
-    if cond_type == ACL_MODEL_RI_COND_TASK_WHILE:
+    if cond_type == ACL_MODEL_RI_COND_TYPE_WHILE:
         rows.append((S.OP_COND_JUMP_BACK, dict(a0=ch.engine_id)))
     pos = C.append_task(s, rows, SQE_NUM[cond_type])
     if pos < 0:
@@ -172,7 +173,8 @@ def assign_defaults(model, stream) -> None:
     """ExecuteAsync step 4: ASSIGN_DEFAULT handles of the root and every sub-model get their
     default value by a synchronous host write, before the launch (not stream-ordered)."""
     handles = [ch for m in model.all_models() for ch in m.cond_handles
-               if ch.flag == ACL_MODEL_RI_COND_HANDLE_FLAG_ASSIGN_DEFAULT]
+               if ch.flag == ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT and ch.sub_models]
+    # §13.11: only handles with a cond task in the launched model (condHandleTaskMap_)
     if not handles:
         return
     model.device.advance_to_host()

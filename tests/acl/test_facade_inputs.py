@@ -250,7 +250,7 @@ def test_float_cond_type_leaves_the_cond_handle_unused():
     s = e["stream"]
     assert acl.mdl.ri_add_cond_task(e["cond"], 1.0, 1, s) == (None, E_PARAM)
     assert acl.mdl.ri_add_cond_task(e["cond"], np.float64(0), 1, s) == (None, E_PARAM)
-    subs, ret = acl.mdl.ri_add_cond_task(e["cond"], acl.ACL_MODEL_RI_COND_TASK_WHILE, 1, s)
+    subs, ret = acl.mdl.ri_add_cond_task(e["cond"], acl.ACL_MODEL_RI_COND_TYPE_WHILE, 1, s)
     assert ret == OK and len(subs) == 1                   # the handle was still unused
 
 

@@ -215,7 +215,7 @@ def test_record_of_another_models_event_107032_invalidates_both(dev0):
     assert acl.rt.record_event(e, b) == E.ACL_ERROR_STREAM_CAPTURE_CONFLICT
     assert model(ma).status == M.CAPTURE_INVALIDATED
     assert model(mb).status == M.CAPTURE_INVALIDATED
-    assert status_of(b) == INVALIDATED and status_of(a) == ACTIVE      # §12.7
+    assert status_of(b) == ACTIVE and status_of(a) == ACTIVE      # §13.8: models, not streams
     assert_end_fails(a, E.ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED, ma)
     assert_end_fails(b, E.ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED, mb)
 
@@ -239,7 +239,7 @@ def test_joined_stream_waiting_on_the_other_model_107032(dev0):
     e = new_event()
     record(e, b)
     assert acl.rt.stream_wait_event(side, e) == E.ACL_ERROR_STREAM_CAPTURE_CONFLICT
-    assert status_of(side) == INVALIDATED
+    assert status_of(side) == ACTIVE                                  # §13.8
     assert_end_fails(a, E.ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED, ma)
     assert_end_fails(b, E.ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED, mb)
     assert status_of(side) == NONE

@@ -10,6 +10,7 @@ import pytest
 
 from npusim import acl
 from npusim.runtime import model as M
+from npusim.runtime.api_mdl import capture_stream_handle
 
 from helpers.acl import LONG_NS, host_ns, stream_done
 from helpers.capture import (ACTIVE, NONE, OK, begin, chip, current_ctx, end, join,  # noqa: F401
@@ -68,9 +69,6 @@ def test_execute_checks_in_order(dev0):
     assert acl.mdl.ri_execute_async(mh, e) == E.ACL_ERROR_RT_INVALID_HANDLE
     (cs,), _ = acl.mdl.ri_get_streams(mh)
     assert acl.mdl.ri_execute_async(mh, cs) == E.ACL_ERROR_RT_PARAM_INVALID      # model stream
-    for flag in (acl.ACL_STREAM_PERSISTENT, acl.ACL_STREAM_DEVICE_USE_ONLY,
-                 acl.ACL_STREAM_CPU_SCHEDULE):
-        assert acl.mdl.ri_execute_async(mh, new_stream(flag)) == E.ACL_ERROR_RT_PARAM_INVALID
     from helpers.capture import on_thread
     assert on_thread(acl.mdl.ri_execute_async, mh, s) == E.ACL_ERROR_RT_CONTEXT_NULL
     primary = current_ctx()
@@ -368,9 +366,12 @@ def test_get_streams_name_id(dev0):
     mh = begin(s)
     join(s, side)
     join_back(side, s)
-    assert acl.mdl.ri_get_streams(None)[1] == E.ACL_ERROR_INVALID_PARAM
+    assert acl.mdl.ri_get_streams(None)[1] == E.ACL_ERROR_RT_PARAM_INVALID   # §13.2: rt's check
     streams, ret = acl.mdl.ri_get_streams(mh)           # no capture-state check
     assert ret == OK and len(streams) == 2
+    m = model(mh)
+    assert [acl.mdl.ri_get_tasks_by_stream(h)[1] for h in streams] == [OK, OK]
+    assert streams[-1] == capture_stream_handle(m.streams[0])   # §13.1: newest first, origin last
     end(s)
     assert acl.mdl.ri_get_streams(mh)[0] == streams
     mid, ret = acl.mdl.ri_get_id(mh)
@@ -467,3 +468,31 @@ def test_added_stream_notifies_are_reused_and_a_destroyed_added_stream_is_skippe
     assert acl.rt.destroy_stream(a) == OK
     run(mh, s)                                              # the captured tasks still run
     assert u32(x)[0] == 6
+
+
+def test_execute_takes_aicpu_persistent_and_device_only_streams_on_910b(dev0):
+    """§13.9: without RT_FEATURE_MODEL_STREAM_DOT_SYNC the stream flags are not checked."""
+    mh, s, x = captured()
+    for flag in (acl.ACL_STREAM_PERSISTENT, acl.ACL_STREAM_DEVICE_USE_ONLY,
+                 acl.ACL_STREAM_CPU_SCHEDULE):
+        assert acl.mdl.ri_execute_async(mh, new_stream(flag)) == OK
+
+
+def test_execute_refuses_aicpu_persistent_and_device_only_streams_on_950():
+    """§13.9: the stream-flag checks of aclmdlRIExecuteAsync exist where the chip has
+    RT_FEATURE_MODEL_STREAM_DOT_SYNC (the 950 configuration) — 107000 there, accepted on 910B."""
+    import npusim
+    npusim.configure(profile="Ascend950")
+    assert acl.init() == OK and acl.rt.set_device(0) == OK
+    mh, s, x = captured()
+    for flag in (acl.ACL_STREAM_DEVICE_USE_ONLY, acl.ACL_STREAM_CPU_SCHEDULE):
+        assert acl.mdl.ri_execute_async(mh, new_stream(flag)) == E.ACL_ERROR_RT_PARAM_INVALID
+
+
+
+def test_destroy_with_no_current_context_is_107002(dev0):
+    """§13.10: aclmdlRIDestroy with no current context -> 107002 (ApiImpl::ModelDestroy)."""
+    mh, s, x = captured()
+    from helpers.acl import in_fresh_thread
+    assert in_fresh_thread(acl.mdl.ri_destroy, mh) == E.ACL_ERROR_RT_CONTEXT_NULL
+    assert acl.mdl.ri_destroy(mh) == OK

@@ -124,7 +124,7 @@ def test_task_types(stream):
     wait_value(stream, x, 5)
     assert acl.rt.memset_async(x, 4, 0, 4, stream) == OK   # a task type with no ACL name
     mh = end(stream)                                       # + an EVENT_RESET per capture event
-    origin, side_cs = model_streams(mh)[0], model_streams(mh)[1]
+    side_cs, origin = model_streams(mh)          # newest first: the origin is last (§13.1)
     D, K = T.ACL_MODEL_RI_TASK_DEFAULT, T.ACL_MODEL_RI_TASK_KERNEL
     R, W, X = (T.ACL_MODEL_RI_TASK_EVENT_RECORD, T.ACL_MODEL_RI_TASK_EVENT_WAIT,
                T.ACL_MODEL_RI_TASK_EVENT_RESET)

@@ -14,9 +14,9 @@ from npusim.runtime.runtime import RT
 from helpers.acl import launch, read, write
 from helpers.capture import OK
 
-IF, WHILE, SWITCH = (acl.ACL_MODEL_RI_COND_TASK_IF, acl.ACL_MODEL_RI_COND_TASK_WHILE,
-                     acl.ACL_MODEL_RI_COND_TASK_SWITCH)
-USER, ASSIGN_DEFAULT = 0, acl.ACL_MODEL_RI_COND_HANDLE_FLAG_ASSIGN_DEFAULT
+IF, WHILE, SWITCH = (acl.ACL_MODEL_RI_COND_TYPE_IF, acl.ACL_MODEL_RI_COND_TYPE_WHILE,
+                     acl.ACL_MODEL_RI_COND_TYPE_SWITCH)
+USER, ASSIGN_DEFAULT = 0, acl.ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT
 
 
 def k(s: int, kernel: str, *args) -> None:
