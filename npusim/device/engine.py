@@ -134,13 +134,13 @@ _OP_UNIT[S.OP_MEMSET] = UNIT_DMA
 _BYTE, _MEMCPY_KIND = 0xFF, 3          # memset value mask; SQE flag bits of the memcpy kind
 
 # ---- the scheduler's own structures (built by each run, in one scratch array) ----
-# heap: int64 [nsq + 1]: heap[0] the number of runnable SQs, heap[1:] a binary min-heap of them
-# keyed by (next start, SQ index). sch: int64 [nsq, SCH_COLS], per SQ:
-H_POS = 0           # its index in the heap, 0 when not in it
-H_KEY = 1           # its key there: max(Q_TIME, t_submit of its head SQE)
-L_ON = 2            # the waiter list it is on (a sync slot, or the memory list), -1 none
-L_NEXT, L_PREV = 3, 4       # its neighbours on that list, -1 none
-SCH_COLS = 5
+# heap: int64 [2 * (nsq + 1)]: heap[0] the number of runnable SQs; entry i = 1.. is the pair
+# (heap[2i], heap[2i+1]) = (next start, SQ), a binary min-heap ordered by (next start, SQ index).
+# sch: int64 [nsq, SCH_COLS], per SQ:
+H_POS = 0           # its entry in the heap, 0 when not in it
+L_ON = 1            # the waiter list it is on (a sync slot, or the memory list), -1 none
+L_NEXT, L_PREV = 2, 3       # its neighbours on that list, -1 none
+SCH_COLS = 4
 # lhead: int64 [len(sync) + 1]: the first SQ parked on each slot, then on W_MEMORY; -1 none
 
 # ---- old names, kept while other modules move to the ones above ----
@@ -191,7 +191,7 @@ def _fault_exit(sqs, q, pos, end):
     return R_FAULT
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _wake(sqs, pool, heap, sch, lhead, li):
     """Un-park every SQ on waiter list ``li`` (they re-check their wait when they next run)."""
     a = lhead[li]
@@ -240,14 +240,14 @@ def _wrote_memory(sqs, pool, st, heap, sch, lhead):
     return X_DONE
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _activate(sqs, pool, heap, sch, lhead, mptr, msq, m, t, q):
     """Start every head SQ of engine model ``m`` at time ``t`` (head back to 0); ``q`` runs."""
     for j in range(mptr[m], mptr[m + 1]):
         _start_sq(sqs, pool, heap, sch, lhead, msq[j], t, q)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _start_sq(sqs, pool, heap, sch, lhead, a, t, q):
     """Start SQ ``a`` from position 0, no earlier than ``t`` (``q`` is the running SQ, which the
     scheduler puts back itself). A parked SQ leaves its waiter list."""
@@ -547,9 +547,9 @@ def _op_sqe_update(e, sqs, pool, heap, sch):
     row is the head of a runnable SQ, its start (t_submit) may have changed: re-key it."""
     pool[e.a1] = pool[e.a0]
     for i in range(1, heap[0] + 1):
-        a = heap[i]
+        a = heap[2 * i + 1]
         if _head_row(sqs, a) == e.a1:
-            _h_rekey(heap, sch, a, _next_start(sqs, pool, a))
+            _h_set(heap, sch, a, _next_start(sqs, pool, a))
             break
 
 
@@ -618,85 +618,80 @@ def _next_start(sqs, pool, a):
     return ts if ts > t else t
 
 
-@njit(cache=True, inline="always")
-def _before(sch, a, b):
-    """SQ ``a`` runs before SQ ``b``: an earlier next start, or the same and a lower index."""
-    ka, kb = sch[a, H_KEY], sch[b, H_KEY]
-    return ka < kb or (ka == kb and a < b)
-
-
 @njit(cache=True)
 def _sift_up(heap, sch, i):
-    a = heap[i]
+    """Move heap entry ``i`` up to its place."""
+    k, a = heap[2 * i], heap[2 * i + 1]
     while i > 1:
         p = i >> 1
-        b = heap[p]
-        if not _before(sch, a, b):
+        kp, b = heap[2 * p], heap[2 * p + 1]
+        if kp < k or (kp == k and b < a):
             break
-        heap[i] = b
+        heap[2 * i], heap[2 * i + 1] = kp, b
         sch[b, H_POS] = i
         i = p
-    heap[i] = a
+    heap[2 * i], heap[2 * i + 1] = k, a
     sch[a, H_POS] = i
 
 
 @njit(cache=True)
 def _sift_down(heap, sch, i):
+    """Move heap entry ``i`` down to its place."""
     n = heap[0]
-    a = heap[i]
+    k, a = heap[2 * i], heap[2 * i + 1]
     while True:
         c = 2 * i
         if c > n:
             break
-        if c < n and _before(sch, heap[c + 1], heap[c]):
-            c += 1
-        b = heap[c]
-        if not _before(sch, b, a):
+        if c < n:               # the earlier child, without a branch on the comparison
+            kc, kd = heap[2 * c], heap[2 * c + 2]
+            c += np.int64(kd < kc) | (np.int64(kd == kc) & np.int64(heap[2 * c + 3] < heap[2 * c + 1]))
+        kc, b = heap[2 * c], heap[2 * c + 1]
+        if k < kc or (k == kc and a < b):
             break
-        heap[i] = b
+        heap[2 * i], heap[2 * i + 1] = kc, b
         sch[b, H_POS] = i
         i = c
-    heap[i] = a
+    heap[2 * i], heap[2 * i + 1] = k, a
     sch[a, H_POS] = i
 
 
 @njit(cache=True, inline="always")
-def _h_pop(heap, sch):
-    """Take the top SQ out of the heap."""
-    a, n = heap[1], heap[0]
-    heap[0] = n - 1
-    sch[a, H_POS] = 0
-    if n > 1:
-        heap[1] = heap[n]
-        _sift_down(heap, sch, 1)
-    return a
+def _h_set(heap, sch, a, key):
+    """SQ ``a`` is runnable from ``key`` on: into the heap, or re-keyed there."""
+    i = sch[a, H_POS]
+    if i == 0:
+        i = heap[0] + 1
+        heap[0] = i
+        heap[2 * i], heap[2 * i + 1] = key, a
+        _sift_up(heap, sch, i)
+    else:
+        old = heap[2 * i]
+        heap[2 * i] = key
+        if key < old:
+            _sift_up(heap, sch, i)
+        elif key > old:
+            _sift_down(heap, sch, i)
 
 
 @njit(cache=True, inline="always")
-def _h_rekey(heap, sch, a, key):
-    """SQ ``a`` (in the heap) now starts at ``key``."""
-    old = sch[a, H_KEY]
-    sch[a, H_KEY] = key
-    if key < old:
-        _sift_up(heap, sch, sch[a, H_POS])
-    elif key > old:
-        _sift_down(heap, sch, sch[a, H_POS])
+def _h_remove(heap, sch, a):
+    """SQ ``a`` out of the heap (it parked or drained)."""
+    i, n = sch[a, H_POS], heap[0]
+    sch[a, H_POS] = 0
+    heap[0] = n - 1
+    if i < n:
+        b = heap[2 * n + 1]
+        heap[2 * i], heap[2 * i + 1] = heap[2 * n], b
+        _sift_down(heap, sch, i)
+        _sift_up(heap, sch, sch[b, H_POS])
 
 
 @njit(cache=True, inline="always")
 def _ready(sqs, pool, heap, sch, a):
     """SQ ``a`` is ACTIVE: into the heap (or re-keyed there) if it has an SQE to run."""
-    if sqs[a, Q_HEAD] >= sqs[a, Q_TAIL]:
-        return
-    key = _next_start(sqs, pool, a)
-    if sch[a, H_POS] > 0:
-        _h_rekey(heap, sch, a, key)
-    else:
-        sch[a, H_KEY] = key
-        n = heap[0] + 1
-        heap[0] = n
-        heap[n] = a
-        _sift_up(heap, sch, n)
+    if sqs[a, Q_HEAD] < sqs[a, Q_TAIL]:
+        _h_set(heap, sch, a, _next_start(sqs, pool, a))
 
 
 @njit(cache=True, inline="always")
@@ -810,10 +805,11 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
                                              _borrow(kcost), _borrow(tc), _borrow(trace),
                                              _borrow(st))
     nsq = st[E_NSQ]
-    scratch = np.empty(nsq + 1 + nsq * SCH_COLS + sync.shape[0] + 1, np.int64)
-    heap = _carve(scratch, 0, nsq + 1)
-    sch = _carve(scratch, nsq + 1, nsq * SCH_COLS).reshape((nsq, SCH_COLS))
-    lhead = _carve(scratch, nsq + 1 + nsq * SCH_COLS, sync.shape[0] + 1)
+    nh = 2 * (nsq + 1)
+    scratch = np.empty(nh + nsq * SCH_COLS + sync.shape[0] + 1, np.int64)
+    heap = _carve(scratch, 0, nh)
+    sch = _carve(scratch, nh, nsq * SCH_COLS).reshape((nsq, SCH_COLS))
+    lhead = _carve(scratch, nh + nsq * SCH_COLS, sync.shape[0] + 1)
     _build(sqs, pool, heap, sch, lhead, nsq)
     horizon = st[E_HORIZON]
     trace_on = st[E_TRACE_ON] != 0
@@ -825,10 +821,14 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
             return _finish(st, r, scratch)
         if heap[0] == 0:
             return _finish(st, _nothing_runnable(sqs, st, nsq), scratch)
-        if sch[heap[1], H_KEY] > horizon:
+        if heap[2] > horizon:
             return _finish(st, R_HORIZON, scratch)
-        q = _h_pop(heap, sch)       # the earliest next start; the next one bounds its run
-        limit = sch[heap[1], H_KEY] if heap[0] > 0 else INF
+        # the top SQ runs (it stays in the heap, re-keyed when it stops) while its next start
+        # stays no later than the second earliest: the smaller key of the top's children
+        q = heap[3]
+        limit = heap[4] if heap[0] >= 2 else INF
+        if heap[0] >= 3 and heap[6] < limit:
+            limit = heap[6]
         if limit > horizon:
             limit = horizon
         # run SQ q while its next start stays no later than ``limit`` (always at least once)
@@ -867,8 +867,9 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
             if x == X_YIELD or sqs[q, Q_STATE] != S_ACTIVE or st[E_STEPS] == st[E_STEP_LIMIT] \
                     or _stop_after(sync, st, q, nxt):
                 break
-        if sqs[q, Q_STATE] == S_ACTIVE:
-            if sqs[q, Q_HEAD] >= sqs[q, Q_TAIL] and sqs[q, Q_KIND] == K_MODEL:
+        if sqs[q, Q_STATE] == S_ACTIVE and sqs[q, Q_HEAD] < sqs[q, Q_TAIL]:
+            _h_set(heap, sch, q, _next_start(sqs, pool, q))     # its next start
+        else:
+            _h_remove(heap, sch, q)         # parked, or nothing left to run
+            if sqs[q, Q_STATE] == S_ACTIVE and sqs[q, Q_KIND] == K_MODEL:
                 sqs[q, Q_STATE] = S_IDLE    # a drained model SQ waits for its next activation
-            else:
-                _ready(sqs, pool, heap, sch, q)     # back among the runnable
