@@ -21,7 +21,9 @@ defined below, one block per table):
 runs, and it keeps running while it stays no later than the second earliest (so a single stream
 runs in a tight loop). A wait that is not satisfied parks its SQ; the record that satisfies it
 un-parks it, and its clock jumps to the record's time. When nothing can run but something is
-parked, that is a deadlock: the engine returns ``R_DEADLOCK`` and the host explains it.
+parked, that is a deadlock: the engine returns ``R_DEADLOCK`` and the host explains it. The
+runnable SQs are kept in a heap and parked ones on per-slot waiter lists (built by each run), so
+neither a pick nor a wake scans all SQs.
 
 **Semantics** are one small function per opcode (``_op_*``, each documented; ``_execute`` is the
 opcode table). An opcode function does the SQE's work and says what happens next (``X_*``): done,
