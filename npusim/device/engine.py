@@ -193,7 +193,7 @@ def _fault_exit(sqs, q, pos, end):
     return R_FAULT
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _wake(sqs, pool, heap, sch, lhead, li):
     """Un-park every SQ on waiter list ``li`` (they re-check their wait when they next run)."""
     a = lhead[li]
@@ -242,14 +242,14 @@ def _wrote_memory(sqs, pool, st, heap, sch, lhead):
     return X_DONE
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _activate(sqs, pool, heap, sch, lhead, mptr, msq, m, t, q):
     """Start every head SQ of engine model ``m`` at time ``t`` (head back to 0); ``q`` runs."""
     for j in range(mptr[m], mptr[m + 1]):
         _start_sq(sqs, pool, heap, sch, lhead, msq[j], t, q)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _start_sq(sqs, pool, heap, sch, lhead, a, t, q):
     """Start SQ ``a`` from position 0, no earlier than ``t`` (``q`` is the running SQ, which the
     scheduler puts back itself). A parked SQ leaves its waiter list."""
