@@ -40,7 +40,10 @@ function; a change here is made there too, and ``tests/test_engine_reference.py`
 from __future__ import annotations
 
 import numpy as np
-from numba import carray, njit
+from llvmlite import ir
+from numba import carray, njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from . import sqe as S
 from .kernels import (KC_BODY_NS, KC_UNIT, UNIT_AIC, UNIT_AICPU, UNIT_DMA, UNIT_SCALAR,
@@ -133,7 +136,8 @@ INF = np.int64(2 ** 62)
 _OP_UNIT = np.array([UNIT_SCALAR] * S.N_OPCODES, np.uint8)    # trace unit (kernels: their own)
 _OP_UNIT[S.OP_MEMCPY] = UNIT_DMA
 _OP_UNIT[S.OP_MEMSET] = UNIT_DMA
-_BYTE, _MEMCPY_KIND = 0xFF, 3          # memset value mask; SQE flag bits of the memcpy kind
+_BYTE, _MEMCPY_KIND = 0xFF, 3
+_AHEAD = 4          # SQEs of an SQ prefetched ahead of its head when it is re-keyed          # memset value mask; SQE flag bits of the memcpy kind
 
 # ---- the scheduler's own structures (built by each run, in one scratch array) ----
 # heap: int64 [2 * (nsq + 1)]: heap[0] the number of runnable SQs; entry i = 1.. is the pair
@@ -612,11 +616,28 @@ def _head_row(sqs, a):
     return sqs[a, Q_BASE] + sqs[a, Q_HEAD] % sqs[a, Q_DEPTH]
 
 
+@intrinsic
+def _prefetch(typingctx, addr):
+    """Ask the CPU to bring the cache line at ``addr`` (an int) in; never faults."""
+    def codegen(context, builder, signature, llargs):
+        i32 = ir.IntType(32)
+        ptr = builder.inttoptr(llargs[0], ir.IntType(8).as_pointer())
+        fnty = ir.FunctionType(ir.VoidType(), [ptr.type, i32, i32, i32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+        builder.call(fn, [ptr, i32(0), i32(3), i32(1)])      # read, keep, data cache
+        return context.get_dummy_value()
+    return types.void(types.int64), codegen
+
+
 @njit(cache=True, inline="always")
 def _next_start(sqs, pool, a):
-    """When SQ ``a``'s head SQE can start: its clock, or the SQE's doorbell if later."""
+    """When SQ ``a``'s head SQE can start: its clock, or the SQE's doorbell if later. A few SQEs
+    further on are prefetched: with many streams taking turns the hardware prefetcher loses
+    track of the rings, and by the time ``a`` gets there the rows are in cache."""
     t = sqs[a, Q_TIME]
-    ts = pool[_head_row(sqs, a)].t_submit
+    h, base, depth = sqs[a, Q_HEAD], sqs[a, Q_BASE], sqs[a, Q_DEPTH]
+    ts = pool[base + h % depth].t_submit
+    _prefetch(pool.ctypes.data + 64 * (base + (h + _AHEAD) % depth))
     return ts if ts > t else t
 
 
