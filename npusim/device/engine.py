@@ -21,7 +21,9 @@ defined below, one block per table):
 runs, and it keeps running while it stays no later than the second earliest (so a single stream
 runs in a tight loop). A wait that is not satisfied parks its SQ; the record that satisfies it
 un-parks it, and its clock jumps to the record's time. When nothing can run but something is
-parked, that is a deadlock: the engine returns ``R_DEADLOCK`` and the host explains it.
+parked, that is a deadlock: the engine returns ``R_DEADLOCK`` and the host explains it. The
+runnable SQs are kept in a heap and parked ones on per-slot waiter lists (built by each run), so
+neither a pick nor a wake scans all SQs.
 
 **Semantics** are one small function per opcode (``_op_*``, each documented; ``_execute`` is the
 opcode table). An opcode function does the SQE's work and says what happens next (``X_*``): done,
@@ -38,7 +40,10 @@ function; a change here is made there too, and ``tests/device/test_engine_refere
 from __future__ import annotations
 
 import numpy as np
-from numba import carray, njit
+from llvmlite import ir
+from numba import carray, njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from . import sqe as S
 from .kernels import (KC_BODY_NS, KC_UNIT, UNIT_AIC, UNIT_AICPU, UNIT_DMA, UNIT_SCALAR,
@@ -131,7 +136,18 @@ INF = np.int64(2 ** 62)
 _OP_UNIT = np.array([UNIT_SCALAR] * S.N_OPCODES, np.uint8)    # trace unit (kernels: their own)
 _OP_UNIT[S.OP_MEMCPY] = UNIT_DMA
 _OP_UNIT[S.OP_MEMSET] = UNIT_DMA
-_BYTE, _MEMCPY_KIND = 0xFF, 3          # memset value mask; SQE flag bits of the memcpy kind
+_BYTE, _MEMCPY_KIND = 0xFF, 3
+_AHEAD = 4          # SQEs of an SQ prefetched ahead of its head when it is re-keyed          # memset value mask; SQE flag bits of the memcpy kind
+
+# ---- the scheduler's own structures (built by each run, in one scratch array) ----
+# heap: int64 [2 * (nsq + 1)]: heap[0] the number of runnable SQs; entry i = 1.. is the pair
+# (heap[2i], heap[2i+1]) = (next start, SQ), a binary min-heap ordered by (next start, SQ index).
+# sch: int64 [nsq, SCH_COLS], per SQ:
+H_POS = 0           # its entry in the heap, 0 when not in it
+L_ON = 1            # the waiter list it is on (a sync slot, or the memory list), -1 none
+L_NEXT, L_PREV = 2, 3       # its neighbours on that list, -1 none
+SCH_COLS = 4
+# lhead: int64 [len(sync) + 1]: the first SQ parked on each slot, then on W_MEMORY; -1 none
 
 # ---- old names, kept while other modules move to the ones above ----
 K_ADDR, K_TYPE, K_N, K_MBASE, K_ITER, K_INLOOP, K_MAX, K_LAST, K_TAKEN = range(9)
@@ -150,8 +166,15 @@ def _borrow(a):
 
 
 @njit(cache=True, inline="always")
-def _finish(st, r):
-    """Every return of ``run``: the code, also left in ``st[E_STATUS]``."""
+def _carve(a, off, n):
+    """A borrowed view of ``a[off:off + n]`` (``a``: int64, kept alive by the caller)."""
+    return carray(_voidptr(a.ctypes.data + 8 * off), n, np.int64)
+
+
+@njit(cache=True, inline="always")
+def _finish(st, r, scratch):
+    """Every return of ``run``: the code, also left in ``st[E_STATUS]``. (``run``'s scheduler
+    structures are borrowed views of ``scratch``; passing it here keeps it alive to the end.)"""
     st[E_STATUS] = r
     return r
 
@@ -166,71 +189,82 @@ def _fault(sqs, st, q, pos, kind, info, info2):
 
 
 @njit(cache=True, inline="always")
-def _fault_exit(sqs, st, q, pos, end):
+def _fault_exit(sqs, q, pos, end):
     """The one way out after a fault: the faulting SQE held its SQ until ``end`` (what it was
     charged up to the fault), the SQ resumes after it; it is not counted as executed."""
     sqs[q, Q_TIME] = end
     sqs[q, Q_HEAD] = pos + 1
-    return _finish(st, R_FAULT)
+    return R_FAULT
 
 
 @njit(cache=True, inline="always")
-def _wake(sqs, nsq, on):
-    """Un-park every SQ parked on ``on`` (they re-check their wait when they next run)."""
-    for i in range(nsq):
-        if sqs[i, Q_STATE] == S_PARKED and sqs[i, Q_WAIT] == on:
-            sqs[i, Q_STATE] = S_ACTIVE
+def _wake(sqs, pool, heap, sch, lhead, li):
+    """Un-park every SQ on waiter list ``li`` (they re-check their wait when they next run)."""
+    a = lhead[li]
+    lhead[li] = -1
+    while a >= 0:
+        nxt = sch[a, L_NEXT]
+        sch[a, L_ON] = -1
+        sqs[a, Q_STATE] = S_ACTIVE
+        _ready(sqs, pool, heap, sch, a)
+        a = nxt
 
 
 @njit(cache=True, inline="always")
-def _park(sqs, ctx, q, on, start, rec_on):
+def _park(sqs, ctx, sch, lhead, q, on, start, rec_on):
     """Park SQ ``q`` on ``on`` (a slot or W_MEMORY) at ``start``; its SQE runs when woken."""
     if sqs[q, Q_WAIT] != on:
         sqs[q, Q_WAIT_SINCE] = start
     sqs[q, Q_STATE] = S_PARKED
     sqs[q, Q_WAIT] = on
     sqs[q, Q_TIME] = start
+    _l_add(sch, lhead, q, on if on >= 0 else lhead.shape[0] - 1)
     if rec_on:
         rec_unpark(ctx)
 
 
 @njit(cache=True, inline="always")
-def _set_slot(sqs, sync, st, slot, value, t):
+def _set_slot(sqs, pool, sync, heap, sch, lhead, slot, value, t):
     """Record ``value`` into a sync slot at time ``t``; X_YIELD when parked waiters were woken."""
     if value > sync[slot, Y_VAL]:
         sync[slot, Y_VAL] = value
     sync[slot, Y_TIME] = t
     if sync[slot, Y_WAITERS] > 0:
         sync[slot, Y_WAITERS] = 0
-        _wake(sqs, st[E_NSQ], slot)
+        _wake(sqs, pool, heap, sch, lhead, slot)
         return X_YIELD
     return X_DONE
 
 
 @njit(cache=True, inline="always")
-def _wrote_memory(sqs, st):
+def _wrote_memory(sqs, pool, st, heap, sch, lhead):
     """After any memory write: wake the value waits (they re-read); X_YIELD if there were any."""
     if st[E_MEM_WAITERS] > 0:
         st[E_MEM_WAITERS] = 0
-        _wake(sqs, st[E_NSQ], W_MEMORY)
+        _wake(sqs, pool, heap, sch, lhead, lhead.shape[0] - 1)
         return X_YIELD
     return X_DONE
 
 
 @njit(cache=True, inline="always")
-def _activate(sqs, mptr, msq, m, t):
-    """Start every head SQ of engine model ``m`` at time ``t`` (head back to 0)."""
+def _activate(sqs, pool, heap, sch, lhead, mptr, msq, m, t, q):
+    """Start every head SQ of engine model ``m`` at time ``t`` (head back to 0); ``q`` runs."""
     for j in range(mptr[m], mptr[m + 1]):
-        _start_sq(sqs, msq[j], t)
+        _start_sq(sqs, pool, heap, sch, lhead, msq[j], t, q)
 
 
 @njit(cache=True, inline="always")
-def _start_sq(sqs, a, t):
-    """Start SQ ``a`` from position 0, no earlier than ``t``."""
+def _start_sq(sqs, pool, heap, sch, lhead, a, t, q):
+    """Start SQ ``a`` from position 0, no earlier than ``t`` (``q`` is the running SQ, which the
+    scheduler puts back itself). A parked SQ leaves its waiter list."""
     sqs[a, Q_HEAD] = 0
+    if sqs[a, Q_STATE] == S_PARKED:
+        _l_remove(sch, lhead, a)
     sqs[a, Q_STATE] = S_ACTIVE
     if sqs[a, Q_TIME] < t:
         sqs[a, Q_TIME] = t
+    if a != q:
+        _ready(sqs, pool, heap, sch, a)
 
 
 @njit(cache=True)
@@ -328,7 +362,8 @@ def _cond_word(sqs, st, conds, mem, ctx, q, pos, c, rec_on):
 # trace value). ``dur`` comes in as the dispatch plus the opcode's fixed cost.
 
 @njit(cache=True, inline="always")
-def _op_kernel(e, sqs, st, q, pos, dur, ctx, kaddr, kcost, tc, memp, msize, ctxp):
+def _op_kernel(e, sqs, pool, st, heap, sch, lhead, q, pos, dur, ctx, kaddr, kcost, tc, memp,
+               msize, ctxp):
     """KERNEL: call the body (by address) once per block; the duration is the SQE's explicit one
     (a3) or the kernel's cost model. A trap (non-zero status) or a bad access faults the task."""
     k = e.a0
@@ -345,11 +380,11 @@ def _op_kernel(e, sqs, st, q, pos, dur, ctx, kaddr, kcost, tc, memp, msize, ctxp
                 _fault(sqs, st, q, pos, F_KERNEL_TRAP, k, rc)
             ctx[C_FAULT] = 0
             return X_FAULT, dur
-    return _wrote_memory(sqs, st), dur
+    return _wrote_memory(sqs, pool, st, heap, sch, lhead), dur
 
 
 @njit(cache=True, inline="always")
-def _op_memcpy(e, sqs, st, q, pos, dur, mem, ctx, tc, rec_on):
+def _op_memcpy(e, sqs, pool, st, heap, sch, lhead, q, pos, dur, mem, ctx, tc, rec_on):
     """MEMCPY a2 bytes a1 -> a0 (overlap-safe) at the bandwidth of the memcpy kind in the flag."""
     n = e.a2
     d = _range_ok(ctx, mem, e.a0, n)
@@ -365,11 +400,12 @@ def _op_memcpy(e, sqs, st, q, pos, dur, mem, ctx, tc, rec_on):
             mem[d:d + n] = mem[s:s + n].copy()
         else:
             mem[d:d + n] = mem[s:s + n]
-    return _wrote_memory(sqs, st), dur + n // tc[T_BW_H2H + (e.flag & _MEMCPY_KIND)]
+    return (_wrote_memory(sqs, pool, st, heap, sch, lhead),
+            dur + n // tc[T_BW_H2H + (e.flag & _MEMCPY_KIND)])
 
 
 @njit(cache=True, inline="always")
-def _op_memset(e, sqs, st, q, pos, dur, mem, ctx, tc, rec_on):
+def _op_memset(e, sqs, pool, st, heap, sch, lhead, q, pos, dur, mem, ctx, tc, rec_on):
     """MEMSET a2 bytes at a0 to the byte a1, at the memset bandwidth."""
     n = e.a2
     d = _range_ok(ctx, mem, e.a0, n)
@@ -379,15 +415,15 @@ def _op_memset(e, sqs, st, q, pos, dur, mem, ctx, tc, rec_on):
     if rec_on:
         rec_access(ctx, e.a0, n, ACC_W)
     mem[d:d + n] = np.uint8(e.a1 & _BYTE)
-    return _wrote_memory(sqs, st), dur + n // tc[T_MEMSET_BW]
+    return _wrote_memory(sqs, pool, st, heap, sch, lhead), dur + n // tc[T_MEMSET_BW]
 
 
 @njit(cache=True, inline="always")
-def _op_record(e, op, sqs, sync, st, end):
+def _op_record(e, op, sqs, pool, sync, heap, sch, lhead, end):
     """EVENT_RECORD (value a1), NOTIFY_RECORD and END_GRAPH (value 1): set slot a0 at the SQE's
     end and wake what is parked on it."""
     v = e.a1 if op == S.OP_EVENT_RECORD else 1
-    return _set_slot(sqs, sync, st, e.a0, v, end)
+    return _set_slot(sqs, pool, sync, heap, sch, lhead, e.a0, v, end)
 
 
 @njit(cache=True, inline="always")
@@ -397,14 +433,14 @@ def _op_event_reset(e, sync):
 
 
 @njit(cache=True, inline="always")
-def _op_sync_wait(e, op, sqs, sync, ctx, tc, q, start, rec_on):
+def _op_sync_wait(e, op, sqs, sync, sch, lhead, ctx, tc, q, start, rec_on):
     """EVENT_WAIT (slot a0 >= a1), NOTIFY_WAIT and COND_NOTIFY_WAIT (slot a0 >= 1): park until
     it holds. Satisfied at once, it starts no earlier than the record; woken, a wakeup after it
     (the trace row then starts when the wait began). Notify waits (and WAIT_RESET) consume."""
     slot = e.a0
     want = e.a1 if op == S.OP_EVENT_WAIT else 1
     if sync[slot, Y_VAL] < want:
-        _park(sqs, ctx, q, slot, start, rec_on)
+        _park(sqs, ctx, sch, lhead, q, slot, start, rec_on)
         sync[slot, Y_WAITERS] += 1
         return X_PARK, start, start
     tstart = start
@@ -421,18 +457,18 @@ def _op_sync_wait(e, op, sqs, sync, ctx, tc, q, start, rec_on):
 
 
 @njit(cache=True, inline="always")
-def _op_mem_write_value(e, sqs, st, q, pos, mem, ctx):
+def _op_mem_write_value(e, sqs, pool, st, heap, sch, lhead, q, pos, mem, ctx):
     """MEM_WRITE_VALUE: the low a2 bytes of a1 to address a0."""
     d = _range_ok(ctx, mem, e.a0, e.a2)
     if d < 0:
         _fault(sqs, st, q, pos, F_BAD_ADDRESS, e.a0, e.a2)
         return X_FAULT
     _write_value(mem, d, e.a2, e.a1)
-    return _wrote_memory(sqs, st)
+    return _wrote_memory(sqs, pool, st, heap, sch, lhead)
 
 
 @njit(cache=True, inline="always")
-def _op_mem_wait_value(e, sqs, st, q, pos, start, mem, ctx, tc, rec_on):
+def _op_mem_wait_value(e, sqs, st, sch, lhead, q, pos, start, mem, ctx, tc, rec_on):
     """MEM_WAIT_VALUE: park until the a2-byte value at a0 compares true with a1 (flag: the
     comparison); re-checked after every memory write, a wakeup after it."""
     d = _range_ok(ctx, mem, e.a0, e.a2)
@@ -440,7 +476,7 @@ def _op_mem_wait_value(e, sqs, st, q, pos, start, mem, ctx, tc, rec_on):
         _fault(sqs, st, q, pos, F_BAD_ADDRESS, e.a0, e.a2)
         return X_FAULT, start, start
     if not _compare(_read_value(mem, d, e.a2), e.a1, e.flag):
-        _park(sqs, ctx, q, W_MEMORY, start, rec_on)
+        _park(sqs, ctx, sch, lhead, q, W_MEMORY, start, rec_on)
         st[E_MEM_WAITERS] += 1
         return X_PARK, start, start
     tstart = start
@@ -452,19 +488,20 @@ def _op_mem_wait_value(e, sqs, st, q, pos, start, mem, ctx, tc, rec_on):
 
 
 @njit(cache=True, inline="always")
-def _op_stream_active(e, sqs, end):
+def _op_stream_active(e, sqs, pool, heap, sch, lhead, q, end):
     """STREAM_ACTIVE: start SQ a0 from position 0 at the SQE's end (a cascade hop)."""
-    _start_sq(sqs, e.a0, end)
+    _start_sq(sqs, pool, heap, sch, lhead, e.a0, end, q)
 
 
 @njit(cache=True, inline="always")
-def _op_model_execute(e, sqs, mptr, msq, end):
+def _op_model_execute(e, sqs, pool, heap, sch, lhead, mptr, msq, q, end):
     """MODEL_EXECUTE: start every head SQ of model a0 at the SQE's end (a graph launch)."""
-    _activate(sqs, mptr, msq, e.a0, end)
+    _activate(sqs, pool, heap, sch, lhead, mptr, msq, e.a0, end, q)
 
 
 @njit(cache=True, inline="always")
-def _op_cond_first(e, sqs, st, conds, cmodels, mptr, msq, mem, ctx, q, pos, end, rec_on):
+def _op_cond_first(e, sqs, pool, st, heap, sch, lhead, conds, cmodels, mptr, msq, mem, ctx, q,
+                   pos, end, rec_on):
     """COND_FIRST of cond a0: read the word, start the branch it selects at the SQE's end, or
     skip the cond task (past its NotifyWait and, for a WHILE, its JumpBack). The trace value is
     the branch (-1 skip). Entered from outside the loop, a WHILE's iteration count restarts."""
@@ -484,7 +521,7 @@ def _op_cond_first(e, sqs, st, conds, cmodels, mptr, msq, mem, ctx, q, pos, end,
     if k < 0:
         last = COND_JUMP_AT if conds[c, CD_TYPE] == COND_WHILE else COND_WAIT_AT
         return X_DONE, pos + last + 1, k
-    _activate(sqs, mptr, msq, cmodels[conds[c, CD_MBASE] + k], end)
+    _activate(sqs, pool, heap, sch, lhead, mptr, msq, cmodels[conds[c, CD_MBASE] + k], end, q)
     return X_DONE, pos + 1, k
 
 
@@ -511,14 +548,20 @@ def _op_cond_jump_back(e, sqs, st, conds, mem, ctx, q, pos, rec_on):
 
 
 @njit(cache=True, inline="always")
-def _op_sqe_update(e, pool):
-    """SQE_UPDATE: copy pool row a0 over pool row a1 (a task update, in stream order)."""
+def _op_sqe_update(e, sqs, pool, heap, sch):
+    """SQE_UPDATE: copy pool row a0 over pool row a1 (a task update, in stream order). When the
+    row is the head of a runnable SQ, its start (t_submit) may have changed: re-key it."""
     pool[e.a1] = pool[e.a0]
+    for i in range(1, heap[0] + 1):
+        a = heap[2 * i + 1]
+        if _head_row(sqs, a) == e.a1:
+            _h_set(heap, sch, a, _next_start(sqs, pool, a))
+            break
 
 
 @njit(cache=True, inline="always")
 def _execute(e, op, q, pos, start, dur, pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx,
-             kaddr, kcost, tc, st, memp, msize, ctxp, rec_on):
+             kaddr, kcost, tc, st, heap, sch, lhead, memp, msize, ctxp, rec_on):
     """The opcode table: run SQE ``e`` (opcode ``op`` < N_OPCODES) of SQ ``q`` at ``pos``.
 
     Returns (X_*, start, duration, next position, trace value, trace start)."""
@@ -526,58 +569,191 @@ def _execute(e, op, q, pos, start, dur, pool, sqs, sync, mptr, msq, conds, cmode
     if op == S.OP_NOP:
         pass
     elif op == S.OP_KERNEL:
-        x, dur = _op_kernel(e, sqs, st, q, pos, dur, ctx, kaddr, kcost, tc, memp, msize, ctxp)
+        x, dur = _op_kernel(e, sqs, pool, st, heap, sch, lhead, q, pos, dur, ctx, kaddr, kcost,
+                            tc, memp, msize, ctxp)
     elif op == S.OP_MEMSET:
-        x, dur = _op_memset(e, sqs, st, q, pos, dur, mem, ctx, tc, rec_on)
+        x, dur = _op_memset(e, sqs, pool, st, heap, sch, lhead, q, pos, dur, mem, ctx, tc,
+                            rec_on)
     elif op == S.OP_MEMCPY:
-        x, dur = _op_memcpy(e, sqs, st, q, pos, dur, mem, ctx, tc, rec_on)
+        x, dur = _op_memcpy(e, sqs, pool, st, heap, sch, lhead, q, pos, dur, mem, ctx, tc,
+                            rec_on)
     elif op == S.OP_EVENT_RECORD or op == S.OP_NOTIFY_RECORD or op == S.OP_END_GRAPH:
-        x = _op_record(e, op, sqs, sync, st, start + dur)
+        x = _op_record(e, op, sqs, pool, sync, heap, sch, lhead, start + dur)
     elif op == S.OP_EVENT_WAIT or op == S.OP_NOTIFY_WAIT or op == S.OP_COND_NOTIFY_WAIT:
-        x, start, tstart = _op_sync_wait(e, op, sqs, sync, ctx, tc, q, start, rec_on)
+        x, start, tstart = _op_sync_wait(e, op, sqs, sync, sch, lhead, ctx, tc, q, start, rec_on)
     elif op == S.OP_EVENT_RESET:
         _op_event_reset(e, sync)
     elif op == S.OP_MEM_WRITE_VALUE:
-        x = _op_mem_write_value(e, sqs, st, q, pos, mem, ctx)
+        x = _op_mem_write_value(e, sqs, pool, st, heap, sch, lhead, q, pos, mem, ctx)
     elif op == S.OP_MEM_WAIT_VALUE:
-        x, start, tstart = _op_mem_wait_value(e, sqs, st, q, pos, start, mem, ctx, tc, rec_on)
+        x, start, tstart = _op_mem_wait_value(e, sqs, st, sch, lhead, q, pos, start, mem, ctx,
+                                              tc, rec_on)
     elif op == S.OP_STREAM_ACTIVE:
-        _op_stream_active(e, sqs, start + dur)
+        _op_stream_active(e, sqs, pool, heap, sch, lhead, q, start + dur)
     elif op == S.OP_MODEL_EXECUTE:
-        _op_model_execute(e, sqs, mptr, msq, start + dur)
+        _op_model_execute(e, sqs, pool, heap, sch, lhead, mptr, msq, q, start + dur)
     elif op == S.OP_COND_FIRST:
-        x, nxt, val = _op_cond_first(e, sqs, st, conds, cmodels, mptr, msq, mem, ctx, q, pos,
-                                     start + dur, rec_on)
+        x, nxt, val = _op_cond_first(e, sqs, pool, st, heap, sch, lhead, conds, cmodels, mptr,
+                                     msq, mem, ctx, q, pos, start + dur, rec_on)
     elif op == S.OP_COND_JUMP_BACK:
         x, nxt, val = _op_cond_jump_back(e, sqs, st, conds, mem, ctx, q, pos, rec_on)
     else:       # OP_SQE_UPDATE (the last opcode)
-        _op_sqe_update(e, pool)
+        _op_sqe_update(e, sqs, pool, heap, sch)
     return x, start, dur, nxt, val, tstart
 
 
 # ================================================================ scheduling
 
+# The runnable SQs (ACTIVE, with an SQE to run) are a binary min-heap keyed by (next start, SQ
+# index): the top is the SQ the linear scan over all SQs would pick, ties to the lowest index.
+# Parked SQs are on a doubly linked waiter list per sync slot (and one for memory waits), so a
+# record wakes exactly its waiters. Idle, drained and parked SQs are in neither and cost nothing
+# per pick. Every change of an SQ's next start while it is in the heap re-keys it (activation,
+# SQE_UPDATE of its head row); the running SQ is out of the heap and goes back when it yields.
+
 @njit(cache=True, inline="always")
-def _pick(sqs, pool, nsq):
-    """The runnable SQ with the earliest next start, that start, and the second earliest
-    (ties go to the lowest SQ index)."""
-    best, bt, second = -1, INF, INF
-    for i in range(nsq):
-        if sqs[i, Q_STATE] != S_ACTIVE:
-            continue
-        h = sqs[i, Q_HEAD]
-        if h >= sqs[i, Q_TAIL]:
-            continue
-        t = sqs[i, Q_TIME]
-        ts = pool[sqs[i, Q_BASE] + h % sqs[i, Q_DEPTH]].t_submit
-        if ts > t:
-            t = ts
-        if t < bt:
-            second = bt
-            best, bt = i, t
-        elif t < second:
-            second = t
-    return best, bt, second
+def _head_row(sqs, a):
+    return sqs[a, Q_BASE] + sqs[a, Q_HEAD] % sqs[a, Q_DEPTH]
+
+
+@intrinsic
+def _prefetch(typingctx, addr):
+    """Ask the CPU to bring the cache line at ``addr`` (an int) in; never faults."""
+    def codegen(context, builder, signature, llargs):
+        i32 = ir.IntType(32)
+        ptr = builder.inttoptr(llargs[0], ir.IntType(8).as_pointer())
+        fnty = ir.FunctionType(ir.VoidType(), [ptr.type, i32, i32, i32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+        builder.call(fn, [ptr, i32(0), i32(3), i32(1)])      # read, keep, data cache
+        return context.get_dummy_value()
+    return types.void(types.int64), codegen
+
+
+@njit(cache=True, inline="always")
+def _next_start(sqs, pool, a):
+    """When SQ ``a``'s head SQE can start: its clock, or the SQE's doorbell if later. A few SQEs
+    further on are prefetched: with many streams taking turns the hardware prefetcher loses
+    track of the rings, and by the time ``a`` gets there the rows are in cache."""
+    t = sqs[a, Q_TIME]
+    h, base, depth = sqs[a, Q_HEAD], sqs[a, Q_BASE], sqs[a, Q_DEPTH]
+    ts = pool[base + h % depth].t_submit
+    _prefetch(pool.ctypes.data + 64 * (base + (h + _AHEAD) % depth))
+    return ts if ts > t else t
+
+
+@njit(cache=True)
+def _sift_up(heap, sch, i):
+    """Move heap entry ``i`` up to its place."""
+    k, a = heap[2 * i], heap[2 * i + 1]
+    while i > 1:
+        p = i >> 1
+        kp, b = heap[2 * p], heap[2 * p + 1]
+        if kp < k or (kp == k and b < a):
+            break
+        heap[2 * i], heap[2 * i + 1] = kp, b
+        sch[b, H_POS] = i
+        i = p
+    heap[2 * i], heap[2 * i + 1] = k, a
+    sch[a, H_POS] = i
+
+
+@njit(cache=True)
+def _sift_down(heap, sch, i):
+    """Move heap entry ``i`` down to its place."""
+    n = heap[0]
+    k, a = heap[2 * i], heap[2 * i + 1]
+    while True:
+        c = 2 * i
+        if c > n:
+            break
+        if c < n:               # the earlier child, without a branch on the comparison
+            kc, kd = heap[2 * c], heap[2 * c + 2]
+            c += np.int64(kd < kc) | (np.int64(kd == kc) & np.int64(heap[2 * c + 3] < heap[2 * c + 1]))
+        kc, b = heap[2 * c], heap[2 * c + 1]
+        if k < kc or (k == kc and a < b):
+            break
+        heap[2 * i], heap[2 * i + 1] = kc, b
+        sch[b, H_POS] = i
+        i = c
+    heap[2 * i], heap[2 * i + 1] = k, a
+    sch[a, H_POS] = i
+
+
+@njit(cache=True, inline="always")
+def _h_set(heap, sch, a, key):
+    """SQ ``a`` is runnable from ``key`` on: into the heap, or re-keyed there."""
+    i = sch[a, H_POS]
+    if i == 0:
+        i = heap[0] + 1
+        heap[0] = i
+        heap[2 * i], heap[2 * i + 1] = key, a
+        _sift_up(heap, sch, i)
+    else:
+        old = heap[2 * i]
+        heap[2 * i] = key
+        if key < old:
+            _sift_up(heap, sch, i)
+        elif key > old:
+            _sift_down(heap, sch, i)
+
+
+@njit(cache=True, inline="always")
+def _h_remove(heap, sch, a):
+    """SQ ``a`` out of the heap (it parked or drained)."""
+    i, n = sch[a, H_POS], heap[0]
+    sch[a, H_POS] = 0
+    heap[0] = n - 1
+    if i < n:
+        b = heap[2 * n + 1]
+        heap[2 * i], heap[2 * i + 1] = heap[2 * n], b
+        _sift_down(heap, sch, i)
+        _sift_up(heap, sch, sch[b, H_POS])
+
+
+@njit(cache=True, inline="always")
+def _ready(sqs, pool, heap, sch, a):
+    """SQ ``a`` is ACTIVE: into the heap (or re-keyed there) if it has an SQE to run."""
+    if sqs[a, Q_HEAD] < sqs[a, Q_TAIL]:
+        _h_set(heap, sch, a, _next_start(sqs, pool, a))
+
+
+@njit(cache=True, inline="always")
+def _l_add(sch, lhead, a, li):
+    """SQ ``a`` onto waiter list ``li``."""
+    h = lhead[li]
+    sch[a, L_ON], sch[a, L_NEXT], sch[a, L_PREV] = li, h, -1
+    if h >= 0:
+        sch[h, L_PREV] = a
+    lhead[li] = a
+
+
+@njit(cache=True, inline="always")
+def _l_remove(sch, lhead, a):
+    """SQ ``a`` off its waiter list."""
+    li, p, n = sch[a, L_ON], sch[a, L_PREV], sch[a, L_NEXT]
+    if p >= 0:
+        sch[p, L_NEXT] = n
+    else:
+        lhead[li] = n
+    if n >= 0:
+        sch[n, L_PREV] = p
+    sch[a, L_ON] = -1
+
+
+@njit(cache=True)
+def _build(sqs, pool, heap, sch, lhead, nsq):
+    """The heap of runnable SQs and the waiter lists, from the SQ table (the host may have
+    changed any SQ since the last run)."""
+    heap[0] = 0
+    lhead[:] = -1
+    for a in range(nsq):
+        sch[a, H_POS], sch[a, L_ON] = 0, -1
+        state = sqs[a, Q_STATE]
+        if state == S_ACTIVE:
+            _ready(sqs, pool, heap, sch, a)
+        elif state == S_PARKED:
+            on = sqs[a, Q_WAIT]
+            _l_add(sch, lhead, a, on if on >= 0 else lhead.shape[0] - 1)
 
 
 @njit(cache=True, inline="always")
@@ -652,6 +828,12 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
                                              _borrow(kcost), _borrow(tc), _borrow(trace),
                                              _borrow(st))
     nsq = st[E_NSQ]
+    nh = 2 * (nsq + 1)
+    scratch = np.empty(nh + nsq * SCH_COLS + sync.shape[0] + 1, np.int64)
+    heap = _carve(scratch, 0, nh)
+    sch = _carve(scratch, nh, nsq * SCH_COLS).reshape((nsq, SCH_COLS))
+    lhead = _carve(scratch, nh + nsq * SCH_COLS, sync.shape[0] + 1)
+    _build(sqs, pool, heap, sch, lhead, nsq)
     horizon = st[E_HORIZON]
     trace_on = st[E_TRACE_ON] != 0
     memp, msize, ctxp = mem.ctypes, mem.size, ctx.ctypes
@@ -659,12 +841,17 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
     while True:
         r = _stop_holds(sqs, sync, st)
         if r != R_GO:
-            return _finish(st, r)
-        q, t0, limit = _pick(sqs, pool, nsq)
-        if q < 0:
-            return _finish(st, _nothing_runnable(sqs, st, nsq))
-        if t0 > horizon:
-            return _finish(st, R_HORIZON)
+            return _finish(st, r, scratch)
+        if heap[0] == 0:
+            return _finish(st, _nothing_runnable(sqs, st, nsq), scratch)
+        if heap[2] > horizon:
+            return _finish(st, R_HORIZON, scratch)
+        # the top SQ runs (it stays in the heap, re-keyed when it stops) while its next start
+        # stays no later than the second earliest: the smaller key of the top's children
+        q = heap[3]
+        limit = heap[4] if heap[0] >= 2 else INF
+        if heap[0] >= 3 and heap[6] < limit:
+            limit = heap[6]
         if limit > horizon:
             limit = horizon
         # run SQ q while its next start stays no later than ``limit`` (always at least once)
@@ -680,7 +867,7 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
             op = e.op
             if op >= S.N_OPCODES:           # before any per-opcode table is indexed
                 _fault(sqs, st, q, pos, F_BAD_OP, op, 0)
-                return _fault_exit(sqs, st, q, pos, start + dispatch)
+                return _finish(st, _fault_exit(sqs, q, pos, start + dispatch), scratch)
             ran = sqs[q, Q_ERR] == 0 or sqs[q, Q_STOP_ON_FAIL] == 0
             if rec_on:                  # nearly full log: stop after this SQE (R_STEPS), grow
                 if rec_task(ctx, q, pos, op if ran else S.OP_NOP, e.a0, e.a1, e.a4, e.a5):
@@ -688,20 +875,24 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
             if ran:
                 x, start, dur, nxt, val, tstart = _execute(
                     e, op, q, pos, start, dispatch + tc[op], pool, sqs, sync, mptr, msq, conds,
-                    cmodels, mem, ctx, kaddr, kcost, tc, st, memp, msize, ctxp, rec_on)
+                    cmodels, mem, ctx, kaddr, kcost, tc, st, heap, sch, lhead, memp, msize, ctxp,
+                    rec_on)
                 if x == X_PARK:
                     break
                 if x == X_FAULT:
-                    return _fault_exit(sqs, st, q, pos, start + dur)
+                    return _finish(st, _fault_exit(sqs, q, pos, start + dur), scratch)
             else:                       # skipped after a fault (ACL_STOP_ON_FAILURE)
                 x, dur, nxt, val, tstart = X_DONE, np.int64(0), pos + 1, np.int64(0), start
             _retire(sqs, st, q, nxt, start + dur)
             if trace_on and _trace_row(trace, st, kcost, e, q, op, pos, ran, tstart,
                                        start + dur, val):
-                return _finish(st, R_TRACE_FULL)
+                return _finish(st, R_TRACE_FULL, scratch)
             if x == X_YIELD or sqs[q, Q_STATE] != S_ACTIVE or st[E_STEPS] == st[E_STEP_LIMIT] \
                     or _stop_after(sync, st, q, nxt):
                 break
-        if sqs[q, Q_HEAD] >= sqs[q, Q_TAIL] and sqs[q, Q_KIND] == K_MODEL \
-                and sqs[q, Q_STATE] == S_ACTIVE:
-            sqs[q, Q_STATE] = S_IDLE        # a drained model SQ waits for its next activation
+        if sqs[q, Q_STATE] == S_ACTIVE and sqs[q, Q_HEAD] < sqs[q, Q_TAIL]:
+            _h_set(heap, sch, q, _next_start(sqs, pool, q))     # its next start
+        else:
+            _h_remove(heap, sch, q)         # parked, or nothing left to run
+            if sqs[q, Q_STATE] == S_ACTIVE and sqs[q, Q_KIND] == K_MODEL:
+                sqs[q, Q_STATE] = S_IDLE    # a drained model SQ waits for its next activation
