@@ -5,14 +5,24 @@ ACL name) where the facade returns a non-zero code, so both APIs share one set o
 """
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from . import acl
+from .analysis import clear_errors, set_recording, stop
+from .analysis.lint import explain
+from .device.kernels import KC_BODY_NS, TABLE, UNIT_AIC
 from .errors import AclTimeoutError, DeviceError, check, class_for
+from .faults import clear_injections
 from .kernel.printf import ensure_buffer
 from .runtime import api_device, args as _args
+from .runtime.api_device import profile
+from .runtime.api_mdl import model_of
+from .runtime.dump import to_dot, to_dot_streams
 from .runtime.functions import table_function
 from .runtime.runtime import RT
+from .trace.chrome import Trace
 
 
 def configure(profile: str | None = None, trace: bool | None = None, **options) -> None:
@@ -22,7 +32,6 @@ def configure(profile: str | None = None, trace: bool | None = None, **options) 
     ``record_accesses=True`` records source lines and memory accesses for ``npusim.analysis``.
     """
     if "record_accesses" in options:
-        from .analysis import set_recording
         set_recording(options.pop("record_accesses"))
     RT.configure(profile=profile, trace=trace, **options)
 
@@ -30,9 +39,7 @@ def configure(profile: str | None = None, trace: bool | None = None, **options) 
 def reset() -> None:
     """Forget all simulator state (devices, handles, memory) and configuration (profile,
     tracing, options) and every armed fault injection, like starting a new process."""
-    from .faults import clear_injections
     clear_injections()
-    from .analysis import clear_errors, stop
     stop()                                      # recording off, logs and lint errors forgotten
     clear_errors()
     RT.reset(config=True)
@@ -52,7 +59,6 @@ def _detail(code: int) -> str:
 
 def _ok(code: int) -> None:
     if code:
-        from .analysis.lint import explain        # capture errors: fix hint and source line
         check(code, "; ".join(d for d in (_detail(code), explain(code)) if d))
 
 
@@ -237,7 +243,6 @@ class Device:
 
     def trace(self):
         """The recorded device trace (``npusim.configure(trace=True)`` before the work)."""
-        from .trace.chrome import Trace
         return Trace.from_device(self._dev)
 
     def reset(self) -> None:
@@ -249,8 +254,6 @@ def set_kernel_cost(name: str, ns: int | None = None, flops_per_block: float | N
     """Set how long kernel ``name`` runs per wave of blocks: a constant ``ns``, or a roofline
     from the work of one block — max(flops / the core's throughput, a full wave's bytes / HBM
     bandwidth) with the profile in force (``docs/timing.md``). Returns the body time in ns."""
-    from .device.kernels import TABLE, UNIT_AIC
-    from .runtime.api_device import profile
     kid = TABLE.id(name)
     if ns is None:
         p = profile()
@@ -261,7 +264,7 @@ def set_kernel_cost(name: str, ns: int | None = None, flops_per_block: float | N
         ns = max((flops_per_block or 0) / max(rate, 1),
                  (bytes_per_block or 0) * cores / max(t.hbm_bytes_per_ns, 1))
     TABLE.set_cost(kid, max(1, int(round(ns))))
-    return int(TABLE.cost[kid, 0])
+    return int(TABLE.cost[kid, KC_BODY_NS])
 
 
 _MODES = {"global": 0, "thread_local": 1, "relaxed": 2}
@@ -312,7 +315,6 @@ class Graph:
 
     @property
     def _model(self):
-        from .runtime.api_mdl import model_of
         m, code = model_of(self.handle)
         _ok(code)
         return m
@@ -380,7 +382,6 @@ class Graph:
         """Graphviz DOT of the captured DAG: one node per task (stream order, cascades,
         event/notify edges, cond branches), or with ``level="stream"`` one node per capture
         stream — readable for graphs of millions of tasks."""
-        from .runtime.dump import to_dot, to_dot_streams
         text = (to_dot_streams if level == "stream" else to_dot)(self._model)
         if path is not None:
             with open(path, "w") as f:
@@ -519,7 +520,6 @@ class Binary:
 def load_binary(source, lazy: bool = False, magic: int | None = None) -> Binary:
     """Load a kernel binary: a path (``aclrtBinaryLoadFromFile``), bytes or a ``@npusim.kernel``
     (``aclrtBinaryLoadFromData``). Initialises ACL and device 0 when nothing is set yet."""
-    import os
     if not RT.initialized:
         acl.init()
     if RT.current_context is None:

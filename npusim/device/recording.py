@@ -19,7 +19,7 @@ import bisect
 
 import numpy as np
 
-from .engine import K_MBASE
+from .engine import CD_MBASE
 from .memory import C_REC
 from .sqe import OP_COND_FIRST, OP_MODEL_EXECUTE
 from .memview import (ACC_COLS, RH_ACAP, RH_AN, RH_AOFF, RH_DROP, RH_FULL, RH_LEN, RH_SIZE,
@@ -36,7 +36,7 @@ class AccessLog:
         self.allocs: list[tuple[int, int, int]] = []      # (task row, address, size)
         self.frees: list[tuple[int, int, int]] = []       # (task row, address, size)
         self.observations: list[tuple[int, int, int, int]] = []   # (task row, kind, a, b)
-        self.tables: list = []      # (task row, mptr, msq, cond K_MBASE, cmodels) in force
+        self.tables: list = []      # (task row, mptr, msq, cond CD_MBASE, cmodels) in force
         for lo, hi in zip(mem._lo, mem._hi):             # buffers that exist already
             self.allocs.append((0, mem.to_addr(int(lo)), int(hi - lo)))
         mem.observer = self
@@ -46,7 +46,7 @@ class AccessLog:
     def on_tables(self, st) -> None:
         """The model/cond tables changed (``Device.publish_models``): keep a copy, so the
         activations of MODEL_EXECUTE and COND_FIRST rows are read in the tables the engine used."""
-        mb = st.conds[:, K_MBASE].copy() if len(st.conds) else np.zeros(0, np.int64)
+        mb = st.conds[:, CD_MBASE].copy() if len(st.conds) else np.zeros(0, np.int64)
         snap = (self.n_tasks, st.mptr.copy(), st.msq.copy(), mb, st.cmodels.copy())
         if self.tables and self.tables[-1][0] == snap[0]:
             self.tables[-1] = snap

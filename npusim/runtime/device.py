@@ -219,7 +219,7 @@ class Device:
         t = self.state.conds
         for i, ch in enumerate(self.conds[:len(t)]):
             if ch is not None and not ch.max_iterations:
-                t[i, E.K_MAX] = self._max_while
+                t[i, E.CD_MAX] = self._max_while
 
     # ---- models on the engine ----
     def publish_models(self) -> None:
@@ -358,7 +358,7 @@ class Device:
                          f"this watchdog off)")
             else:
                 what += (f": {ch.describe()} still {f.info2} after "
-                         f"{int(self.state.conds[f.info, E.K_MAX])} iterations (the iteration "
+                         f"{int(self.state.conds[f.info, E.CD_MAX])} iterations (the iteration "
                          f"bound; set Device.max_while_iterations or the handle's max_iterations)")
             first = f.pos - 2                  # COND_FIRST of the WHILE (the fault is its JumpBack)
             loop = self.describe_loop(ch)
