@@ -115,7 +115,7 @@ def _reference_rate(n: int) -> float:
     from npusim.testing import reference
     st = device(0).state
     st.flush()
-    m = device(0).models[-1]
+    m = next(reversed(device(0).models))         # the newest model
     cs = m.streams[0]
     n = min(n, cs.task_count - 1)              # stop before the cascade hop
     pool, sqs, sync = st.pool.copy(), st.sqs.copy(), st.sync.copy()
