@@ -27,6 +27,13 @@ from npusim import acl
 from npusim.acl import _boundary as B
 from npusim.runtime.runtime import RT
 
+
+@pytest.fixture(autouse=True)
+def _in_a_temporary_directory(tmp_path, monkeypatch):
+    """Hostile paths (dump files named "x", "1.5", ...) are written here, not into the checkout."""
+    monkeypatch.chdir(tmp_path)
+
+
 OK = acl.ACL_SUCCESS
 
 

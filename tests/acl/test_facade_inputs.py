@@ -19,6 +19,13 @@ from npusim.runtime.runtime import RT
 
 from test_facade_fuzz import make_env
 
+
+@pytest.fixture(autouse=True)
+def _in_a_temporary_directory(tmp_path, monkeypatch):
+    """Hostile paths (dump files named "x", "1.5", ...) are written here, not into the checkout."""
+    monkeypatch.chdir(tmp_path)
+
+
 OK = acl.ACL_SUCCESS
 E_ACL = acl.ACL_ERROR_INVALID_PARAM
 E_PARAM = acl.ACL_ERROR_RT_PARAM_INVALID
