@@ -137,8 +137,8 @@ class Memory:
         self.arena = np.zeros(dev_size + host_size + SINK_SIZE, np.uint8)
         self.dev = _Region(0, dev_size, DEV_ALIGN)
         self.host = _Region(dev_size, host_size, HOST_ALIGN)
-        self._lo = np.zeros(0, np.int64)    # sorted live allocation table (arena offsets)
-        self._hi = np.zeros(0, np.int64)
+        self._lo: list[int] = []            # sorted live allocation table (arena offsets):
+        self._hi: list[int] = []            # Python lists, so a lookup is one bisect
         self._lock = threading.Lock()         # API calls may come from several threads
         self._user: set = set()               # arena offsets of aclrtMalloc/MallocHost blocks
         self.ctx = np.zeros(CTX_HEADER, np.int64)
@@ -193,9 +193,9 @@ class Memory:
     def _malloc(self, nbytes: int, host: bool) -> int:
         region = self.host if host else self.dev
         off = region.alloc(nbytes)
-        i = np.searchsorted(self._lo, off)
-        self._lo = np.insert(self._lo, i, off)
-        self._hi = np.insert(self._hi, i, off + nbytes)
+        i = bisect.bisect_left(self._lo, off)
+        self._lo.insert(i, off)
+        self._hi.insert(i, off + nbytes)
         self._publish()
         if self.observer is not None:
             self.observer.on_malloc(self.to_addr(off), nbytes)
@@ -215,9 +215,9 @@ class Memory:
         self._user.discard(off)
         if nbytes >= DISCARD_MIN:            # a big block's pages go back to the OS
             zero_fill(self.arena, off, off + nbytes)
-        i = int(np.searchsorted(self._lo, off))
-        self._lo = np.delete(self._lo, i)
-        self._hi = np.delete(self._hi, i)
+        i = bisect.bisect_left(self._lo, off)
+        del self._lo[i]
+        del self._hi[i]
         self._publish()
         if self.observer is not None:
             self.observer.on_free(addr, nbytes)
@@ -228,10 +228,10 @@ class Memory:
         off = self.to_off(addr)
         if off < 0:
             return None
-        i = int(np.searchsorted(self._lo, off, side="right")) - 1
+        i = bisect.bisect_right(self._lo, off) - 1
         if i < 0 or off >= self._hi[i]:
             return None
-        return self.to_addr(int(self._lo[i])), int(self._hi[i] - self._lo[i])
+        return self.to_addr(self._lo[i]), self._hi[i] - self._lo[i]
 
     def n_allocations(self) -> tuple[int, int]:
         """Live allocations: (device, pinned host)."""
