@@ -290,8 +290,8 @@ def _trap_id(unit: str) -> int:
     kid = TABLE.by_name.get(name)
     if kid is None:
         base = TABLE.entries[TABLE.id("ErrorOPf")]
-        kid = TABLE.register(name, base.func, base.cost_ns,
-                             UNIT_AIC if unit == "AIC" else UNIT_AICPU)
+        kid = TABLE.register_lazy(name, base.build or (lambda: base.func), base.cost_ns,
+                                  UNIT_AIC if unit == "AIC" else UNIT_AICPU)
     return kid
 
 

@@ -13,10 +13,17 @@ kernel exception of that task, not a crash.
 
 The table holds, per kernel id: the function address, the cost model (ns base + ns per wave of
 blocks), and the execution unit (AIC / AIV / AICPU) used by traces and the timing model.
+
+Cold start: a body registered with ``register_lazy`` is compiled (or loaded from numba's disk
+cache) at its first use, not at import, so a process pays only for the kernels it launches.
+``ensure(kid)`` builds a pending body and stores its address; it is called wherever a kernel id
+is written into an SQE (the launch core ``submit_kernel``, per-task set-params and
+``DeviceState.push``), so the engine never sees a pending body's address (0).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 from llvmlite import ir
@@ -66,9 +73,11 @@ def arena(memp, msize, ctxp):
 @dataclass
 class KernelEntry:
     name: str
-    func: object            # the numba cfunc (kept alive: the table stores its address)
+    func: object            # the numba cfunc (kept alive: the table stores its address);
+    #                         None while a lazy body is pending
     cost_ns: int            # body time of one wave of blocks (0: the profile's default)
     unit: int
+    build: Callable[[], object] | None = None   # a lazy body's builder (returns the cfunc)
 
 
 class KernelTable:
@@ -83,23 +92,49 @@ class KernelTable:
         self.by_name: dict[str, int] = {}
         self.addr = np.zeros(0, np.int64)
         self.cost = np.zeros((0, KC_COLS), np.int64)    # KC_* columns
+        self.pending = np.zeros(0, np.bool_)    # True: a lazy body not built yet (addr 0)
 
     def register(self, name: str, func, cost_ns: int = 0, unit: int = UNIT_AIV) -> int:
         """Add a kernel body (a cfunc with KERNEL_SIG); returns its id. Re-registering a name
         replaces the body behind the same id (the way a reloaded binary rebinds a stub)."""
-        entry = KernelEntry(name, func, int(cost_ns), int(unit))
-        kid = self.by_name.get(name)
+        return self._put(KernelEntry(name, func, int(cost_ns), int(unit)))
+
+    def register_lazy(self, name: str, build: Callable[[], object], cost_ns: int = 0,
+                      unit: int = UNIT_AIV) -> int:
+        """Add a kernel body compiled at its first use: ``build()`` returns the cfunc (call it
+        once; ``ensure`` does). Otherwise as ``register``."""
+        return self._put(KernelEntry(name, None, int(cost_ns), int(unit), build))
+
+    def _put(self, entry: KernelEntry) -> int:
+        addr = 0 if entry.func is None else int(entry.func.address)
+        kid = self.by_name.get(entry.name)
         if kid is None:
             kid = len(self.entries)
             self.entries.append(entry)
-            self.by_name[name] = kid
-            self.addr = np.append(self.addr, np.int64(func.address))
+            self.by_name[entry.name] = kid
+            self.addr = np.append(self.addr, np.int64(addr))
             self.cost = np.vstack([self.cost, np.zeros((1, KC_COLS), np.int64)])
+            self.pending = np.append(self.pending, entry.func is None)
         else:
             self.entries[kid] = entry
-            self.addr[kid] = func.address
-        self.cost[kid, KC_BODY_NS], self.cost[kid, KC_UNIT] = entry.cost_ns, unit
+            self.addr[kid] = addr
+            self.pending[kid] = entry.func is None
+        self.cost[kid, KC_BODY_NS], self.cost[kid, KC_UNIT] = entry.cost_ns, entry.unit
         return kid
+
+    def ensure(self, kid: int) -> None:
+        """Build kernel ``kid``'s body if it is still pending (a no-op for a compiled one or an
+        id outside the table: the engine reports a bad id itself)."""
+        if 0 <= kid < len(self.pending) and self.pending[kid]:
+            e = self.entries[kid]
+            e.func = e.build()
+            self.addr[kid] = e.func.address
+            self.pending[kid] = False
+
+    def body(self, kid: int):
+        """Kernel ``kid``'s cfunc (built if pending)."""
+        self.ensure(kid)
+        return self.entries[kid].func
 
     def set_cost(self, kid: int, cost_ns: int) -> None:
         """Override a kernel's body time per wave (ns)."""

@@ -146,6 +146,8 @@ class DeviceState:
         Rows are staged in a Python list and written to the pool in bulk by ``flush`` (before
         every engine run, or when a reader needs them): one numpy row write per task would cost
         more than the rest of a launch call."""
+        if op == OP_KERNEL:
+            TABLE.ensure(a0)                    # a lazy kernel body is built before its SQE
         staged = self._staged.get(q)
         if staged is None:
             staged = self._staged[q] = [int(self.sqs[q, E.Q_TAIL]), bytearray()]

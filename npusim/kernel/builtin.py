@@ -10,10 +10,16 @@ exception, never a crash. ``DeviceWrite``, ``DeviceRead`` and ``KernelPrint`` pr
 device printf buffer (``npusim.kernel.printf``); ``add_custom_tiling`` is the body of the
 placeholder build of ``add_custom`` (bound through the binary's BODY_TLV record).
 
+The bodies are plain Python functions here: each is compiled into a ``cfunc`` (or loaded from
+numba's disk cache) at the first launch that uses it (``KernelTable.register_lazy``), so
+``import npusim`` compiles none of them.
+
 Durations (the ``cost_ns`` registered with each) are the simulator's stand-in for the real kernels'
 run times; see ``docs/timing.md``.
 """
 from __future__ import annotations
+
+from functools import cache
 
 import numpy as np
 from numba import cfunc
@@ -28,7 +34,6 @@ FMT_DESTINATION = format_id("Destination data: %d\n")
 FMT_HELLO = format_id("Hello World\n")
 
 
-@cfunc(KERNEL_SIG, cache=True)
 def easy_op(memp, msize, ctxp, args, b, nb):
     """EasyOPf(u32* x): x[block_idx] += 1."""
     mem, ctx = arena(memp, msize, ctxp)
@@ -40,7 +45,6 @@ def easy_op(memp, msize, ctxp, args, b, nb):
         return KERNEL_TRAP
 
 
-@cfunc(KERNEL_SIG, cache=True)
 def short_op(memp, msize, ctxp, args, b, nb):
     """ShortOPf(u32* x): x[block_idx] *= 2."""
     mem, ctx = arena(memp, msize, ctxp)
@@ -52,13 +56,11 @@ def short_op(memp, msize, ctxp, args, b, nb):
         return KERNEL_TRAP
 
 
-@cfunc(KERNEL_SIG, cache=True)
 def error_op(memp, msize, ctxp, args, b, nb):
     """ErrorOPf(): executes ``trap`` — always a kernel exception."""
     return KERNEL_TRAP
 
 
-@cfunc(KERNEL_SIG, cache=True)
 def add_custom(memp, msize, ctxp, args, b, nb):
     """add_custom(half* x, half* y, half* z): z = x + y on block b's 2048-element slice."""
     mem, ctx = arena(memp, msize, ctxp)
@@ -76,7 +78,6 @@ def add_custom(memp, msize, ctxp, args, b, nb):
         return KERNEL_TRAP
 
 
-@cfunc(KERNEL_SIG, cache=True)
 def add_custom_tiling(memp, msize, ctxp, args, b, nb):
     """add_custom(half* x, half* y, half* z, int32* totalLength, int32* tileNum) of
     add_custom_tiling.cpp (the placeholder sample): 8 cores' worth of blocks (USE_CORE_NUM), block b
@@ -100,7 +101,6 @@ def add_custom_tiling(memp, msize, ctxp, args, b, nb):
         return KERNEL_TRAP
 
 
-@cfunc(KERNEL_SIG, cache=True)
 def device_write(memp, msize, ctxp, args, b, nb):
     """DeviceWrite(int* devPtr, int value): devPtr[block_idx] = value; printf "Source data: %d"."""
     mem, ctx = arena(memp, msize, ctxp)
@@ -115,7 +115,6 @@ def device_write(memp, msize, ctxp, args, b, nb):
         return KERNEL_TRAP
 
 
-@cfunc(KERNEL_SIG, cache=True)
 def device_read(memp, msize, ctxp, args, b, nb):
     """DeviceRead(int* devPtr): printf "Destination data: %d" with devPtr[block_idx]."""
     mem, ctx = arena(memp, msize, ctxp)
@@ -128,7 +127,6 @@ def device_read(memp, msize, ctxp, args, b, nb):
         return KERNEL_TRAP
 
 
-@cfunc(KERNEL_SIG, cache=True)
 def kernel_print(memp, msize, ctxp, args, b, nb):
     """KernelPrint(): printf "Hello World" (once per block)."""
     mem, ctx = arena(memp, msize, ctxp)
@@ -139,7 +137,6 @@ def kernel_print(memp, msize, ctxp, args, b, nb):
         return KERNEL_TRAP
 
 
-@cfunc(KERNEL_SIG, cache=True)
 def add_kernel(memp, msize, ctxp, args, b, nb):
     """AddKernel(float* a, float* b, float* dst, u32 total): dst = a + b on block slices
     of total/numBlocks elements (the remainder is ignored, as in the sample)."""
@@ -158,7 +155,6 @@ def add_kernel(memp, msize, ctxp, args, b, nb):
         return KERNEL_TRAP
 
 
-@cfunc(KERNEL_SIG, cache=True)
 def vector_add(memp, msize, ctxp, args, b, nb):
     """VectorAddKernel(float* a, float* b, float* dst, float alpha, u32 n): every block computes
     dst[i] = a[i] + alpha * b[i] for all n (as the quickstart sample does)."""
@@ -177,7 +173,6 @@ def vector_add(memp, msize, ctxp, args, b, nb):
         return KERNEL_TRAP
 
 
-@cfunc(KERNEL_SIG, cache=True)
 def cond_set_u64(memp, msize, ctxp, args, b, nb):
     """CondSetU64(u64* ptr, u64 value): *ptr = value (block 0 only)."""
     mem, ctx = arena(memp, msize, ctxp)
@@ -191,7 +186,6 @@ def cond_set_u64(memp, msize, ctxp, args, b, nb):
         return KERNEL_TRAP
 
 
-@cfunc(KERNEL_SIG, cache=True)
 def count_down(memp, msize, ctxp, args, b, nb):
     """CountDown(i64* counter, u64* cond): counter -= 1; cond = 1 if counter > 0 else 0."""
     mem, ctx = arena(memp, msize, ctxp)
@@ -226,12 +220,17 @@ BUILTINS = (
 LONG_OP_NS = 50_000_000   # LongOPf spins 10000 x 25000 float iterations: tens of ms on a core
 
 
+@cache
+def compiled(fn):
+    """The ``cfunc`` (KERNEL_SIG) of body ``fn``, compiled once per process (cached on disk)."""
+    return cfunc(KERNEL_SIG, cache=True)(fn)
+
+
 def register_builtins() -> None:
     for name, body, cost, unit in BUILTINS:
         if name == "LongOPf":
-            TABLE.register(name, easy_op, LONG_OP_NS, unit=unit)
-        else:
-            TABLE.register(name, body, cost, unit=unit)
+            body, cost = easy_op, LONG_OP_NS
+        TABLE.register_lazy(name, lambda fn=body: compiled(fn), cost, unit=unit)
 
 
 register_builtins()

@@ -295,20 +295,29 @@ def aicpu_kernel_type(op_kernel_lib, user_defined) -> int:
 
 
 # ---- the bodies every program can fall back to
+def _nop(memp, msize, ctxp, args, b, nb):
+    return 0
+
+
+def _bad_pc(memp, msize, ctxp, args, b, nb):
+    return KERNEL_TRAP
+
+
+_FALLBACK_CFUNCS: dict = {}
+
+
+def _fallback_cfunc(fn):
+    """``fn`` compiled as a kernel cfunc, once (built at first use: see KernelTable.ensure)."""
+    from numba import cfunc          # deferred: only a launch of a fallback body compiles one
+    if fn not in _FALLBACK_CFUNCS:
+        _FALLBACK_CFUNCS[fn] = cfunc(KERNEL_SIG, cache=True)(fn)
+    return _FALLBACK_CFUNCS[fn]
+
+
 def _register_fallback_bodies() -> None:
-    from numba import cfunc
-
-    @cfunc(KERNEL_SIG, cache=True)
-    def nop(memp, msize, ctxp, args, b, nb):
-        return 0
-
-    @cfunc(KERNEL_SIG, cache=True)
-    def bad_pc(memp, msize, ctxp, args, b, nb):
-        return KERNEL_TRAP
-
-    TABLE.register(NOP_BODY, nop, 0, UNIT_AIV)
-    TABLE.register(NOP_AICPU_BODY, nop, 0, UNIT_AICPU)
-    TABLE.register(BAD_PC_BODY, bad_pc, 0, UNIT_AIC)
+    TABLE.register_lazy(NOP_BODY, lambda: _fallback_cfunc(_nop), 0, UNIT_AIV)
+    TABLE.register_lazy(NOP_AICPU_BODY, lambda: _fallback_cfunc(_nop), 0, UNIT_AICPU)
+    TABLE.register_lazy(BAD_PC_BODY, lambda: _fallback_cfunc(_bad_pc), 0, UNIT_AIC)
 
 
 if NOP_BODY not in TABLE.by_name:

@@ -241,6 +241,7 @@ def submit_kernel(kernel, s, kid: int, num_blocks: int, args_addr: int, args_siz
             # straight into the capture stream (what Stream.submit does for a capturing stream)
             if KERNEL_HOOK is not None:
                 kid = KERNEL_HOOK(s, kid, kernel.name)
+            TABLE.ensure(kid)                     # a lazy body: compiled at its first launch
             pos = _capture_append(s, _OP_KERNEL, kid, args_addr, args_size, kernel.duration_ns,
                                   0, num_blocks & 0xFFFF)
             return -pos if pos < 0 else OK
@@ -260,6 +261,7 @@ def submit_kernel(kernel, s, kid: int, num_blocks: int, args_addr: int, args_siz
         return ctx.failure_code
     if KERNEL_HOOK is not None:
         kid = KERNEL_HOOK(s, kid, kernel.name)
+    TABLE.ensure(kid)                             # a lazy body: compiled at its first launch
     return refused(s.submit(_OP_KERNEL, s.device.timing.host_kernel_launch_ns, kid, args_addr,
                             args_size, kernel.duration_ns, 0, num_blocks & 0xFFFF))
 

@@ -168,6 +168,7 @@ def ri_task_set_params(task, params: dict) -> int:
         if code:
             m.status = M.FAULT
             return code
+        TABLE.ensure(kid)                               # a lazy body: built before use
         row["a0"], row["a1"] = kid, int(params.get("args", row["a1"]))
         row["a2"] = int(params.get("args_size", row["a2"]))
         row["blocks"] = int(params.get("num_blocks", row["blocks"])) & 0xFFFF

@@ -12,7 +12,6 @@ import numpy as np
 import npusim
 from npusim import acl
 from npusim.device.kernels import TABLE, UNIT_AICPU
-from npusim.kernel.builtin import easy_op
 from npusim.runtime import dump
 
 from helpers.capture import (OK, begin, chip, current_ctx, end, join, join_back, lk,  # noqa: F401
@@ -116,7 +115,7 @@ def test_debug_print_any_time_shows_what_is_recorded(dev0):
 def test_cascade_hop_and_aicpu_kernel_lines(chip):
     chip("Ascend310P")
     if "TestAicpuOp" not in TABLE.by_name:
-        TABLE.register("TestAicpuOp", easy_op, 1_000, unit=UNIT_AICPU)
+        TABLE.register("TestAicpuOp", TABLE.body(TABLE.id("EasyOPf")), 1_000, unit=UNIT_AICPU)
     s = new_stream()
     x = new_buf()
     mh = begin(s)

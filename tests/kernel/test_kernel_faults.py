@@ -110,7 +110,6 @@ def test_many_faults_are_reported_once_per_synchronize(stream, buf):
 def test_cube_kernel_fault_returns_507015(stream):
     """[inferred] rule of eager_api_checks.md §4.7: an AIC (cube/mix) kernel fault is 507015."""
     from npusim.device.kernels import TABLE, UNIT_AIC
-    from npusim.kernel.builtin import error_op
-    TABLE.register("TestCubeTrap", error_op, 1_000, unit=UNIT_AIC)
+    TABLE.register("TestCubeTrap", TABLE.body(TABLE.id("ErrorOPf")), 1_000, unit=UNIT_AIC)
     launch(stream, "TestCubeTrap")
     assert acl.rt.synchronize_stream(stream) == acl.ACL_ERROR_RT_AICORE_EXCEPTION == 507015

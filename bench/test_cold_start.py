@@ -1,0 +1,36 @@
+"""Cold start (issue: compile less, compile once): ``import npusim`` and the first synchronize of
+an acl memset plus an ``EasyOPf`` launch, in a new process with an empty ``NUMBA_CACHE_DIR`` and
+then with the cache it left. Built-in kernel bodies compile at first launch
+(``KernelTable.register_lazy``). Prints the figures; asserts nothing on time.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+CHILD = """
+import time; t0=time.perf_counter()
+import npusim as ns; from npusim import acl
+t1=time.perf_counter()
+acl.init(); acl.rt.set_device(0); s,_=acl.rt.create_stream(); x,_=acl.rt.malloc(64,0)
+acl.rt.memset_async(x,64,1,64,s); acl.rt.synchronize_stream(s)
+dev=ns.Device(); st=dev.stream(); b=dev.malloc(64); st.launch("EasyOPf",1,args=(b,)); st.synchronize()
+t2=time.perf_counter(); print(f"import {t1-t0:.2f}s first sync {t2-t1:.2f}s total {t2-t0:.2f}s")
+"""
+
+
+def _child(cache_dir: str) -> str:
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
+    return subprocess.run([sys.executable, "-c", CHILD], cwd=ROOT, env=env, check=True,
+                          capture_output=True, text=True, timeout=900).stdout.strip()
+
+
+def test_cold_then_warm_start(bench_report):
+    with tempfile.TemporaryDirectory() as d:
+        bench_report(f"[cold start] empty numba cache: {_child(d)}")
+        bench_report(f"[cold start] warm numba cache:  {_child(d)}")
