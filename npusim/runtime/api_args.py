@@ -98,6 +98,16 @@ def kernel_args_init(func):
     return h.handle, OK
 
 
+def _positive_size(size, data=None) -> int | None:
+    """A size argument the acl layer accepts (> 0; ``None`` with ``data``: its length), else
+    None (the caller returns 100000)."""
+    try:
+        n = int(size) if size is not None or data is None else len(data)
+    except (TypeError, ValueError):
+        return None
+    return n if n > 0 else None
+
+
 class _ByMemory:
     """args-handle memory (an address, or the live object holding it) -> the ArgsHandle living
     there: the C handle *is* that memory, so initialising the same memory again replaces the
@@ -137,11 +147,8 @@ def kernel_args_init_by_user_mem(func, args_handle_mem, user_host_mem, actual_ar
         return None, E_ACL
     if isinstance(user_host_mem, (int, np.integer)) and not user_host_mem:
         return None, E_ACL
-    try:
-        size = int(actual_args_size)
-    except (TypeError, ValueError):
-        return None, E_ACL
-    if size <= 0:
+    size = _positive_size(actual_args_size)
+    if size is None:
         return None, E_ACL
     k, code = _get("function", func)
     if code:
@@ -200,11 +207,8 @@ def kernel_args_append(args, param, param_size=None):
     with ``param_size``."""
     if not args or param is None or (isinstance(param, (int, np.integer)) and not param):
         return None, E_ACL
-    try:
-        size = int(param_size) if param_size is not None else len(param)
-    except (TypeError, ValueError):
-        return None, E_ACL
-    if size <= 0:
+    size = _positive_size(param_size, param)
+    if size is None:
         return None, E_ACL
     h, code = _get("args", args)
     if code:
@@ -288,11 +292,8 @@ def kernel_args_get_place_holder_buffer(args, param, data_size):
     overflow slot -> overflow (107000)."""
     if not args or not param:
         return None, E_ACL
-    try:
-        size = int(data_size)
-    except (TypeError, ValueError):
-        return None, E_ACL
-    if size <= 0:
+    size = _positive_size(data_size)
+    if size is None:
         return None, E_ACL
     h, code = _get("args", args)
     if code:
@@ -321,11 +322,8 @@ def kernel_args_para_update(args, param, data, param_size=None) -> int:
     must be finalized again before a launch."""
     if not args or not param or data is None:
         return E_ACL
-    try:
-        size = int(param_size) if param_size is not None else len(data)
-    except (TypeError, ValueError):
-        return E_ACL
-    if size <= 0:
+    size = _positive_size(param_size, data)
+    if size is None:
         return E_ACL
     h, code = _get("args", args)
     if code:
