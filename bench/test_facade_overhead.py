@@ -12,9 +12,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
-import pytest
 
-import npusim
 from npusim import acl
 
 CALLS = 2000
@@ -25,22 +23,6 @@ def _ok(*values):
     *vals, ret = values
     assert ret == 0, ret
     return vals[0] if len(vals) == 1 else tuple(vals)
-
-
-@pytest.fixture(scope="module")
-def setup():
-    npusim.reset()
-    acl.init()
-    acl.rt.set_device(0)
-    lib = _ok(*acl.rt.binary_load_from_file(npusim.samples.binary_path()))
-    easy = _ok(*acl.rt.binary_get_function(lib, "EasyOPf"))
-    x = _ok(*acl.rt.malloc(64, 0))
-    args = _ok(*acl.rt.malloc(8, 0))
-    slot = np.array([x], np.uint64)
-    acl.rt.memcpy(args, 8, acl.util.numpy_to_ptr(slot), 8, acl.ACL_MEMCPY_HOST_TO_DEVICE)
-    stream = _ok(*acl.rt.create_stream())
-    yield easy, args, stream
-    npusim.reset()
 
 
 def _per_call(launch, easy, args, stream) -> float:
@@ -54,8 +36,8 @@ def _per_call(launch, easy, args, stream) -> float:
     return dt / CALLS
 
 
-def test_boundary_overhead_on_captured_launch(benchmark, setup, bench_report):
-    easy, args, stream = setup
+def test_boundary_overhead_on_captured_launch(benchmark, easy_launch, bench_report):
+    easy, args, stream = easy_launch
     wrapped = acl.rt.launch_kernel
     inner = wrapped.__wrapped__
     assert wrapped(easy, 1, args, 8, stream) == inner(easy, 1, args, 8, stream) == 0

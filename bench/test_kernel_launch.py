@@ -15,10 +15,8 @@ from __future__ import annotations
 import random
 import time
 
-import numpy as np
 import pytest
 
-import npusim
 from npusim import acl
 from npusim.kernel.elfwrite import KernelSpec, write_elf
 from npusim.runtime.runtime import RT
@@ -35,24 +33,8 @@ def _ok(*values):
     return vals[0] if len(vals) == 1 else tuple(vals)
 
 
-@pytest.fixture(scope="module")
-def setup():
-    npusim.reset()
-    acl.init()
-    acl.rt.set_device(0)
-    lib = _ok(*acl.rt.binary_load_from_file(npusim.samples.binary_path()))
-    easy = _ok(*acl.rt.binary_get_function(lib, "EasyOPf"))
-    x = _ok(*acl.rt.malloc(64, 0))
-    args = _ok(*acl.rt.malloc(8, 0))
-    slot = np.array([x], np.uint64)
-    acl.rt.memcpy(args, 8, acl.util.numpy_to_ptr(slot), 8, acl.ACL_MEMCPY_HOST_TO_DEVICE)
-    stream = _ok(*acl.rt.create_stream())
-    yield easy, args, stream
-    npusim.reset()
-
-
-def test_eager_launch_throughput(benchmark, setup):
-    easy, args, stream = setup
+def test_eager_launch_throughput(benchmark, easy_launch):
+    easy, args, stream = easy_launch
     launch = acl.rt.launch_kernel
     host = {}
 
@@ -71,8 +53,8 @@ def test_eager_launch_throughput(benchmark, setup):
         host_us_per_launch_call=round(host["launch_s"] / LAUNCHES * 1e6, 2))
 
 
-def test_capture_launch_hot_path(benchmark, setup):
-    easy, args, stream = setup
+def test_capture_launch_hot_path(benchmark, easy_launch):
+    easy, args, stream = easy_launch
     launch = acl.rt.launch_kernel
 
     def run():
@@ -91,7 +73,7 @@ def test_capture_launch_hot_path(benchmark, setup):
 
 
 @pytest.fixture(scope="module")
-def big_binary(setup):
+def big_binary(easy_launch):
     data = write_elf([KernelSpec(f"k_{3 * i}", b"\0" * 8) for i in range(BIG)])
     b = _ok(*acl.rt.binary_load_from_data(data))
     prog = RT.handles.get("binary", b)[0]
