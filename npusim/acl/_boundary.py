@@ -320,7 +320,7 @@ PARAMS: dict[str, Spec] = {
                                  "binary", "args", "model_ri", "task", "handle", "cond",
                                  "param")},
     # pointers
-    **{n: Spec(POINTER) for n in ("ptr", "dst", "src", "args_ptr")},
+    **{n: Spec(POINTER) for n in ("ptr", "dst", "src", "args_ptr", "dev_addr")},
     # size_t
     **{n: Spec(SIZE) for n in ("dest_max", "count", "max_count", "size", "args_size",
                                "data_size", "user_args_size", "actual_args_size", "index")},
@@ -333,7 +333,8 @@ PARAMS: dict[str, Spec] = {
     "func_entry": Spec(U64K),
     # int32_t and enums
     **{n: Spec(I32) for n in ("dev_id", "timeout_ms", "timeout", "value")},
-    **{n: Spec(ENUM) for n in ("kind", "policy", "mode", "attr", "attr_id", "cond_type")},
+    **{n: Spec(ENUM) for n in ("kind", "policy", "mode", "attr", "attr_id", "cond_type",
+                               "stm_attr_type")},
     # strings, buffers, structs
     "path": Spec(PATH), "config_path": Spec(PATH),
     **{n: Spec(NAME) for n in ("kernel_name", "func_name", "name")},
@@ -362,6 +363,9 @@ OVERRIDES: dict[tuple[str, str], Spec] = {
     ("kernel_args_para_update", "data"): Spec(BUFFER),
     ("launch_kernel_with_args_array", "args"): Spec(SEQ),   # void** args
     ("ri_capture_thread_exchange_mode", "mode"): Spec(ENUM, optional=True),  # in/out pointer
+    ("value_write", "value"): Spec(U64K), ("value_wait", "value"): Spec(U64K),   # uint64_t value
+    ("set_stream_attribute", "value"): Spec(U64K, optional=True),  # aclrtStreamAttrValue*
+    ("set_op_wait_timeout", "timeout"): Spec(U32),          # uint32_t timeout (seconds)
 }
 
 

@@ -56,3 +56,14 @@ from ..runtime.api_kernel import (ACL_ERROR_INVALID_EXCEPTION_INFO,  # noqa: F40
 from ..runtime.cond import (ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT,  # noqa: F401,E402
                             ACL_MODEL_RI_COND_TYPE_IF, ACL_MODEL_RI_COND_TYPE_SWITCH,
                             ACL_MODEL_RI_COND_TYPE_WHILE)
+from ..runtime.api_event import (ACL_EVENT_RECORD_DEFAULT,  # noqa: F401,E402
+                                 ACL_EVENT_RECORD_EXTERNAL, ACL_EVENT_WAIT_DEFAULT,
+                                 ACL_EVENT_WAIT_EXTERNAL, ACL_EVENT_WAIT_STATUS_COMPLETE,
+                                 ACL_EVENT_WAIT_STATUS_NOT_READY)
+from ..runtime.api_memory import (ACL_STREAM_WAIT_VALUE_AND,  # noqa: F401,E402
+                                  ACL_STREAM_WAIT_VALUE_EQ, ACL_STREAM_WAIT_VALUE_GEQ,
+                                  ACL_STREAM_WAIT_VALUE_NOR)
+from ..runtime.api_stream import (ACL_STREAM_ATTR_CACHE_OP_INFO,  # noqa: F401,E402
+                                  ACL_STREAM_ATTR_FAILURE_MODE,
+                                  ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK, ACL_STREAM_ATTR_PRIORITY,
+                                  ACL_STREAM_ATTR_USER_CUSTOM_TAG)

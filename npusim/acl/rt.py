@@ -6,15 +6,23 @@ from ..runtime.api_device import (create_context, destroy_context,  # noqa: F401
                                   set_current_context, set_device, synchronize_device)
 from ..runtime.api_event import (create_event, create_event_ex_with_flag,  # noqa: F401
                                  create_event_with_flag, create_notify, destroy_event,
-                                 destroy_notify, event_elapsed_time, query_event,
-                                 query_event_status, record_event, record_notify, reset_event,
-                                 stream_wait_event, synchronize_event,
-                                 synchronize_event_with_timeout, wait_and_reset_notify)
+                                 destroy_notify, event_elapsed_time, event_get_timestamp,
+                                 get_event_avail_num, get_event_id, query_event,
+                                 query_event_status, query_event_wait_status, record_event,
+                                 record_notify, reset_event, set_op_wait_timeout,
+                                 stream_wait_event, stream_wait_event_with_timeout,
+                                 synchronize_event, synchronize_event_with_timeout,
+                                 wait_and_reset_notify)
 from ..runtime.api_memory import (free, free_host, malloc, malloc_host, memcpy,  # noqa: F401
-                                  memcpy_async, memset, memset_async)
+                                  memcpy_async, memset, memset_async, value_wait, value_write)
 from ..runtime.api_stream import (create_stream, create_stream_with_config,  # noqa: F401
-                                  destroy_stream, set_stream_failure_mode, stream_query,
-                                  synchronize_stream, synchronize_stream_with_timeout)
+                                  ctx_get_current_default_stream, destroy_stream,
+                                  get_stream_attribute, get_stream_available_num,
+                                  get_stream_overflow_switch, set_stream_attribute,
+                                  set_stream_failure_mode, set_stream_overflow_switch,
+                                  stream_get_flags, stream_get_id, stream_get_priority,
+                                  stream_query, synchronize_stream,
+                                  synchronize_stream_with_timeout)
 from ..runtime.api_mdl import stream_add_to_model  # noqa: F401,E402
 from ..runtime.api_args import (kernel_args_append,  # noqa: F401,E402
                                kernel_args_append_place_holder, kernel_args_finalize,

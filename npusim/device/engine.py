@@ -305,12 +305,12 @@ def _write_value(mem, off, width, value):
 def _compare(cur, value, how):
     """A MEM_WAIT_VALUE comparison (``sqe.WAIT_*``)."""
     if how == S.WAIT_GEQ:
-        return cur >= value
+        return (cur - value) >= 0            # int64 arithmetic: wraps like the hardware's
     if how == S.WAIT_EQ:
         return cur == value
     if how == S.WAIT_AND:
         return (cur & value) != 0
-    return cur != value
+    return ~(cur | value) != 0               # WAIT_NOR
 
 
 @njit(cache=True, inline="always")

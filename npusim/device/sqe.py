@@ -91,8 +91,10 @@ for _n, _v, _ in OPCODES:
 # EVENT_WAIT flag bits
 WAIT_RESET = 1            # clear the slot once the wait is satisfied (hardware event, notify)
 
-# MEM_WAIT_VALUE comparisons (the STARS value-wait flags; capture event waits use GEQ)
-WAIT_GEQ, WAIT_EQ, WAIT_AND, WAIT_NEQ = 0, 1, 2, 3
+# MEM_WAIT_VALUE comparisons, the STARS value-wait flags (chapter 11-09 aclrtValueWait: GEQ
+# ``(int64)(*a - v) >= 0``, EQ, AND ``(*a & v) != 0``, NOR ``~(*a | v) != 0``); capture event
+# waits use GEQ
+WAIT_GEQ, WAIT_EQ, WAIT_AND, WAIT_NOR = 0, 1, 2, 3
 
 
 def empty(n: int) -> np.ndarray:

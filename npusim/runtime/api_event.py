@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from .. import errors as ERR
+from ..device import engine as E
 from ..device import sqe as S
 from ..device.recording import OBS_SQ
 from . import api_stream as AS
@@ -305,4 +306,74 @@ def destroy_notify(nh) -> int:
         return ERR.ACL_ERROR_RT_CONTEXT_NULL
     n.release()
     RT.handles.remove(nh)
+    return ERR.ACL_SUCCESS
+
+
+# ---- queries (chapter 07; ApiImpl::EventQueryWaitStatus / GetEventID / GetAvailEventNum) ----
+ACL_EVENT_WAIT_STATUS_COMPLETE, ACL_EVENT_WAIT_STATUS_NOT_READY = 0, 1
+ACL_EVENT_RECORD_DEFAULT, ACL_EVENT_RECORD_EXTERNAL = 0, 1
+ACL_EVENT_WAIT_DEFAULT, ACL_EVENT_WAIT_EXTERNAL = 0, 1
+
+
+def query_event_wait_status(eh):
+    """aclrtQueryEventWaitStatus: (COMPLETE(0) once every wait task issued on the event has run,
+    else NOT_READY(1), code). Ex events (aclrtCreateEventExWithFlag) are refused (207000); a
+    failed context returns its failure code."""
+    ev, code = _event(eh)
+    if code:
+        return None, code
+    if ev.new_mode:
+        return None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    if RT.current_context is not None and RT.current_context.failure_code:
+        return None, RT.current_context.failure_code
+    RT.tick(ev.device.timing.host_api_ns)
+    ev.device.advance_to_host()
+    sqs = ev.device.state.sqs
+    done = all(s.destroyed or sqs[s.sq, E.Q_HEAD] > pos for s, pos in ev.fences.items())
+    return (ACL_EVENT_WAIT_STATUS_COMPLETE if done else ACL_EVENT_WAIT_STATUS_NOT_READY), 0
+
+
+def event_get_timestamp(eh):
+    """aclrtEventGetTimestamp: (microseconds since device start at which the latest record
+    completed, code). Same checks as aclrtQueryEventStatus; a record not yet run: 107000."""
+    ev, code = _event(eh)
+    if code:
+        return None, code
+    code = _observable(ev)
+    if code:
+        return None, code
+    if ev.last is not None and not _done(ev):
+        return None, ERR.ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID
+    ns = int(ev.device.state.sync[ev.slot, E.Y_TIME]) if ev.last is not None else 0
+    return ns // 1000, ERR.ACL_SUCCESS
+
+
+def get_event_id(eh):
+    """aclrtGetEventId: (the event's hardware event id, code): its slot on the device."""
+    ev, code = _event(eh)
+    return (None, code) if code else (int(ev.slot), ERR.ACL_SUCCESS)
+
+
+def get_event_avail_num():
+    """aclrtGetEventAvailNum: (events the current device can still create, code)."""
+    ctx = RT.current_context
+    if ctx is None:
+        return None, ERR.ACL_ERROR_RT_CONTEXT_NULL
+    dev = ctx.device
+    return max(dev.profile.max_events - dev.live_events, 0), ERR.ACL_SUCCESS
+
+
+def stream_wait_event_with_timeout(sh, eh, timeout: int) -> int:
+    """aclrtStreamWaitEventWithTimeout: as aclrtStreamWaitEvent; ``timeout`` in seconds, 0 =
+    never (a wait that can never be satisfied is reported by the deadlock diagnosis instead of
+    after a timeout); negative: 107000."""
+    if timeout < 0:
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
+    return stream_wait_event(sh, eh)
+
+
+def set_op_wait_timeout(timeout: int) -> int:
+    """aclrtSetOpWaitTimeout: the process-wide event-wait timeout in seconds (0: none). Kept and
+    reported (``npusim.acl`` has no wall-clock waits: stuck waits are diagnosed as deadlocks)."""
+    RT.op_wait_timeout_s = int(timeout)
     return ERR.ACL_SUCCESS

@@ -220,3 +220,62 @@ def memset_async(ptr, max_count, value, count, stream) -> int:
         return s.ctx.failure_code
     return refused(s.submit(S.OP_MEMSET, s.device.timing.host_memset_async_ns, a0=int(ptr),
                             a1=int(value) & 0xFF, a2=int(count)))
+
+
+# ---- stream memory operations (chapter 11-09) ----
+ACL_STREAM_WAIT_VALUE_GEQ, ACL_STREAM_WAIT_VALUE_EQ = 0, 1
+ACL_STREAM_WAIT_VALUE_AND, ACL_STREAM_WAIT_VALUE_NOR = 2, 3
+_WAIT_HOW = {ACL_STREAM_WAIT_VALUE_GEQ: S.WAIT_GEQ, ACL_STREAM_WAIT_VALUE_EQ: S.WAIT_EQ,
+             ACL_STREAM_WAIT_VALUE_AND: S.WAIT_AND, ACL_STREAM_WAIT_VALUE_NOR: S.WAIT_NOR}
+
+
+def _value_task(dev_addr, flag: int, stream, flag_ok: bool):
+    """The shared checks of aclrtValueWrite / aclrtValueWait, in the runtime's order: NULL address
+    (acl layer, 100000), chip feature (TASK_VALUE_WAIT, 207000), stream handle, flag, device
+    memory (``ApiErrorDecorator::MemWriteValue``, 107000), context (107002), default stream and
+    context of the stream (107003) (``ApiImpl::MemWriteValue``): (stream, code)."""
+    if not dev_addr:
+        return None, ERR.ACL_ERROR_INVALID_PARAM
+    if not RT.profile_in_force().has_task_value_wait:
+        return None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    s, code = AS.lookup(stream)
+    if code:
+        return None, code
+    if not flag_ok:
+        return None, ERR.ACL_ERROR_RT_PARAM_INVALID
+    w = locate(dev_addr)
+    if w.kind != DEVICE or not w.fits(int(dev_addr), 8):
+        return None, ERR.ACL_ERROR_RT_PARAM_INVALID
+    if RT.current_context is None:
+        return None, ERR.ACL_ERROR_RT_CONTEXT_NULL
+    if s is None:
+        s = RT.current_context.default_stream
+    if s.ctx is not RT.current_context:
+        return None, ERR.ACL_ERROR_RT_STREAM_CONTEXT
+    if w.device is not s.device:
+        return None, ERR.ACL_ERROR_RT_PARAM_INVALID
+    return s, ERR.ACL_SUCCESS
+
+
+def value_write(dev_addr, value: int, flag: int, stream) -> int:
+    """aclrtValueWrite: a MEM_WRITE_VALUE task that stores the 64-bit ``value`` at ``dev_addr``
+    in stream order (``memory_stars.cc`` MemWriteValue); ``flag`` is reserved and must be 0.
+    Captured like any task on a capturing stream (task type VALUE_WRITE)."""
+    s, code = _value_task(dev_addr, flag, stream, flag == 0)
+    if code:
+        return code
+    v = int(value) & 0xFFFF_FFFF_FFFF_FFFF
+    return refused(s.submit(S.OP_MEM_WRITE_VALUE, s.device.timing.host_api_ns, a0=int(dev_addr),
+                            a1=v - (1 << 64) if v >= 1 << 63 else v, a2=8))
+
+
+def value_wait(dev_addr, value: int, flag: int, stream) -> int:
+    """aclrtValueWait: a MEM_WAIT_VALUE task that holds the stream until the 64-bit word at
+    ``dev_addr`` satisfies ``flag`` against ``value``: GEQ ``(int64)(*a - v) >= 0``, EQ, AND
+    ``(*a & v) != 0``, NOR ``~(*a | v) != 0`` (chapter 11-09); other flags 107000."""
+    s, code = _value_task(dev_addr, flag, stream, flag in _WAIT_HOW)
+    if code:
+        return code
+    v = int(value) & 0xFFFF_FFFF_FFFF_FFFF
+    return refused(s.submit(S.OP_MEM_WAIT_VALUE, s.device.timing.host_api_ns, a0=int(dev_addr),
+                            a1=v - (1 << 64) if v >= 1 << 63 else v, a2=8, flag=_WAIT_HOW[flag]))

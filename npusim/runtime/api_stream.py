@@ -44,6 +44,8 @@ def destroy_stream(h) -> int:
     s, code = lookup(h)
     if code:
         return code
+    if s.is_default:            # its handle from aclrtCtxGetCurrentDefaultStream: the context owns it
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
     if stream_capturing(s):
         return ERR.ACL_ERROR_RT_STREAM_CAPTURED
     s, code = resolve_same_ctx(s)
@@ -141,3 +143,143 @@ def set_stream_failure_mode(h, mode: int) -> int:
     for t in ctx.streams:
         t.set_stop_on_failure()
     return ERR.ACL_SUCCESS
+
+
+# ---- queries and attributes (chapter 06; ApiImpl::StreamGetPriority/Flags, rtsStreamGet*) ----
+ACL_STREAM_ATTR_FAILURE_MODE, ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK = 1, 2
+ACL_STREAM_ATTR_USER_CUSTOM_TAG, ACL_STREAM_ATTR_CACHE_OP_INFO, ACL_STREAM_ATTR_PRIORITY = 3, 4, 5
+
+
+def _queried(h):
+    """The stream a query names: handle check (107017), context (107002), NULL = the current
+    context's default stream; a model's own stream is allowed (it has an id and flags)."""
+    s, code = lookup(h)
+    if code:
+        return None, code
+    ctx = RT.current_context
+    if ctx is None:
+        return None, ERR.ACL_ERROR_RT_CONTEXT_NULL
+    return (ctx.default_stream if s is None else s), ERR.ACL_SUCCESS
+
+
+def stream_get_id(stream):
+    """aclrtStreamGetId: (stream id, code); NULL is the default stream."""
+    s, code = _queried(stream)
+    return (None, code) if code else (s.id, ERR.ACL_SUCCESS)
+
+
+def stream_get_priority(stream):
+    """aclrtStreamGetPriority: (priority the stream was created with, code); model streams 0."""
+    s, code = _queried(stream)
+    if code:
+        return None, code
+    return (0 if s.is_model else s.priority), ERR.ACL_SUCCESS
+
+
+def stream_get_flags(stream):
+    """aclrtStreamGetFlags: (the ACL flags the stream was created with, OR-ed; 0 for none)."""
+    s, code = _queried(stream)
+    return (None, code) if code else (s.flags & STREAM_FLAGS, ERR.ACL_SUCCESS)
+
+
+def get_stream_available_num():
+    """aclrtGetStreamAvailableNum: (streams the current device can still create, code)."""
+    ctx = RT.current_context
+    if ctx is None:
+        return None, ERR.ACL_ERROR_RT_CONTEXT_NULL
+    dev = ctx.device
+    return max(dev.profile.max_user_streams - _count_streams(dev), 0), ERR.ACL_SUCCESS
+
+
+def _own_stream(h):
+    """A stream of the current context (NULL: its default stream): ApiImpl's check order."""
+    s, code = lookup(h)
+    if code:
+        return None, code
+    ctx = RT.current_context
+    if ctx is None:
+        return None, ERR.ACL_ERROR_RT_CONTEXT_NULL
+    s = ctx.default_stream if s is None else s
+    if s.ctx is not ctx:
+        return None, ERR.ACL_ERROR_RT_STREAM_CONTEXT
+    if s.is_model:
+        return None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    return s, ERR.ACL_SUCCESS
+
+
+def set_stream_overflow_switch(stream, flag: int) -> int:
+    """aclrtSetStreamOverflowSwitch: the stream's overflow-detection switch (0 or 1; the acl
+    layer refuses other values with 100000). Only tasks issued after the call see it."""
+    if flag not in (0, 1):
+        return ERR.ACL_ERROR_INVALID_PARAM
+    s, code = _own_stream(stream)
+    if code:
+        return code
+    s.overflow_switch = flag
+    return ERR.ACL_SUCCESS
+
+
+def get_stream_overflow_switch(stream):
+    """aclrtGetStreamOverflowSwitch: (switch, code)."""
+    s, code = _own_stream(stream)
+    return (None, code) if code else (s.overflow_switch, ERR.ACL_SUCCESS)
+
+
+def set_stream_attribute(stream, stm_attr_type: int, value) -> int:
+    """aclrtSetStreamAttribute: ``value`` is the union member the attribute selects (an int:
+    failureMode, overflowSwitch, userCustomTag, cacheOpInfoSwitch, streamPriority). NULL value:
+    107000; an unknown attribute: 107000 (``rtsStreamSetAttribute``)."""
+    if value is None:
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
+    s, code = lookup(stream)
+    if code:
+        return code
+    if stm_attr_type == ACL_STREAM_ATTR_FAILURE_MODE:
+        return set_stream_failure_mode(stream, value)
+    if stm_attr_type == ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK:
+        return set_stream_overflow_switch(stream, value)
+    if stm_attr_type not in (ACL_STREAM_ATTR_USER_CUSTOM_TAG, ACL_STREAM_ATTR_CACHE_OP_INFO,
+                             ACL_STREAM_ATTR_PRIORITY):
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
+    s, code = _own_stream(stream)
+    if code:
+        return code
+    if not 0 <= value <= 0xFFFF_FFFF:
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
+    if stm_attr_type == ACL_STREAM_ATTR_USER_CUSTOM_TAG:
+        s.custom_tag = value
+    elif stm_attr_type == ACL_STREAM_ATTR_CACHE_OP_INFO:
+        if value not in (0, 1):
+            return ERR.ACL_ERROR_RT_PARAM_INVALID
+        s.cache_op_info = value
+    else:
+        s.priority = min(value, 7)
+    return ERR.ACL_SUCCESS
+
+
+def get_stream_attribute(stream, stm_attr_type: int):
+    """aclrtGetStreamAttribute: (the union member's value, code)."""
+    s, code = lookup(stream)
+    if code:
+        return None, code
+    if stm_attr_type not in range(ACL_STREAM_ATTR_FAILURE_MODE, ACL_STREAM_ATTR_PRIORITY + 1):
+        return None, ERR.ACL_ERROR_RT_PARAM_INVALID
+    s, code = _own_stream(stream)
+    if code:
+        return None, code
+    return {ACL_STREAM_ATTR_FAILURE_MODE: s.failure_mode,
+            ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK: s.overflow_switch,
+            ACL_STREAM_ATTR_USER_CUSTOM_TAG: s.custom_tag,
+            ACL_STREAM_ATTR_CACHE_OP_INFO: s.cache_op_info,
+            ACL_STREAM_ATTR_PRIORITY: s.priority}[stm_attr_type], ERR.ACL_SUCCESS
+
+
+def ctx_get_current_default_stream():
+    """aclrtCtxGetCurrentDefaultStream: (the current context's default stream, code)."""
+    ctx = RT.current_context
+    if ctx is None:
+        return None, ERR.ACL_ERROR_RT_CONTEXT_NULL
+    s = ctx.default_stream
+    if not s.handle:
+        RT.handles.add("stream", s)
+    return s.handle, ERR.ACL_SUCCESS

@@ -39,7 +39,7 @@ class Runtime:
     __slots__ = ("initialized", "init_refs", "finalized", "profile_name", "profile_overrides",
                  "profile", "devices", "handles", "tls", "host_ns", "lock", "trace_on",
                  "host_trace", "device_options", "pageable", "progress", "users", "stalled",
-                 "stall_wait_s")
+                 "stall_wait_s", "op_wait_timeout_s", "op_execute_timeout_us")
 
     def __init__(self):
         self.initialized = False
@@ -57,6 +57,8 @@ class Runtime:
         self.host_trace: list = []       # (api name, host ns at entry, host ns at exit)
         self.device_options: dict = {}
         self.pageable = PageableRegistry()   # numpy arrays given to acl.util.numpy_to_ptr
+        self.op_wait_timeout_s = 0           # aclrtSetOpWaitTimeout (0: none)
+        self.op_execute_timeout_us = 0       # aclrtSetOpExecuteTimeOut* (0: the default)
         # threads (docs/architecture.md, "Threads"): every facade call holds ``lock``; a thread
         # whose wait nothing queued can satisfy waits on ``progress`` while another user thread
         # (one that set a device or context) is alive and not itself stalled
@@ -179,6 +181,8 @@ class Runtime:
         self.profile = None
         self.host_ns = 0
         self.host_trace = []
+        self.op_wait_timeout_s = 0
+        self.op_execute_timeout_us = 0
 
     # ---- contexts ----
     @property

@@ -61,7 +61,7 @@ class Stream(SqStream):
     """A user stream: an eager SQ, its task ids, its task-group state and its args areas."""
 
     __slots__ = ("priority", "depth", "task_seq", "tg_status", "tg_update", "failure_mode",
-                 "args_ring", "extra_args")
+                 "args_ring", "extra_args", "overflow_switch", "custom_tag", "cache_op_info")
 
     def __init__(self, ctx, is_default: bool = False, flags: int = 0, priority: int = 0):
         super().__init__(ctx, ctx.device, flags)
@@ -73,6 +73,9 @@ class Stream(SqStream):
                                              prof.timing.sqe_dispatch_eager_ns)
         self.id = self.device.next_stream_id()
         self.task_seq = 0
+        self.overflow_switch = 0          # aclrtSetStreamOverflowSwitch / FLOAT_OVERFLOW_CHECK
+        self.custom_tag = 0               # ACL_STREAM_ATTR_USER_CUSTOM_TAG
+        self.cache_op_info = 0            # ACL_STREAM_ATTR_CACHE_OP_INFO
         self.tg_status = 0             # task-group status: NONE / SAMPLE / UPDATE (taskgroup.py)
         self.tg_update = None          # the TaskGroup this stream is updating
         self.failure_mode = ACL_CONTINUE_ON_FAILURE   # its own mode (aclrtSetStreamFailureMode)

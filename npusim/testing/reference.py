@@ -220,12 +220,13 @@ def _write_value(mem, off, width, value):
 def _compare(cur, value, how):
     """A MEM_WAIT_VALUE comparison (``sqe.WAIT_*``)."""
     if how == S.WAIT_GEQ:
-        return cur >= value
+        d = (cur - value) & 0xFFFF_FFFF_FFFF_FFFF        # int64 difference, wrapped
+        return d < 1 << 63
     if how == S.WAIT_EQ:
         return cur == value
     if how == S.WAIT_AND:
         return (cur & value) != 0
-    return cur != value
+    return ~(cur | value) != 0                           # WAIT_NOR
 
 
 def _kernel_ns(m, k, nb):

@@ -1,0 +1,201 @@
+"""Chapters 06 / 07 / 11-09 beyond the first round: stream and event queries, stream attributes,
+value write / wait (eager and captured), the default-stream handle."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import npusim
+from npusim import acl
+from npusim import errors as E
+
+from helpers.acl import in_fresh_thread, launch, read, write
+from helpers.capture import begin, end, model, new_buf, new_stream, run
+
+OK = acl.ACL_SUCCESS
+
+
+# ---- streams ----
+def test_stream_queries_report_what_the_stream_was_created_with(dev0):
+    s, _ = acl.rt.create_stream_with_config(3, acl.ACL_STREAM_FAST_LAUNCH | acl.ACL_STREAM_FAST_SYNC)
+    sid, ret = acl.rt.stream_get_id(s)
+    assert ret == OK and isinstance(sid, int)
+    other, _ = acl.rt.create_stream()
+    assert acl.rt.stream_get_id(other)[0] != sid
+    assert acl.rt.stream_get_priority(s) == (3, OK)
+    assert acl.rt.stream_get_flags(s) == (acl.ACL_STREAM_FAST_LAUNCH | acl.ACL_STREAM_FAST_SYNC, OK)
+    assert acl.rt.stream_get_flags(other) == (0, OK)
+    # NULL: the default stream
+    dflt, ret = acl.rt.ctx_get_current_default_stream()
+    assert ret == OK and dflt
+    assert acl.rt.stream_get_id(None) == acl.rt.stream_get_id(dflt)
+    assert acl.rt.stream_get_priority(None) == (0, OK)
+
+
+def test_stream_queries_codes(dev0):
+    assert acl.rt.stream_get_id(0x7777_0001)[1] == E.ACL_ERROR_RT_INVALID_HANDLE
+    assert in_fresh_thread(acl.rt.stream_get_id, None)[1] == E.ACL_ERROR_RT_CONTEXT_NULL
+    assert in_fresh_thread(acl.rt.get_stream_available_num)[1] == E.ACL_ERROR_RT_CONTEXT_NULL
+    assert in_fresh_thread(acl.rt.ctx_get_current_default_stream)[1] == E.ACL_ERROR_RT_CONTEXT_NULL
+
+
+def test_available_streams_count_down_and_back(dev0):
+    n0, ret = acl.rt.get_stream_available_num()
+    assert ret == OK and n0 > 0
+    s, _ = acl.rt.create_stream()
+    assert acl.rt.get_stream_available_num() == (n0 - 1, OK)
+    assert acl.rt.destroy_stream(s) == OK
+    assert acl.rt.get_stream_available_num() == (n0, OK)
+
+
+def test_the_default_stream_handle_launches_and_cannot_be_destroyed(dev0, buf):
+    dflt, _ = acl.rt.ctx_get_current_default_stream()
+    assert launch(dflt, "EasyOPf", 4, [buf]) == OK
+    assert acl.rt.synchronize_stream(dflt) == OK
+    assert read(buf, 4).tolist() == [1, 1, 1, 1]
+    assert acl.rt.destroy_stream(dflt) == E.ACL_ERROR_RT_PARAM_INVALID
+    assert launch(None, "EasyOPf", 4, [buf]) == OK          # still there
+    assert acl.rt.synchronize_stream(None) == OK
+
+
+def test_overflow_switch_and_attributes(dev0):
+    s, _ = acl.rt.create_stream()
+    assert acl.rt.get_stream_overflow_switch(s) == (0, OK)
+    assert acl.rt.set_stream_overflow_switch(s, 1) == OK
+    assert acl.rt.get_stream_overflow_switch(s) == (1, OK)
+    assert acl.rt.set_stream_overflow_switch(s, 2) == E.ACL_ERROR_INVALID_PARAM
+    assert acl.rt.get_stream_attribute(s, acl.ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK) == (1, OK)
+    assert acl.rt.set_stream_attribute(s, acl.ACL_STREAM_ATTR_USER_CUSTOM_TAG, 77) == OK
+    assert acl.rt.get_stream_attribute(s, acl.ACL_STREAM_ATTR_USER_CUSTOM_TAG) == (77, OK)
+    assert acl.rt.set_stream_attribute(s, acl.ACL_STREAM_ATTR_PRIORITY, 5) == OK
+    assert acl.rt.stream_get_priority(s) == (5, OK)
+    assert acl.rt.set_stream_attribute(s, acl.ACL_STREAM_ATTR_FAILURE_MODE,
+                                       acl.ACL_STOP_ON_FAILURE) == OK
+    assert acl.rt.get_stream_attribute(s, acl.ACL_STREAM_ATTR_FAILURE_MODE) == \
+        (acl.ACL_STOP_ON_FAILURE, OK)
+    assert acl.rt.set_stream_attribute(s, 99, 0) == E.ACL_ERROR_RT_PARAM_INVALID
+    assert acl.rt.get_stream_attribute(s, 0)[1] == E.ACL_ERROR_RT_PARAM_INVALID
+    assert acl.rt.set_stream_attribute(s, acl.ACL_STREAM_ATTR_USER_CUSTOM_TAG, None) == \
+        E.ACL_ERROR_RT_PARAM_INVALID
+
+
+# ---- events ----
+def test_event_ids_timestamps_and_available_count(dev0, buf):
+    n0, ret = acl.rt.get_event_avail_num()
+    assert ret == OK and n0 > 0
+    s, _ = acl.rt.create_stream()
+    ev, _ = acl.rt.create_event_with_flag(acl.ACL_EVENT_TIME_LINE)
+    assert acl.rt.get_event_avail_num() == (n0 - 1, OK)
+    eid, ret = acl.rt.get_event_id(ev)
+    assert ret == OK and eid >= 0
+    other, _ = acl.rt.create_event()
+    assert acl.rt.get_event_id(other)[0] != eid
+    assert launch(s, "LongOPf", 1, [buf]) == OK
+    assert acl.rt.record_event(ev, s) == OK
+    assert acl.rt.event_get_timestamp(ev)[1] == E.ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID  # not yet
+    assert acl.rt.synchronize_stream(s) == OK
+    us, ret = acl.rt.event_get_timestamp(ev)
+    assert ret == OK and us * 1000 >= 50_000_000          # after LongOPf's 50 ms
+    assert acl.rt.destroy_event(ev) == OK
+    assert acl.rt.get_event_id(ev)[1] != OK
+
+
+def test_event_wait_status_follows_the_wait_tasks(dev0, buf):
+    a, b = new_stream(), new_stream()
+    ev, _ = acl.rt.create_event()
+    assert acl.rt.query_event_wait_status(ev) == (acl.ACL_EVENT_WAIT_STATUS_COMPLETE, OK)
+    assert launch(a, "LongOPf", 1, [buf]) == OK
+    assert acl.rt.record_event(ev, a) == OK
+    assert acl.rt.stream_wait_event(b, ev) == OK
+    assert acl.rt.query_event_wait_status(ev) == (acl.ACL_EVENT_WAIT_STATUS_NOT_READY, OK)
+    assert acl.rt.synchronize_stream(b) == OK
+    assert acl.rt.query_event_wait_status(ev) == (acl.ACL_EVENT_WAIT_STATUS_COMPLETE, OK)
+    ex, _ = acl.rt.create_event_ex_with_flag(acl.ACL_EVENT_SYNC)
+    assert acl.rt.query_event_wait_status(ex)[1] == E.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    assert acl.rt.query_event_wait_status(None)[1] == E.ACL_ERROR_INVALID_PARAM
+
+
+def test_wait_with_timeout_orders_like_a_wait(dev0, buf):
+    a, b = new_stream(), new_stream()
+    ev, _ = acl.rt.create_event()
+    assert launch(a, "LongOPf", 1, [buf]) == OK
+    assert acl.rt.record_event(ev, a) == OK
+    assert acl.rt.stream_wait_event_with_timeout(b, ev, -1) == E.ACL_ERROR_RT_PARAM_INVALID
+    assert acl.rt.stream_wait_event_with_timeout(b, ev, 5) == OK
+    assert launch(b, "EasyOPf", 1, [buf]) == OK
+    ts, _ = acl.rt.create_event_with_flag(acl.ACL_EVENT_TIME_LINE)
+    assert acl.rt.record_event(ts, b) == OK
+    assert acl.rt.synchronize_stream(b) == OK
+    assert acl.rt.event_get_timestamp(ts)[0] * 1000 >= 50_000_000
+    assert acl.rt.set_op_wait_timeout(30) == OK
+
+
+# ---- value write / wait (chapter 11-09) ----
+def test_value_write_then_wait_across_streams(dev0, buf):
+    a, b = new_stream(), new_stream()
+    word = new_buf(8)
+    write(word, np.zeros(1, np.uint64))
+    assert acl.rt.value_wait(word, 7, acl.ACL_STREAM_WAIT_VALUE_EQ, b) == OK
+    assert launch(b, "EasyOPf", 1, [buf]) == OK
+    assert acl.rt.stream_query(b)[0] == acl.ACL_STREAM_STATUS_NOT_READY   # parked on the value
+    assert launch(a, "LongOPf", 1, [new_buf()]) == OK
+    assert acl.rt.value_write(word, 7, 0, a) == OK
+    assert acl.rt.synchronize_stream(b) == OK
+    assert read(word, 1, np.uint64).tolist() == [7]
+    assert read(buf, 1).tolist() == [1]
+
+
+@pytest.mark.parametrize("flag,cur,value,passes", [
+    (0, 10, 9, True), (0, 9, 10, False), (0, 0, 2 ** 64 - 1, True),   # GEQ: (int64)(cur - v) >= 0
+    (1, 5, 5, True), (1, 5, 6, False),
+    (2, 0b0110, 0b0100, True), (2, 0b0010, 0b0100, False),
+    (3, 0, 0, True), (3, 2 ** 64 - 1, 0, False), (3, 0xF0, 0x0F, True)])
+def test_value_wait_comparisons(dev0, buf, flag, cur, value, passes):
+    s = new_stream()
+    word = new_buf(8)
+    write(word, np.array([cur], np.uint64))
+    assert acl.rt.value_wait(word, value, flag, s) == OK
+    assert launch(s, "EasyOPf", 1, [buf]) == OK
+    if passes:
+        assert acl.rt.synchronize_stream(s) == OK
+        assert read(buf, 1).tolist() == [1]
+    else:
+        assert acl.rt.stream_query(s)[0] == acl.ACL_STREAM_STATUS_NOT_READY
+        assert read(buf, 1).tolist() == [0]
+
+
+def test_value_task_codes(dev0):
+    s = new_stream()
+    word = new_buf(8)
+    host, _ = acl.rt.malloc_host(8)
+    assert acl.rt.value_write(0, 1, 0, s) == E.ACL_ERROR_INVALID_PARAM
+    assert acl.rt.value_write(word, 1, 1, s) == E.ACL_ERROR_RT_PARAM_INVALID       # flag reserved
+    assert acl.rt.value_wait(word, 1, 4, s) == E.ACL_ERROR_RT_PARAM_INVALID        # no such flag
+    assert acl.rt.value_write(host, 1, 0, s) == E.ACL_ERROR_RT_PARAM_INVALID       # not device
+    assert acl.rt.value_write(word, 1, 0, 0x7777_0001) != OK
+    assert in_fresh_thread(acl.rt.value_write, word, 1, 0, None) == E.ACL_ERROR_RT_CONTEXT_NULL
+
+
+def test_value_tasks_are_refused_without_the_chip_feature():
+    npusim.configure(profile="Ascend310P")
+    assert acl.init() == OK and acl.rt.set_device(0) == OK
+    word, _ = acl.rt.malloc(8)
+    assert acl.rt.value_write(word, 1, 0, None) == E.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    assert acl.rt.value_wait(word, 1, 0, None) == E.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+
+
+def test_value_tasks_are_captured_and_replayed(dev0, buf):
+    s, exe = new_stream(), new_stream()
+    word = new_buf(8)
+    mh = begin(s)
+    assert acl.rt.value_wait(word, 2, acl.ACL_STREAM_WAIT_VALUE_GEQ, s) == OK
+    assert launch(s, "EasyOPf", 1, [buf]) == OK
+    assert acl.rt.value_write(word, 0, 0, s) == OK
+    end(s)
+    types = [acl.mdl.ri_task_get_type(t)[0]
+             for t in acl.mdl.ri_get_tasks_by_stream(acl.mdl.ri_get_streams(mh)[0][-1])[0]]
+    assert acl.ACL_MODEL_RI_TASK_VALUE_WAIT in types and acl.ACL_MODEL_RI_TASK_VALUE_WRITE in types
+    write(word, np.array([3], np.uint64))
+    run(mh, exe)
+    assert read(buf, 1).tolist() == [1]
+    assert read(word, 1, np.uint64).tolist() == [0]        # the graph's write ran after
