@@ -307,7 +307,10 @@ class Graph:
     def replay(self, stream: Stream | None = None) -> None:
         """Launch the graph on ``stream`` (default: the capture stream); asynchronous."""
         s = stream or self.stream
-        _ok(acl.mdl.ri_execute_async(self.handle, s.handle if s else None))
+        h = s.handle if s else None
+        if not h:               # the default stream by its handle: NULL is refused on SW-SQ chips
+            h = _out(acl.rt.ctx_get_current_default_stream())
+        _ok(acl.mdl.ri_execute_async(self.handle, h))
 
     def destroy(self) -> None:
         _ok(acl.mdl.ri_destroy(self.handle))

@@ -11,8 +11,7 @@ recomputed, so the table can be regenerated on a machine without the runtime's s
 ``--check`` writes nothing and exits 1 when the file differs from what would be written
 (``tests/tools/test_api_coverage.py`` runs the same comparison).
 
-Facade name of a C name (design.md §3.1): ``aclrtX`` -> ``acl.rt.x``, ``aclmdlRIX`` ->
-``acl.mdl.ri_x``, ``aclX`` -> ``acl.x``; CamelCase -> snake_case.
+Facade name of a C name: ``npusim.runtime.api_refused.facade_name``.
 """
 from __future__ import annotations
 
@@ -20,6 +19,8 @@ import argparse
 import pathlib
 import re
 import sys
+
+from npusim.runtime.api_refused import BY_DESIGN, facade_name
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 TABLE = ROOT / "docs" / "api_coverage.md"
@@ -52,19 +53,6 @@ file and the facade disagree.
 """
 
 
-def snake(camel: str) -> str:
-    s = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", camel)
-    s = re.sub(r"(?<=[A-Z])(?=[A-Z][a-z])", "_", s)
-    return s.lower()
-
-
-def facade_name(c: str) -> str:
-    for prefix, module in (("aclmdlRI", "mdl.ri_"), ("aclrt", "rt."), ("acl", "")):
-        if c.startswith(prefix):
-            return "acl." + module + snake(c[len(prefix):])
-    raise ValueError(c)
-
-
 def read_api_ref(folder: pathlib.Path) -> list[tuple[str, str]]:
     out = []
     for ch in CHAPTERS:
@@ -90,14 +78,13 @@ def read_table(path: pathlib.Path = TABLE) -> list[tuple[str, str]]:
 def status(c: str) -> tuple[str, str]:
     """(status, note) of one C function in the facade as it is now."""
     import npusim.acl as acl
-    from npusim.runtime import api_refused
     obj = acl
     for part in facade_name(c).split(".")[1:]:
         obj = getattr(obj, part, None)
         if obj is None:
             return "missing", ""
-    if c in api_refused.BY_DESIGN:
-        return "refused", api_refused.BY_DESIGN[c]
+    if c in BY_DESIGN:
+        return "refused", BY_DESIGN[c][1]
     return "implemented", ""
 
 

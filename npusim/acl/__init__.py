@@ -20,6 +20,7 @@ for _c in _errors._TABLE:
 
 
 from .. import faults as _faults  # noqa: E402
+from ..analysis import lint as _lint  # noqa: E402
 from . import _boundary  # noqa: E402
 from ._hosttrace import instrument as _instrument  # noqa: E402
 
@@ -38,8 +39,16 @@ def finalize() -> int:
     return _dev.finalize()
 
 
+def get_recent_err_msg():
+    """aclGetRecentErrMsg: the text of this thread's last failed ``acl.*`` call — the code, its
+    name and meaning, and what npusim knows of the cause (the capture linter's detail, fix and
+    source line; the deadlock wait-for chain) — or None when nothing failed since the last call.
+    Reading it clears it (chapter 13: "获取并清空"). Per thread, like the runtime's default."""
+    return _lint.recent_error()
+
+
 init = _boundary.wrap("acl.init", "init", init, 0)       # init and finalize are not traced
 finalize = _boundary.wrap("acl.finalize", "finalize", finalize, 0)
 
 
-__all__ = ["init", "finalize", "rt", "mdl", "util"]
+__all__ = ["init", "finalize", "get_recent_err_msg", "rt", "mdl", "util"]

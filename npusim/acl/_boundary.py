@@ -266,16 +266,35 @@ def _attr_value(v, code: int):
     return _int_in(v, -2 ** 63, U64, code)
 
 
+_STRUCT_LISTS = (("attrs", "numAttrs"), ("options", "numOpt"))   # the C structs' array fields
+_ITEM_IDS = ("id", "type")      # aclrtLaunchKernelAttr.id, aclrtBinaryLoadOption.type
+
+
 def _attrs(v, spec):
     """aclrtLaunchKernelCfg / aclrtBinaryLoadOptions as a dict or (id, value) pairs: ids are
-    enums, values 64-bit integers (or word pairs). Other objects (``.attrs`` / ``.options``)
-    are parsed by the runtime."""
+    enums, values 64-bit integers (or word pairs). The literal C shapes a port writes are read
+    too: items ``{"id": a, "value": v}`` (aclrtLaunchKernelAttr) or ``{"type": t, "value": v}``
+    (aclrtBinaryLoadOption), and the struct itself, ``{"attrs": [...], "numAttrs": n}`` /
+    ``{"options": [...], "numOpt": n}`` (the first n items, as C reads them). Other objects
+    (``.attrs`` / ``.options``) are parsed by the runtime."""
     if isinstance(v, dict):
+        for field, count in _STRUCT_LISTS:
+            if field in v and all(k in (field, count) for k in v):
+                items = v[field]
+                if not isinstance(items, (list, tuple)):
+                    raise _Refused(spec.code)
+                n = _int_in(v.get(count, len(items)), 0, len(items), spec.code)
+                return _attrs(list(items[:n]), spec)
         return {_int_in(k, -2 ** 31, 2 ** 31 - 1, spec.code): _attr_value(x, spec.code)
                 for k, x in v.items()}
     if isinstance(v, (list, tuple)):
         out = []
         for item in v:
+            if isinstance(item, dict):
+                key = next((k for k in _ITEM_IDS if k in item), None)
+                if key is None or "value" not in item or len(item) != 2:
+                    raise _Refused(spec.code)
+                item = (item[key], item["value"])
             if not isinstance(item, (list, tuple)) or len(item) != 2:
                 raise _Refused(spec.code)
             out.append((_int_in(item[0], -2 ** 31, 2 ** 31 - 1, spec.code),
@@ -366,6 +385,7 @@ OVERRIDES: dict[tuple[str, str], Spec] = {
     ("value_write", "value"): Spec(U64K), ("value_wait", "value"): Spec(U64K),   # uint64_t value
     ("set_stream_attribute", "value"): Spec(U64K, optional=True),  # aclrtStreamAttrValue*
     ("set_op_wait_timeout", "timeout"): Spec(U32),          # uint32_t timeout (seconds)
+    ("ri_get_streams", "num_streams"): Spec(U32, optional=True),  # uint32_t *numStreams
 }
 
 
@@ -393,6 +413,9 @@ def _fail(outputs: int, code: int):
 
 def _escaped(name: str, outputs: int, args: tuple, exc: BaseException):
     ESCAPES.append((name, args, exc))
+    _RT.tls.explain(f"an exception escaped the simulator (a bug, please report it): "
+                    f"{type(exc).__name__}: {exc}")
+    _lint.failed(name, E_INTERNAL, args)
     return _fail(outputs, E_INTERNAL)
 
 
@@ -436,6 +459,7 @@ def _slow(name, outputs, names, specs, call, args):
                         and n > (b.nbytes if isinstance(b, (memoryview, np.ndarray)) else len(b)):
                     raise _Refused(E_PARAM)
     except _Refused as r:
+        _lint.failed(name, r.code, tuple(args))
         return _fail(outputs, r.code)
     except Exception as e:  # noqa: BLE001 -- a bug of this module: recorded like the runtime's
         return _escaped(f"{name} (argument boundary)", outputs, tuple(args), e)
@@ -470,7 +494,7 @@ def wrap(name: str, attr: str, fn, outputs: int, raw=None):
     ns = {"_fn": fn, "_slow": _slow, "_escaped": _escaped, "_names": names, "_specs": specs,
           "_name": name, "_outputs": outputs, "_guarded": _util.GUARDED, "_raw": raw,
           "_RT": _RT, "_acquire": _RT.lock.acquire, "_release": _RT.lock.release, "_ARMED": _ARMED, "_LINTED": _LINTED,
-          "_on_error": _lint.on_error}
+          "_on_fail": _lint.failed}
     head = []
     for i, p in enumerate(params):
         if p.default is inspect.Parameter.empty:
@@ -507,8 +531,8 @@ def wrap(name: str, attr: str, fn, outputs: int, raw=None):
                 f"            finally:\n"
                 f"                _release()\n"
                 f"            c = r[-1] if r.__class__ is tuple else r\n"
-                f"            if c and c in _LINTED:\n"
-                f"                _on_error(_name, c, {tup})\n"
+                f"            if c:\n"
+                f"                _on_fail(_name, c, {tup})\n"
                 f"            return r\n"
                 f"        try:\n"
                 f"            return _fn({arglist})\n"

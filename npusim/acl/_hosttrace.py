@@ -28,8 +28,8 @@ def _wrap(name: str, fn, api: str = "", pre=None):
             snap = pre(*args, **kwargs)
             r = inner(*args, **kwargs)
             code = r[-1] if r.__class__ is tuple else r
-            if code in _LINTED:
-                _lint.on_error(api, code, args, snap)
+            if code:
+                _lint.failed(api, code, args, snap)
                 return _Linted(r)
             return r
 
@@ -46,14 +46,13 @@ def _wrap(name: str, fn, api: str = "", pre=None):
                     RT.host_trace.append((name, t0, RT.host_ns))
             if RT.stalled:
                 RT.progress.notify_all()
-        if r.__class__ is tuple:        # capture linter: a code of its table (0 is falsy)
-            if r[-1] and r[-1] in _LINTED:
-                _lint.on_error(api, r[-1], args)
+        if r.__class__ is tuple:        # a failure: the recent error message, the linter
+            if r[-1]:
+                _lint.failed(api, r[-1], args)
         elif r:
             if r.__class__ is _Linted:
                 return r.value
-            if r in _LINTED:
-                _lint.on_error(api, r, args)
+            _lint.failed(api, r, args)
         return r
     traced.__wrapped_api__ = True
     return traced

@@ -246,6 +246,29 @@ def on_error(api: str, code: int, args=(), snap=None) -> LintError:
     return e
 
 
+def failed(api: str, code: int, args=(), snap=None) -> None:
+    """Every non-zero facade return (called by the facade wrapper): the thread's recent error
+    message, which ``acl.get_recent_err_msg()`` (aclGetRecentErrMsg) returns once. A code of
+    ``HINTS`` is also recorded as a ``LintError`` and its detail, fix and line go into the text;
+    otherwise the runtime's own reason for this failure (``RT.tls.explain``: the deadlock
+    wait-for chain, ...), if it gave one."""
+    c = ERR.BY_VALUE.get(code)
+    text = f"{api} returned {code} {c.name}: {c.meaning}" if c else f"{api} returned {code}"
+    detail = RT.tls.take_detail()
+    if code in HINTS:
+        text += " — " + on_error(api, code, args, snap).message()
+    elif detail:
+        text += " — " + detail
+    RT.tls.recent_error = text
+
+
+def recent_error() -> str | None:
+    """aclGetRecentErrMsg: the text of this thread's last failed facade call, then cleared."""
+    t = RT.tls
+    msg, t.recent_error = t.recent_error, None
+    return msg
+
+
 def explain(code: int) -> str:
     """For the Pythonic API's ``AclError``: the recorded error of this call (same code, same
     source line) as ``detail; fix: hint [file:line]``, or "" for codes without a hint."""

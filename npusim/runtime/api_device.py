@@ -86,7 +86,8 @@ def synchronize_device() -> int:
         return ctx.failure_code
     try:                      # the current context's streams only (context.cc:1219-1242)
         _wait_streams(ctx)
-    except DeadlockError:
+    except DeadlockError as e:
+        RT.tls.explain(e.diagnosis)
         return ERR.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
     code = ERR.ACL_SUCCESS
     for s in list(ctx.streams):

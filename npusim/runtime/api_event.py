@@ -162,7 +162,8 @@ def synchronize_event(eh, timeout_ms: int = -1) -> int:
     start = RT.host_ns
     try:
         ev.device.wait_sq(stream.sq, pos + 1)
-    except DeadlockError:
+    except DeadlockError as e:
+        RT.tls.explain(e.diagnosis)
         return ERR.ACL_ERROR_RT_EVENT_SYNC_TIMEOUT
     if timeout_ms > 0 and RT.host_ns - start > timeout_ms * 1_000_000:
         return ERR.ACL_ERROR_RT_EVENT_SYNC_TIMEOUT

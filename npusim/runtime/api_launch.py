@@ -244,7 +244,11 @@ def submit_kernel(kernel, s, kid: int, num_blocks: int, args_addr: int, args_siz
             TABLE.ensure(kid)                     # a lazy body: compiled at its first launch
             pos = _capture_append(s, _OP_KERNEL, kid, args_addr, args_size, kernel.duration_ns,
                                   0, num_blocks & 0xFFFF)
-            return -pos if pos < 0 else OK
+            if pos < 0:
+                return -pos
+            if tc is not None:                    # the task keeps its launch configuration
+                s.capture.model.task_cfgs[(s.capture.cstream, pos)] = tc
+            return OK
         if ctx.failure_code:
             return ctx.failure_code
         if prog.lazy or mix >= _MIX_PAIR:
@@ -262,8 +266,11 @@ def submit_kernel(kernel, s, kid: int, num_blocks: int, args_addr: int, args_siz
     if KERNEL_HOOK is not None:
         kid = KERNEL_HOOK(s, kid, kernel.name)
     TABLE.ensure(kid)                             # a lazy body: compiled at its first launch
-    return refused(s.submit(_OP_KERNEL, s.device.timing.host_kernel_launch_ns, kid, args_addr,
-                            args_size, kernel.duration_ns, 0, num_blocks & 0xFFFF))
+    pos = s.submit(_OP_KERNEL, s.device.timing.host_kernel_launch_ns, kid, args_addr,
+                   args_size, kernel.duration_ns, 0, num_blocks & 0xFFFF)
+    if tc is not None and pos >= 0 and s.capture is not None:   # kept for GetAttribute (§13.4)
+        s.capture.model.task_cfgs[(s.capture.cstream, pos)] = tc
+    return refused(pos)
 
 
 # ---- the launch APIs

@@ -230,6 +230,12 @@ def ri_execute_async(model_ri, stream) -> int:
         return ERR.ACL_ERROR_RT_MODEL_CAPTURED
     if m.status != M.READY:
         return ERR.ACL_ERROR_RT_MODEL_EXECUTE
+    if s is None and m.sw_sq:
+        # the software-SQ BuildSqCq dereferences the NULL stream (spec/aclgraph.md §12 item 4):
+        # undefined on the real runtime, refused here (docs/fidelity.md)
+        RT.tls.explain("a NULL execution stream on a software-SQ chip crashes the real runtime "
+                       "(BuildSqCq dereferences it): launch the graph on a created stream")
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
     s, code = AS.resolve(s)
     if code:
         return code
@@ -315,7 +321,8 @@ def _recycle(dev, m, need: int, pool: int) -> int:
         s, p = busy[0].runs[0]                             # wait for one launch to complete
         try:
             dev.wait_sq(s.sq, p + 1)
-        except DeadlockError:
+        except DeadlockError as e:
+            RT.tls.explain(e.diagnosis)
             return ERR.ACL_ERROR_RT_RESOURCE_ALLOC_FAIL
     return ERR.ACL_SUCCESS
 
@@ -392,10 +399,15 @@ def ri_update(model_ri) -> int:
 
 
 # ---- introspection ----
-def ri_get_streams(model_ri):
+def ri_get_streams(model_ri, num_streams=None):
     """(list of the model's capture stream handles, code): newest first, so the origin capture
     stream is last (``Model::AddStream`` inserts at the front, §13.1). No ACL-level NULL check
-    (§13.2): a NULL model is the rt layer's 107000."""
+    (§13.2): a NULL model is the rt layer's 107000.
+
+    ``num_streams`` is C's in/out array size (``Model::ModelGetStreams``): None gives every
+    stream (C's count query, ``streams == NULL``, is ``len()`` of it); an int N fills an array
+    of N: the first min(N, count) streams, padded with None, and 107039
+    (ACL_ERROR_RT_INSUFFICIENT_INPUT_ARRAY) with the streams that fitted when N < count."""
     if not model_ri:
         return None, ERR.ACL_ERROR_RT_PARAM_INVALID
     code = _feature()
@@ -406,7 +418,12 @@ def ri_get_streams(model_ri):
         return None, code
     if m.sub:
         return None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
-    return [capture_stream_handle(cs) for cs in reversed(m.streams)], ERR.ACL_SUCCESS
+    out = [capture_stream_handle(cs) for cs in reversed(m.streams)]
+    if num_streams is None:
+        return out, ERR.ACL_SUCCESS
+    if num_streams < len(out):
+        return out[:num_streams], ERR.ACL_ERROR_RT_INSUFFICIENT_INPUT_ARRAY
+    return out + [None] * (num_streams - len(out)), ERR.ACL_SUCCESS
 
 
 def capture_stream_handle(cs) -> int:

@@ -2,13 +2,73 @@
 instead of an ``AttributeError``, and returning 207000 (``ACL_ERROR_RT_FEATURE_NOT_SUPPORT``) with
 the reason as the thread's recent error message (``acl.get_recent_err_msg()``).
 
-What is refused is what a one-process simulator cannot mean: memory and events shared with other
-processes (IPC), cache maintenance and address-space management of real hardware.
-``docs/api_coverage.md`` lists every function of the chapters capture programs use, with these.
+What is refused is what a one-process simulator cannot mean: events, notifies and memory shared
+with other processes (IPC), cache maintenance of real hardware, and host memory mapped into the
+device's address space. ``docs/api_coverage.md`` lists every function of the chapters capture
+programs use, these among them; ``npusim.acl.rt`` / ``npusim.acl.mdl`` make one function per row
+(:func:`refusal`).
 """
 from __future__ import annotations
 
-from .. import errors as ERR
+import re
 
-BY_DESIGN: dict[str, str] = {}
-"""C name -> why npusim does not simulate it."""
+from .. import errors as ERR
+from .runtime import RT
+
+FACADE_EXCEPTIONS = {"aclrtBinaryUnLoad": "acl.rt.binary_unload",
+                     "aclrtUnSubscribeReport": "acl.rt.unsubscribe_report"}
+"""C names whose facade name is not the mechanical one (pyACL's spellings)."""
+
+
+def facade_name(c_name: str) -> str:
+    """The ``npusim.acl`` name of a C function (design.md §3.1): ``aclrtX`` -> ``acl.rt.x``,
+    ``aclmdlRIX`` -> ``acl.mdl.ri_x``, ``aclX`` -> ``acl.x``; CamelCase -> snake_case."""
+    if c_name in FACADE_EXCEPTIONS:
+        return FACADE_EXCEPTIONS[c_name]
+    for prefix, module in (("aclmdlRI", "mdl.ri_"), ("aclrt", "rt."), ("acl", "")):
+        if c_name.startswith(prefix):
+            tail = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", c_name[len(prefix):])
+            return "acl." + module + re.sub(r"(?<=[A-Z])(?=[A-Z][a-z])", "_", tail).lower()
+    raise ValueError(f"{c_name} is not an ACL function name")
+
+
+_IPC = "inter-process sharing (IPC): npusim simulates one process"
+_CMO = "cache maintenance of real hardware: simulated device memory is always coherent"
+_MAP = ("host memory mapped into the device address space: npusim keeps host and device memory "
+        "apart (use aclrtMallocHost for pinned host memory)")
+
+BY_DESIGN: dict[str, tuple[int, str]] = {
+    # C name: (outputs before the code, why npusim does not simulate it)
+    "aclrtIpcGetEventHandle": (1, _IPC),
+    "aclrtIpcOpenEventHandle": (1, _IPC),
+    "aclrtNotifyGetExportKey": (1, _IPC),
+    "aclrtNotifySetImportPid": (0, _IPC),
+    "aclrtNotifySetImportPidInterServer": (0, _IPC),
+    "aclrtNotifyImportByKey": (1, _IPC),
+    "aclrtMemFlush": (0, _CMO),
+    "aclrtMemInvalidate": (0, _CMO),
+    "aclrtHostRegister": (1, _MAP),
+    "aclrtHostRegisterV2": (0, _MAP),
+    "aclrtHostGetDevicePointer": (1, _MAP),
+    "aclrtHostMemMapCapabilities": (1, _MAP),
+    "aclrtHostUnregister": (0, _MAP),
+    "aclrtGetHardwareSyncAddr": (1, "the hardware synchronisation register of a real AI Core"),
+}
+"""C name -> (outputs, reason)."""
+
+
+def refusal(c_name: str):
+    """The facade function for a refused C function: it accepts any arguments, changes nothing,
+    and returns 207000 (after ``outputs`` Nones) with the reason as the recent error message."""
+    outputs, why = BY_DESIGN[c_name]
+    text = (f"{c_name} returned 207000 ACL_ERROR_RT_FEATURE_NOT_SUPPORT: not simulated by "
+            f"design — {why}")
+    code = ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    result = code if outputs == 0 else (None,) * outputs + (code,)
+
+    def refused(*args, **kwargs):
+        RT.tls.recent_error = text
+        return result
+    refused.__doc__ = f"{c_name}: refused with 207000 by design — {why}."
+    refused.__wrapped_api__ = True        # no argument boundary or trace: it reads nothing
+    return refused

@@ -78,7 +78,8 @@ def synchronize_stream(h, timeout_ms: int = -1) -> int:
     start = RT.host_ns
     try:
         dev.wait_sq(s.sq, s.tail)
-    except DeadlockError:
+    except DeadlockError as e:
+        RT.tls.explain(e.diagnosis)
         return ERR.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
     if timeout_ms > 0 and RT.host_ns - start > timeout_ms * 1_000_000:
         return ERR.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT

@@ -93,6 +93,11 @@ class CaptureStream(SqStream):
         a5 = REC.site_id(2) if REC.on else 0       # analysis: the source site in a5
         self.state.push(self.sq, op, 0, a0, a1, a2, a3, 0, a5, flag, blocks, pos & 0xFFFF)
         self.task_count = pos + 1
+        m = self.model
+        if m.seq_last is not self:           # a new run of the model's capture order
+            m.seq_runs.append((self, pos, m.next_seq))
+            m.seq_last = self
+        m.next_seq += 1
         self.sqe_num += sqe_count
         self.last_op = op
         self.last_event = None          # a capture record sets it after appending (§4.3)
@@ -124,7 +129,8 @@ class CaptureModel:
                  "has_endgraph", "built", "sqcq", "runs", "engine_id", "name", "args_chunks",
                  "_args_pos", "_args_size", "destroyed", "task_groups", "taskgrp_streams",
                  "taskgrp_err", "cond_handles", "capture_progress", "begun_at", "invalidated_by",
-                 "staged_updates", "last_debug_lines", "slots", "last_run_stream")
+                 "staged_updates", "last_debug_lines", "slots", "last_run_stream",
+                 "seq_runs", "seq_last", "next_seq", "task_cfgs")
 
     def __init__(self, ctx, sub: bool = False, parent=None):
         dev = ctx.device
@@ -169,6 +175,13 @@ class CaptureModel:
         self.invalidated_by = None             # the call that invalidated the capture (linter)
         self.staged_updates: dict = {}         # (capture stream, pos) -> row (aclmdlRIUpdate)
         self.last_debug_lines: list = []       # what the last aclmdlRIDebugPrint printed
+        # capture order across the model's streams (aclmdlRITaskGetSeqId, §13.3): one counter,
+        # kept as runs (capture stream, first position, first seq id) of consecutive tasks
+        self.seq_runs: list = []
+        self.seq_last = None
+        self.next_seq = 0
+        self.task_cfgs: dict = {}              # (capture stream, pos) -> TaskCfg of a kernel
+                                               # launched with a config (§13.4)
         dev.models[self] = None
         # engine ids are given at the next publish (the model's first build)
 
@@ -196,6 +209,13 @@ class CaptureModel:
     @property
     def heads(self) -> list[int]:
         return [cs.sq for cs in self.streams if cs.head]
+
+    def seq_id(self, cs: CaptureStream, pos: int) -> int:
+        """The capture-order sequence id of the task at ``pos`` of ``cs`` (§13.3)."""
+        for run_cs, first, seq in reversed(self.seq_runs):
+            if run_cs is cs and first <= pos:
+                return seq + pos - first
+        return -1
 
     def origin_stream(self) -> CaptureStream:
         """The last-level original capture stream (where EndGraph and event resets go)."""

@@ -31,6 +31,17 @@ class _ThreadState(threading.local):
         self.primary = None
         self.capture_refs = [0, 0, 0]     # captures this thread began, per mode
         self.exchange_mode = 0            # aclmdlRICaptureThreadExchangeMode (GLOBAL)
+        self.recent_error = None          # aclGetRecentErrMsg: the last failure's text
+        self.error_detail = ""            # why the current call fails, set by the runtime
+
+    def explain(self, detail: str) -> None:
+        """The runtime's reason for the failure the current call is about to return (the
+        deadlock diagnosis, ...): the facade puts it into the recent error message."""
+        self.error_detail = detail
+
+    def take_detail(self) -> str:
+        d, self.error_detail = self.error_detail, ""
+        return d
 
 
 class Runtime:

@@ -98,16 +98,15 @@ def ri_task_get_type(task):
 
 
 def ri_task_get_seq_id(task):
-    """The task's sequence number in its model (capture order, per stream in stream order)."""
+    """The task's sequence id in its model: the global capture order across all the model's
+    streams, from one counter per model (``CaptureModel::GenerateSeqId``, ``stream.cc``,
+    §13.3). Tasks the runtime adds itself (cascade hops, EndCapture's event resets) take ids
+    in the same order."""
     t, code = _task(task)
     if code:
         return None, code
-    seq = 0
-    for cs in t.model.streams:
-        if cs is t.cs:
-            return seq + t.pos, ERR.ACL_SUCCESS
-        seq += cs.task_count
-    return None, ERR.ACL_ERROR_RT_INTERNAL_ERROR
+    seq = t.model.seq_id(t.cs, t.pos)
+    return (seq, ERR.ACL_SUCCESS) if seq >= 0 else (None, ERR.ACL_ERROR_RT_INTERNAL_ERROR)
 
 
 def ri_task_get_params(task):
@@ -131,7 +130,15 @@ def ri_task_get_params(task):
         if ty == ACL_MODEL_RI_TASK_VALUE_WAIT:
             p["flag"] = int(row["flag"])
     else:
-        p.update(event=None, event_flag=0)
+        # the user event the capture bound to the task's internal event (None once destroyed),
+        # its creation flag, and the record / wait / reset flag (DEFAULT: captured tasks)
+        ce = next((c for c in t.model.capture_events if c.slot == int(row["a0"])), None)
+        ev = ce.user_event if ce is not None else None
+        live = ev is not None and not ev.destroyed
+        key = {ACL_MODEL_RI_TASK_EVENT_RECORD: "record_flag",
+               ACL_MODEL_RI_TASK_EVENT_WAIT: "wait_flag"}.get(ty, "reset_flag")
+        p.update({"event": ev.handle if live else None,
+                  "event_flag": int(ev.flag) if ev is not None else 0, key: 0})
     return p, ERR.ACL_SUCCESS
 
 
@@ -228,16 +235,40 @@ DEFAULT_OP_TIMEOUT_US = 1_090_922 * 1000
 def ri_kernel_task_get_attribute(task, attr_id):
     """aclmdlRIKernelTaskGetAttribute (kernel_utils.cc GetKernelAttribute): (value, code).
 
-    Only AI Core / vector kernel tasks (107000 otherwise); ENGINE_TYPE, BLOCKDIM_OFFSET and
-    BLOCK_TASK_PREFETCH cannot be read back (107000). The simulator does not keep a task's launch
-    configuration, so the answers are the unconfigured ones: the kernel's own schedule mode, no
-    dynamic UB, no data dump, the default op timeout (TIMEOUT in s, TIMEOUT_US in µs)."""
+    The ACL layer checks ``task`` for NULL (100000, §13.2). Only AI Core / vector kernel tasks
+    (107000 otherwise); ENGINE_TYPE, BLOCKDIM_OFFSET and BLOCK_TASK_PREFETCH cannot be read back
+    (107000). The answers come from the task's own launch configuration (§13.4): SCHEM_MODE the
+    configured mode, else the kernel's own; DYN_UBUF_SIZE, DATA_DUMP as configured (0 without a
+    config); TIMEOUT (s) / TIMEOUT_US (µs): 0 for "never" (a configured 0), the configured
+    value, else the default op timeout (ConvertTimeoutByAttrId)."""
+    if not task:
+        return None, ERR.ACL_ERROR_INVALID_PARAM
     t, code = _task(task)
     if code:
         return None, code
     row = t.row()
     if int(row["op"]) != S.OP_KERNEL:
         return None, ERR.ACL_ERROR_RT_PARAM_INVALID
+    kid = int(row["a0"])
+    if not 0 <= kid < len(TABLE.entries) or TABLE.entries[kid].unit == UNIT_AICPU:
+        return None, ERR.ACL_ERROR_RT_PARAM_INVALID
+    cfg = t.model.task_cfgs.get((t.cs, t.pos))
+    if attr_id == _ATTR_SCHEM_MODE:
+        if cfg is not None and cfg.sched_mode is not None:
+            return int(cfg.sched_mode), ERR.ACL_SUCCESS
+        h = function_handle_of(kid)
+        k = RT.handles.get("function", h)[0] if h else None
+        return (int(k.sched_mode) if k is not None else 0), ERR.ACL_SUCCESS
+    if attr_id == _ATTR_DYN_UBUF_SIZE:
+        return (int(cfg.dyn_ubuf) if cfg is not None else 0), ERR.ACL_SUCCESS
+    if attr_id == _ATTR_DATA_DUMP:
+        return (1 if cfg is not None and cfg.dump else 0), ERR.ACL_SUCCESS
+    if attr_id in (_ATTR_TIMEOUT, _ATTR_TIMEOUT_US):
+        us = DEFAULT_OP_TIMEOUT_US if cfg is None or cfg.timeout_us is None else cfg.timeout_us
+        if attr_id == _ATTR_TIMEOUT:
+            return (us // 1_000_000) & 0xFFFF, ERR.ACL_SUCCESS
+        return us, ERR.ACL_SUCCESS
+    return None, ERR.ACL_ERROR_RT_PARAM_INVALID
     kid = int(row["a0"])
     if not 0 <= kid < len(TABLE.entries) or TABLE.entries[kid].unit == UNIT_AICPU:
         return None, ERR.ACL_ERROR_RT_PARAM_INVALID
