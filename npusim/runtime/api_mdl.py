@@ -405,9 +405,10 @@ def ri_get_streams(model_ri, num_streams=None):
     (§13.2): a NULL model is the rt layer's 107000.
 
     ``num_streams`` is C's in/out array size (``Model::ModelGetStreams``): None gives every
-    stream (C's count query, ``streams == NULL``, is ``len()`` of it); an int N fills an array
-    of N: the first min(N, count) streams, padded with None, and 107039
-    (ACL_ERROR_RT_INSUFFICIENT_INPUT_ARRAY) with the streams that fitted when N < count."""
+    stream (C's count query, ``streams == NULL``, is ``len()`` of it); an int N is an array of
+    N: the first min(N, count) streams, and 107039 (ACL_ERROR_RT_INSUFFICIENT_INPUT_ARRAY) with
+    the streams that fitted when N < count. (C pads a larger array with NULLs; the list here
+    holds only the streams, so a huge N costs nothing.)"""
     if not model_ri:
         return None, ERR.ACL_ERROR_RT_PARAM_INVALID
     code = _feature()
@@ -423,7 +424,7 @@ def ri_get_streams(model_ri, num_streams=None):
         return out, ERR.ACL_SUCCESS
     if num_streams < len(out):
         return out[:num_streams], ERR.ACL_ERROR_RT_INSUFFICIENT_INPUT_ARRAY
-    return out + [None] * (num_streams - len(out)), ERR.ACL_SUCCESS
+    return out, ERR.ACL_SUCCESS          # C pads the rest of its array with NULL: not built here
 
 
 def capture_stream_handle(cs) -> int:

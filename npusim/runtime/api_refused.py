@@ -70,5 +70,7 @@ def refusal(c_name: str):
         RT.tls.recent_error = text
         return result
     refused.__doc__ = f"{c_name}: refused with 207000 by design — {why}."
-    refused.__wrapped_api__ = True        # no argument boundary or trace: it reads nothing
+    refused.__annotations__ = {"return": int if outputs == 0 else tuple}   # the result's shape
+    refused.__wrapped_api__ = True        # no trace or injection point: it does nothing
+    refused.__boundary__ = ()             # and it reads no argument, so none is normalised
     return refused

@@ -31,7 +31,8 @@ def test_get_streams_array_form(dev0):
     every, ret = acl.mdl.ri_get_streams(mh)
     assert ret == OK and len(every) == 2
     assert acl.mdl.ri_get_streams(mh, 2) == (every, OK)
-    assert acl.mdl.ri_get_streams(mh, 4) == (every + [None, None], OK)
+    assert acl.mdl.ri_get_streams(mh, 4) == (every, OK)              # no NULL padding
+    assert acl.mdl.ri_get_streams(mh, 2 ** 32 - 1) == (every, OK)
     assert acl.mdl.ri_get_streams(mh, 1) == (every[:1], E.ACL_ERROR_RT_INSUFFICIENT_INPUT_ARRAY)
     assert acl.mdl.ri_get_streams(mh, 0) == ([], E.ACL_ERROR_RT_INSUFFICIENT_INPUT_ARRAY)
 
