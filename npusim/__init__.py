@@ -12,8 +12,8 @@ from numba import NumbaExperimentalFeatureWarning as _NEFW
 _warnings.filterwarnings("ignore", category=_NEFW)
 
 from . import acl, errors  # noqa: E402
-from .api import (Binary, Buffer, Device, Event, Function, Graph, Stream,  # noqa: E402
-                  configure, graph, graph_task_group_begin, graph_task_group_end,
+from .api import (Binary, Buffer, Device, Event, ExternalEvent, Function,  # noqa: E402
+                  Graph, Stream, configure, graph, graph_task_group_begin, graph_task_group_end,
                   graph_task_update_begin, graph_task_update_end, load_binary, reset,
                   set_kernel_cost)
 from .errors import AclError  # noqa: E402
@@ -25,7 +25,8 @@ from .kernel.cpu import cpu_kernel, register_cpu_kernel  # noqa: E402
 from .runtime.census import Census, census  # noqa: E402
 
 __version__ = "0.1.0"
-__all__ = ["acl", "errors", "AclError", "Device", "Stream", "Event", "Buffer", "Graph", "graph",
+__all__ = ["acl", "errors", "AclError", "Device", "Stream", "Event", "ExternalEvent", "Buffer",
+           "Graph", "graph",
            "configure", "reset", "graph_task_group_begin", "graph_task_group_end",
            "graph_task_update_begin", "graph_task_update_end", "load_binary", "Binary",
            "Function", "kernel", "samples", "cpu_kernel", "register_cpu_kernel", "set_kernel_cost",

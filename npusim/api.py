@@ -126,11 +126,28 @@ class Stream:
         """True when every task issued so far has finished (at the host's current time)."""
         return _out(acl.rt.stream_query(self.handle)) == acl.ACL_STREAM_STATUS_COMPLETE
 
-    def record(self, event: "Event") -> None:
-        _ok(acl.rt.record_event(event.handle, self.handle))
+    def record(self, event: "Event", external: bool = False) -> None:
+        """aclrtRecordEvent; ``external=True``: aclrtRecordEventWithFlag(EXTERNAL) on a capturing
+        stream — every replay of the graph publishes a record of ``event`` (an event from
+        ``Device.event(kind="sync")``) that streams and other graphs can wait on."""
+        if external:
+            _ok(acl.rt.record_event_with_flag(event.handle, self.handle,
+                                              acl.ACL_EVENT_RECORD_EXTERNAL))
+        else:
+            _ok(acl.rt.record_event(event.handle, self.handle))
 
-    def wait(self, event: "Event") -> None:
-        _ok(acl.rt.stream_wait_event(self.handle, event.handle))
+    def wait(self, event: "Event", external: bool = False) -> None:
+        """aclrtStreamWaitEvent; ``external=True``: aclrtStreamWaitEventWithFlag(EXTERNAL) on a
+        capturing stream — every replay waits for the event's latest record before it."""
+        if external:
+            _ok(acl.rt.stream_wait_event_with_flag(self.handle, event.handle, 0,
+                                                   acl.ACL_EVENT_WAIT_EXTERNAL))
+        else:
+            _ok(acl.rt.stream_wait_event(self.handle, event.handle))
+
+    def reset(self, event: "Event") -> None:
+        """aclrtResetEvent on this stream (captured when the stream captures)."""
+        _ok(acl.rt.reset_event(event.handle, self.handle))
 
     def copy(self, dst, src, count: int, kind: int = acl.ACL_MEMCPY_DEFAULT) -> None:
         _ok(acl.rt.memcpy_async(int(dst), count, int(src), count, kind, self.handle))
@@ -159,6 +176,22 @@ class Event:
 
     def destroy(self) -> None:
         _ok(acl.rt.destroy_event(self.handle))
+
+
+class ExternalEvent(Event):
+    """An event made with ACL_EVENT_EXTERNAL, shaped like ``torch.npu.ExternalEvent``: a graph
+    captures a wait on it (and a reset after), and each step records it eagerly — e.g. on the
+    update stream after a task update — so the replay runs only after the update
+    (``Device.external_event()``)."""
+
+    def record(self, stream: "Stream") -> None:
+        stream.record(self)
+
+    def wait(self, stream: "Stream") -> None:
+        stream.wait(self)
+
+    def reset(self, stream: "Stream") -> None:
+        stream.reset(self)
 
 
 class Device:
@@ -192,12 +225,21 @@ class Device:
         return Stream(self, _out(acl.rt.create_stream()))
 
     def event(self, flag: int = acl.ACL_EVENT_SYNC, kind: str = "ex") -> Event:
-        """An event: ``kind`` "ex" (aclrtCreateEventExWithFlag, the default), "flag"
-        (aclrtCreateEventWithFlag) or "legacy" (aclrtCreateEvent)."""
+        """An event: ``kind`` "ex" (aclrtCreateEventExWithFlag with ``flag`` | TIME_LINE, the
+        default), "sync" (aclrtCreateEventExWithFlag(ACL_EVENT_SYNC) exactly: the event external
+        records and waits take), "flag" (aclrtCreateEventWithFlag) or "legacy"
+        (aclrtCreateEvent)."""
         if kind == "legacy":
             return Event(_out(acl.rt.create_event()))
+        if kind == "sync":
+            return Event(_out(acl.rt.create_event_ex_with_flag(acl.ACL_EVENT_SYNC)))
         make = acl.rt.create_event_ex_with_flag if kind == "ex" else acl.rt.create_event_with_flag
         return Event(_out(make(flag | acl.ACL_EVENT_TIME_LINE if kind == "ex" else flag)))
+
+    def external_event(self) -> ExternalEvent:
+        """An event like ``torch.npu.ExternalEvent`` (aclrtCreateEventWithFlag(EXTERNAL)):
+        ``record(stream)``, ``wait(stream)``, ``reset(stream)``."""
+        return ExternalEvent(_out(acl.rt.create_event_with_flag(acl.ACL_EVENT_EXTERNAL)))
 
     def malloc(self, size: int, policy: int = acl.ACL_MEM_MALLOC_HUGE_FIRST) -> Buffer:
         return Buffer(self, _out(acl.rt.malloc(size, policy)), size)

@@ -385,6 +385,7 @@ OVERRIDES: dict[tuple[str, str], Spec] = {
     ("value_write", "value"): Spec(U64K), ("value_wait", "value"): Spec(U64K),   # uint64_t value
     ("set_stream_attribute", "value"): Spec(U64K, optional=True),  # aclrtStreamAttrValue*
     ("set_op_wait_timeout", "timeout"): Spec(U32),          # uint32_t timeout (seconds)
+    ("stream_wait_event_with_flag", "timeout"): Spec(U32),  # uint32_t timeout (seconds)
     ("ri_get_streams", "num_streams"): Spec(U32, optional=True),  # uint32_t *numStreams
 }
 

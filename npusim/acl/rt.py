@@ -9,6 +9,7 @@ from ..runtime.api_event import (create_event, create_event_ex_with_flag,  # noq
                                  destroy_notify, event_elapsed_time, event_get_timestamp,
                                  get_event_avail_num, get_event_id, query_event,
                                  query_event_status, query_event_wait_status, record_event,
+                                 record_event_with_flag, stream_wait_event_with_flag,
                                  record_notify, reset_event, set_op_wait_timeout,
                                  stream_wait_event, stream_wait_event_with_timeout,
                                  synchronize_event, synchronize_event_with_timeout,

@@ -18,6 +18,8 @@ from .stream import refused
 ACL_EVENT_STATUS_COMPLETE, ACL_EVENT_STATUS_NOT_READY = 0, 1          # aclrtQueryEvent
 ACL_EVENT_RECORDED_STATUS_NOT_READY, ACL_EVENT_RECORDED_STATUS_COMPLETE = 0, 1  # ...Status
 ACL_NOTIFY_DEFAULT, ACL_NOTIFY_DEVICE_USE_ONLY = 0, 1
+ACL_EVENT_RECORD_DEFAULT, ACL_EVENT_RECORD_EXTERNAL = 0x0, 0x1      # acl_rt.h:100-103
+ACL_EVENT_WAIT_DEFAULT, ACL_EVENT_WAIT_EXTERNAL = 0x0, 0x1
 _OLD_OR = ACL_EVENT_SYNC | ACL_EVENT_CAPTURE_STREAM_PROGRESS | RT_EVENT_DDSYNC | ACL_EVENT_TIME_LINE
 
 
@@ -58,9 +60,14 @@ def _event(h):
     return RT.handles.get("event", h)
 
 
-def _event_and_stream(eh, sh, need_wait_task: bool, refuse_new_mode: bool = False):
+def _event_and_stream(eh, sh, need_wait_task: bool, refuse_new_mode: bool = False,
+                      op: str = "", op_flag: int = 0):
     """The shared prefix of record / wait / reset: (event, stream, code). ``refuse_new_mode``:
-    reset's 207000 for Ex events, checked after the context but before 107003 (impl.cc:2210)."""
+    reset's 207000 for Ex events, checked after the context but before 107003 (impl.cc:2210).
+    ``op`` ("record" / "wait") with its flag: the ApiErrorDecorator checks of §9.4 — EXTERNAL
+    only for an Ex event made with exactly ACL_EVENT_SYNC (207000); the event's record (wait)
+    flag, fixed by its first record (wait) whatever that call returned, never changes (107000);
+    no EXTERNAL in a sub-graph (207000)."""
     ev, code = _event(eh)
     if code:
         return None, None, code
@@ -73,6 +80,19 @@ def _event_and_stream(eh, sh, need_wait_task: bool, refuse_new_mode: bool = Fals
         return None, None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
     if need_wait_task and not ev.has_wait_task:
         return None, None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    if op:
+        external = op_flag == ACL_EVENT_RECORD_EXTERNAL
+        if external and (not ev.new_mode or ev.flag != ACL_EVENT_SYNC):
+            return None, None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+        cur = ev.record_flag if op == "record" else ev.wait_flag
+        if cur is not None and cur != op_flag:
+            return None, None, ERR.ACL_ERROR_RT_PARAM_INVALID
+        if op == "record":
+            ev.record_flag = op_flag
+        else:
+            ev.wait_flag = op_flag
+        if external and s is not None and s.capture is not None and s.capture.model.sub:
+            return None, None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
     s, code = AS.resolve(s)
     if code:
         return None, None, code
@@ -86,9 +106,27 @@ def _event_and_stream(eh, sh, need_wait_task: bool, refuse_new_mode: bool = Fals
 
 
 def record_event(eh, sh) -> int:
-    ev, s, code = _event_and_stream(eh, sh, need_wait_task=False)
+    return _record(eh, sh, ACL_EVENT_RECORD_DEFAULT)
+
+
+def record_event_with_flag(eh, sh, flag: int) -> int:
+    """aclrtRecordEventWithFlag: DEFAULT is aclrtRecordEvent; EXTERNAL (an Ex event made with
+    ACL_EVENT_SYNC, on a capturing stream: else 107029) captures a record that every launch of
+    the graph publishes as the event's latest record, for a stream or another graph to wait on
+    (§9.4). NULL event, a flag other than 0/1: 100000 (acl layer)."""
+    if not eh or flag not in (ACL_EVENT_RECORD_DEFAULT, ACL_EVENT_RECORD_EXTERNAL):
+        return ERR.ACL_ERROR_INVALID_PARAM
+    return _record(eh, sh, flag)
+
+
+def _record(eh, sh, flag: int) -> int:
+    ev, s, code = _event_and_stream(eh, sh, need_wait_task=False, op="record", op_flag=flag)
     if code:
         return code
+    if flag == ACL_EVENT_RECORD_EXTERNAL:
+        if s.capture is None:
+            return ERR.ACL_ERROR_RT_STREAM_NOT_CAPTURED
+        return capture.external(ev, s, is_record=True)
     if s.capture is not None and not ev.flag & ACL_EVENT_EXTERNAL:
         return capture.record(ev, s)
     v = ev.record_value()
@@ -102,9 +140,30 @@ def record_event(eh, sh) -> int:
 
 
 def stream_wait_event(sh, eh) -> int:
-    ev, s, code = _event_and_stream(eh, sh, need_wait_task=True)
+    return _wait(sh, eh, ACL_EVENT_WAIT_DEFAULT)
+
+
+def stream_wait_event_with_flag(sh, eh, timeout: int, flag: int) -> int:
+    """aclrtStreamWaitEventWithFlag: DEFAULT is aclrtStreamWaitEventWithTimeout (``timeout`` in
+    seconds); EXTERNAL (timeout 0 only; an Ex event made with ACL_EVENT_SYNC; a capturing stream,
+    else 107029) captures a wait that every launch of the graph binds to the event's latest
+    record before that launch — a stream's or another graph's (§9.4). NULL event, a flag other
+    than 0/1, EXTERNAL with a timeout: 100000 (acl layer)."""
+    if not eh or flag not in (ACL_EVENT_WAIT_DEFAULT, ACL_EVENT_WAIT_EXTERNAL):
+        return ERR.ACL_ERROR_INVALID_PARAM
+    if flag == ACL_EVENT_WAIT_EXTERNAL and timeout != 0:
+        return ERR.ACL_ERROR_INVALID_PARAM
+    return _wait(sh, eh, flag)
+
+
+def _wait(sh, eh, flag: int) -> int:
+    ev, s, code = _event_and_stream(eh, sh, need_wait_task=True, op="wait", op_flag=flag)
     if code:
         return code
+    if flag == ACL_EVENT_WAIT_EXTERNAL:
+        if s.capture is None:
+            return ERR.ACL_ERROR_RT_STREAM_NOT_CAPTURED
+        return capture.external(ev, s, is_record=False)
     if event_captured(ev) or s.capture is not None:
         return capture.wait(s, ev)
     if ev.last is None:
@@ -312,8 +371,6 @@ def destroy_notify(nh) -> int:
 
 # ---- queries (chapter 07; ApiImpl::EventQueryWaitStatus / GetEventID / GetAvailEventNum) ----
 ACL_EVENT_WAIT_STATUS_COMPLETE, ACL_EVENT_WAIT_STATUS_NOT_READY = 0, 1
-ACL_EVENT_RECORD_DEFAULT, ACL_EVENT_RECORD_EXTERNAL = 0, 1
-ACL_EVENT_WAIT_DEFAULT, ACL_EVENT_WAIT_EXTERNAL = 0, 1
 
 
 def query_event_wait_status(eh):

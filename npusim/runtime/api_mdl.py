@@ -9,6 +9,7 @@ from . import api_stream as AS
 from . import capture as C
 from . import cond, dump, tasks
 from . import model as M
+from . import taskgroup as TG
 from .capture import bad_capture_flags
 from .device import DeadlockError
 from .runtime import RT, profile
@@ -254,10 +255,14 @@ def ri_execute_async(model_ri, stream) -> int:
             added.submit(S.OP_NOTIFY_RECORD, 0, a0=before)
             s.submit(S.OP_NOTIFY_WAIT, 0, a0=before)
         cond.assign_defaults(m, s)                         # cond default values (§6.3 step 4)
+        published = refresh_external(m, s) if m.ext_records or m.ext_waits else ()
         pos = s.submit(S.OP_MODEL_EXECUTE, t.host_model_execute_ns, a0=m.engine_id)
         if pos < 0:
             return -pos
         pos = s.submit(S.OP_NOTIFY_WAIT, 0, a0=m.endgraph_slot)
+        for ev in published:           # the launch's external records are the events' latest
+            ev.last = (s, pos)         # complete (for sync / query) once the graph is
+            ev.note_task(s, pos)
         if len(m.runs) >= 64:
             m.running()                                    # drop launches already completed
         m.runs.append((s, pos))
@@ -266,6 +271,23 @@ def ri_execute_async(model_ri, stream) -> int:
             s.submit(S.OP_NOTIFY_RECORD, 0, a0=after)
             added.submit(S.OP_NOTIFY_WAIT, 0, a0=after)
     return ERR.ACL_SUCCESS
+
+
+def refresh_external(m, s) -> list:
+    """Bind a launch's external tasks (§9.4, ``capture_model_utils.cc`` refresh table): each
+    external wait waits for its event's latest record before this launch (value 0 — satisfied —
+    when it has none; its reset is not tracked), then each external record becomes a new record
+    of its event. Written in ``s``'s order before the launch; returns the recorded events."""
+    for ev, (cs, pos) in m.ext_waits.items():
+        v = ev.wait_value() if ev.last is not None and not ev.destroyed else 0
+        TG.rewrite_task(s, cs, pos, ev.slot, v)
+    out = []
+    for ev, (cs, pos) in m.ext_records.items():
+        if ev.destroyed:
+            continue
+        TG.rewrite_task(s, cs, pos, ev.slot, ev.record_value())
+        out.append(ev)
+    return out
 
 
 def _exe_notifies(m, added) -> tuple[int, int]:

@@ -261,6 +261,29 @@ def record(ev, stream) -> int:
     return ERR.ACL_SUCCESS
 
 
+def external(ev, stream, is_record: bool) -> int:
+    """aclrtRecordEventWithFlag / aclrtStreamWaitEventWithFlag with the EXTERNAL flag on a
+    capturing stream (§9.4, ``SubmitExternalEventTaskCommon``): one EVENT_RECORD / EVENT_WAIT
+    task naming the user event's own slot, whose value the model's every launch rebinds
+    (``api_mdl.refresh_external``): a record publishes a new record of the event, a wait waits
+    for the event's latest record before that launch (none: satisfied). Checks: the chip (value
+    wait tasks and software SQs, 207000), then one external task per event and graph
+    (``CheckExternalEventConstraints``: a second one, either direction, 107000)."""
+    prof = profile()
+    if not (prof.has_task_value_wait and prof.software_sq):
+        return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    model = stream.capture.model
+    if ev in model.ext_records or ev in model.ext_waits:
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
+    op = S.OP_EVENT_RECORD if is_record else S.OP_EVENT_WAIT
+    pos = append(stream, op, ev.slot, 0)
+    if pos < 0:
+        return -pos
+    (model.ext_records if is_record else model.ext_waits)[ev] = (stream.capture.cstream, pos)
+    ev.models.add(model)                                   # the graph names the event's slot
+    return ERR.ACL_SUCCESS
+
+
 def wait(stream, ev) -> int:
     """aclrtStreamWaitEvent where the event is capturing (joins a non-capturing stream) or the
     stream is capturing (§4.1)."""

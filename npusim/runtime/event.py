@@ -45,7 +45,8 @@ def note_slot_task(owner, stream, pos: int) -> None:
 
 class Event:
     __slots__ = ("ctx", "device", "kind", "flag", "handle", "slot", "seq", "last", "destroyed",
-                 "capture_model", "capture_event", "fences", "models")
+                 "capture_model", "capture_event", "fences", "models", "record_flag",
+                 "wait_flag")
 
     def __init__(self, ctx, kind: str, flag: int):
         self.ctx = ctx
@@ -62,6 +63,10 @@ class Event:
         self.capture_event = None     # its CaptureEvent in that model
         self.fences: dict = {}        # stream -> position of its latest task naming the slot
         self.models: set = set()      # graphs that captured a task naming the slot
+        # the record / wait flag (DEFAULT 0, EXTERNAL 1) fixed by the first record / wait: a
+        # later call with the other flag is refused (ApiErrorDecorator::EventRecord, §9.4)
+        self.record_flag = None
+        self.wait_flag = None
 
     def note_task(self, stream, pos: int) -> None:
         """A task submitted on ``stream`` at ``pos`` names this slot: it stays allocated until

@@ -130,7 +130,7 @@ class CaptureModel:
                  "_args_pos", "_args_size", "destroyed", "task_groups", "taskgrp_streams",
                  "taskgrp_err", "cond_handles", "capture_progress", "begun_at", "invalidated_by",
                  "staged_updates", "last_debug_lines", "slots", "last_run_stream",
-                 "seq_runs", "seq_last", "next_seq", "task_cfgs")
+                 "seq_runs", "seq_last", "next_seq", "task_cfgs", "ext_records", "ext_waits")
 
     def __init__(self, ctx, sub: bool = False, parent=None):
         dev = ctx.device
@@ -182,6 +182,10 @@ class CaptureModel:
         self.next_seq = 0
         self.task_cfgs: dict = {}              # (capture stream, pos) -> TaskCfg of a kernel
                                                # launched with a config (§13.4)
+        # external record / wait tasks (§9.4): user event -> (capture stream, pos), rebound to
+        # the event at every launch (api_mdl.refresh_external)
+        self.ext_records: dict = {}
+        self.ext_waits: dict = {}
         dev.models[self] = None
         # engine ids are given at the next publish (the model's first build)
 

@@ -128,6 +128,26 @@ def update_task(stream, op: int, a0=0, a1=0, a2=0, a3=0, flag=0, blocks=0) -> in
     return p
 
 
+def rewrite_task(stream, cs, pos: int, a0: int, a1: int) -> int:
+    """Rewrite operands a0 / a1 of the captured task at ``pos`` of capture stream ``cs`` in
+    ``stream``'s order: an SQE_UPDATE on ``stream`` copies the rebuilt SQE (same opcode, flag,
+    task id and other operands) over it when it runs, like a task update. Used at every launch
+    of a graph with external events (§9.4: the runtime's refresh table, written by an async copy
+    on the launch stream). Returns the SQE_UPDATE's position or a negative code."""
+    st = stream.device.state
+    st.flush(cs.sq)
+    dst = cs.ring_base() + pos
+    row = list(SQE_STRUCT.unpack_from(st.pool, 64 * dst))
+    row[4], row[5] = a0, a1
+    row[-1] = 0                                            # t_submit: 0 in models
+    pay = stream.device.update_payload()
+    src, slot = pay.stage(tuple(row))
+    p = stream.submit(S.OP_SQE_UPDATE, 0, a0=src, a1=dst)
+    if p >= 0:
+        pay.users[slot] = (stream.sq, p + 1)
+    return p
+
+
 # ---- APIs (§7) ----
 def _feature() -> int:
     return ERR.ACL_SUCCESS if profile().acl_graph else ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT

@@ -132,13 +132,20 @@ def ri_task_get_params(task):
     else:
         # the user event the capture bound to the task's internal event (None once destroyed),
         # its creation flag, and the record / wait / reset flag (DEFAULT: captured tasks)
-        ce = next((c for c in t.model.capture_events if c.slot == int(row["a0"])), None)
-        ev = ce.user_event if ce is not None else None
+        # (an external record / wait names the user event itself, with flag EXTERNAL, §9.4)
+        m, here = t.model, (t.cs, t.pos)
+        ext = {ACL_MODEL_RI_TASK_EVENT_RECORD: m.ext_records,
+               ACL_MODEL_RI_TASK_EVENT_WAIT: m.ext_waits}.get(ty, {})
+        ev = next((e for e, where in ext.items() if where == here), None)
+        external = ev is not None
+        if ev is None:
+            ce = next((c for c in m.capture_events if c.slot == int(row["a0"])), None)
+            ev = ce.user_event if ce is not None else None
         live = ev is not None and not ev.destroyed
         key = {ACL_MODEL_RI_TASK_EVENT_RECORD: "record_flag",
                ACL_MODEL_RI_TASK_EVENT_WAIT: "wait_flag"}.get(ty, "reset_flag")
         p.update({"event": ev.handle if live else None,
-                  "event_flag": int(ev.flag) if ev is not None else 0, key: 0})
+                  "event_flag": int(ev.flag) if ev is not None else 0, key: int(external)})
     return p, ERR.ACL_SUCCESS
 
 
