@@ -368,6 +368,9 @@ PARAMS: dict[str, Spec] = {
 OVERRIDES: dict[tuple[str, str], Spec] = {
     # the acl layer range-checks these (a refusal there is 100000)
     ("malloc", "size"): Spec(SIZE, E_ACL), ("malloc_host", "size"): Spec(SIZE, E_ACL),
+    **{(f, "size"): Spec(SIZE, E_ACL) for f in ("malloc_align32", "malloc_cached",
+                                               "malloc_with_cfg", "malloc_for_task_scheduler",
+                                               "malloc_host_with_cfg")},
     ("memcpy", "kind"): Spec(ENUM, E_ACL), ("memcpy_async", "kind"): Spec(ENUM, E_ACL),
     ("ri_cond_handle_create", "flag"): Spec(ENUM, E_ACL),
     ("kernel_args_append", "param_size"): Spec(SIZE, E_ACL, optional=True),
@@ -387,6 +390,8 @@ OVERRIDES: dict[tuple[str, str], Spec] = {
     ("set_op_wait_timeout", "timeout"): Spec(U32),          # uint32_t timeout (seconds)
     ("stream_wait_event_with_flag", "timeout"): Spec(U32),  # uint32_t timeout (seconds)
     ("ri_get_streams", "num_streams"): Spec(U32, optional=True),  # uint32_t *numStreams
+    ("ri_destroy_register_callback", "func"): Spec(ANY),    # aclrtCallback: a Python callable
+    ("ri_destroy_unregister_callback", "func"): Spec(ANY),
 }
 
 
@@ -396,7 +401,7 @@ OUTPUTS = {"launch_kernel": 0, "launch_kernel_v2": 0, "launch_kernel_with_args_a
            "launch_kernel_with_config": 0, "launch_kernel_with_host_args": 0,
            "binary_get_dev_address": 2, "binary_get_global": 2, "function_get_param_info": 2,
            "get_args_from_exception_info": 2, "get_function_addr": 2, "get_function_size": 2,
-           "ri_capture_get_info": 2, "create_binary": -1}
+           "ri_capture_get_info": 2, "create_binary": -1, "get_mem_info": 2}
 
 
 def outputs_of(attr: str, fn) -> int:

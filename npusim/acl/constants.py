@@ -67,3 +67,10 @@ from ..runtime.api_stream import (ACL_STREAM_ATTR_CACHE_OP_INFO,  # noqa: F401,E
                                   ACL_STREAM_ATTR_FAILURE_MODE,
                                   ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK, ACL_STREAM_ATTR_PRIORITY,
                                   ACL_STREAM_ATTR_USER_CUSTOM_TAG)
+from ..runtime.api_memory import (ACL_DDR_MEM, ACL_DDR_MEM_HUGE,  # noqa: F401,E402
+                                  ACL_DDR_MEM_NORMAL, ACL_DDR_MEM_P2P_HUGE,
+                                  ACL_DDR_MEM_P2P_NORMAL, ACL_HBM_MEM, ACL_HBM_MEM_HUGE,
+                                  ACL_HBM_MEM_HUGE1G, ACL_HBM_MEM_NORMAL, ACL_HBM_MEM_P2P_HUGE,
+                                  ACL_HBM_MEM_P2P_HUGE1G, ACL_HBM_MEM_P2P_NORMAL, ACL_MEM_HUGE,
+                                  ACL_MEM_HUGE1G, ACL_MEM_NORMAL, ACL_MEM_P2P_HUGE,
+                                  ACL_MEM_P2P_NORMAL)

@@ -1,10 +1,11 @@
 """``acl.mdl``: the aclmdlRI* functions (capture, execution, model lifecycle, dumps)."""
 from __future__ import annotations
 
-from ..runtime.api_mdl import (ri_capture_begin, ri_capture_end,  # noqa: F401
+from ..runtime.api_mdl import (ri_abort, ri_capture_begin, ri_capture_end,  # noqa: F401
                                ri_capture_get_info, ri_capture_thread_exchange_mode,
                                ri_capture_to_model_ri_begin, ri_debug_json_print,
-                               ri_debug_print, ri_destroy, ri_execute,
+                               ri_debug_print, ri_destroy, ri_destroy_register_callback,
+                               ri_destroy_unregister_callback, ri_execute,
                                ri_execute_async, ri_get_id, ri_get_name, ri_get_streams,
                                ri_set_name, ri_update)
 from ..runtime.taskgroup import (ri_capture_task_grp_begin,  # noqa: F401,E402

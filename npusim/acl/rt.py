@@ -14,8 +14,11 @@ from ..runtime.api_event import (create_event, create_event_ex_with_flag,  # noq
                                  stream_wait_event, stream_wait_event_with_timeout,
                                  synchronize_event, synchronize_event_with_timeout,
                                  wait_and_reset_notify)
-from ..runtime.api_memory import (free, free_host, malloc, malloc_host, memcpy,  # noqa: F401
-                                  memcpy_async, memset, memset_async, value_wait, value_write)
+from ..runtime.api_memory import (free, free_host, free_host_with_dev_sync,  # noqa: F401
+                                  free_with_dev_sync, get_mem_info, malloc, malloc_align32,
+                                  malloc_cached, malloc_for_task_scheduler, malloc_host,
+                                  malloc_host_with_cfg, malloc_with_cfg, memcpy, memcpy_async,
+                                  memset, memset_async, value_wait, value_write)
 from ..runtime.api_stream import (create_stream, create_stream_with_config,  # noqa: F401
                                   ctx_get_current_default_stream, destroy_stream,
                                   get_stream_attribute, get_stream_available_num,

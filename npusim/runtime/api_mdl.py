@@ -403,6 +403,70 @@ def _destroy(m) -> None:
     m.destroy()
 
 
+def ri_destroy_register_callback(model_ri, func, user_data=None) -> int:
+    """aclmdlRIDestroyRegisterCallback: ``func(user_data)`` runs when the model is destroyed
+    (aclmdlRIDestroy, or its context's or device's teardown), after its resources are freed
+    (``Model::TearDown`` -> ``ModelDestroyCallback``). NULL model or func: 107000; a sub-graph:
+    207000; ``func`` registered already on this model: 107000."""
+    if not model_ri or not callable(func):             # NULL (or no function at all)
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
+    m, code = model_of(model_ri)
+    if code:
+        return code
+    if m.sub:
+        return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    if _callback_index(m, func) >= 0:
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
+    m.destroy_callbacks.append((func, user_data))
+    return ERR.ACL_SUCCESS
+
+
+def _callback_index(m, func) -> int:
+    """Where ``func`` is registered on ``m`` (-1: not): the same function, or an equal one (a
+    bound method is a new object at every attribute access)."""
+    for i, (f, _) in enumerate(m.destroy_callbacks):
+        try:
+            if f is func or f == func:
+                return i
+        except Exception:      # noqa: BLE001 -- a user object's __eq__
+            continue
+    return -1
+
+
+def ri_destroy_unregister_callback(model_ri, func) -> int:
+    """aclmdlRIDestroyUnregisterCallback: forget ``func``; not registered: 107000."""
+    if not model_ri or not callable(func):
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
+    m, code = model_of(model_ri)
+    if code:
+        return code
+    if m.sub:
+        return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    i = _callback_index(m, func)
+    if i < 0:
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
+    del m.destroy_callbacks[i]
+    return ERR.ACL_SUCCESS
+
+
+def ri_abort(model_ri) -> int:
+    """aclmdlRIAbort: not for ACL Graph models (chapter 15: "不支持在模型捕获场景下使用"), and
+    every npusim model is one: after the model, context (107002) and model-context (107004)
+    checks, 207000. A NULL model: the rt layer's RT_ERROR_MODEL_NULL (507000)."""
+    if not model_ri:
+        return ERR.ACL_ERROR_RT_INTERNAL_ERROR
+    m, code = model_of(model_ri)
+    if code:
+        return code
+    ctx = RT.current_context
+    if ctx is None:
+        return ERR.ACL_ERROR_RT_CONTEXT_NULL
+    if m.ctx is not ctx:
+        return ERR.ACL_ERROR_RT_MODEL_CONTEXT
+    RT.tls.explain("aclmdlRIAbort does not support ACL Graph (captured) models")
+    return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+
+
 def ri_update(model_ri) -> int:
     if not model_ri:
         return ERR.ACL_ERROR_RT_PARAM_INVALID

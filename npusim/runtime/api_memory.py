@@ -9,6 +9,7 @@ from ..device import sqe as S
 from ..device.memory import OutOfMemory
 from . import api_stream as AS
 from .capture import stream_capturing, unsafe_call_blocked
+from .device import DeadlockError
 from .hostmem import DEVICE, PAGEABLE, PINNED, host_bytes, locate
 from .runtime import RT
 from .stream import refused
@@ -40,13 +41,17 @@ def _copy_cost(dev_timing, kind: int, n: int) -> int:
 
 # ---- allocation ----
 def malloc(size, policy=ACL_MEM_MALLOC_HUGE_FIRST):
+    return _malloc_device(size, policy, pad=True)
+
+
+def _malloc_device(size, policy, pad: bool):
     if not isinstance(size, (int, np.integer)) or size <= 0:
         return None, ERR.ACL_ERROR_INVALID_PARAM
     ctx = RT.current_context
     if ctx is None:
         return None, ERR.ACL_ERROR_RT_CONTEXT_NULL
     dev = ctx.device
-    pad = 0 if policy in (ACL_MEM_MALLOC_HUGE1G_ONLY, ACL_MEM_MALLOC_HUGE1G_ONLY_P2P) \
+    pad = 0 if not pad or policy in (ACL_MEM_MALLOC_HUGE1G_ONLY, ACL_MEM_MALLOC_HUGE1G_ONLY_P2P) \
         else dev.profile.malloc_padding
     nbytes = -(-(int(size) + pad) // 32) * 32 if pad else -(-int(size) // 32) * 32
     RT.tick(dev.timing.host_malloc_ns)
@@ -54,6 +59,85 @@ def malloc(size, policy=ACL_MEM_MALLOC_HUGE_FIRST):
         return dev.state.mem.malloc(nbytes, user=True), ERR.ACL_SUCCESS
     except OutOfMemory:
         return None, ERR.ACL_ERROR_RT_MEMORY_ALLOCATION
+
+
+def malloc_align32(size, policy=ACL_MEM_MALLOC_HUGE_FIRST):
+    """aclrtMallocAlign32: aclrtMalloc without its tail padding (the size rounded to 32 bytes)."""
+    return _malloc_device(size, policy, pad=False)
+
+
+def malloc_cached(size, policy=ACL_MEM_MALLOC_HUGE_FIRST):
+    """aclrtMallocCached: device memory the host caches; simulated memory is always coherent,
+    so it is aclrtMalloc (aclrtMemFlush / aclrtMemInvalidate are refused by design)."""
+    return malloc(size, policy)
+
+
+def malloc_with_cfg(size, policy=ACL_MEM_MALLOC_HUGE_FIRST, cfg=None):
+    """aclrtMallocWithCfg: aclrtMalloc; the aclrtMallocConfig attributes (module id, device id,
+    VA flags) change nothing the simulator models."""
+    return malloc(size, policy)
+
+
+def malloc_for_task_scheduler(size, policy=ACL_MEM_MALLOC_HUGE_FIRST, cfg=None):
+    """aclrtMallocForTaskScheduler: memory the task scheduler reads; device memory here."""
+    return malloc(size, policy)
+
+
+def malloc_host_with_cfg(size, cfg=None):
+    """aclrtMallocHostWithCfg: aclrtMallocHost (the config changes nothing simulated)."""
+    return malloc_host(size)
+
+
+def free_with_dev_sync(ptr) -> int:
+    """aclrtFreeWithDevSync: wait for the device's work, then aclrtFree."""
+    return _free_synced(ptr, free)
+
+
+def free_host_with_dev_sync(ptr) -> int:
+    """aclrtFreeHostWithDevSync: wait for the device's work, then aclrtFreeHost."""
+    return _free_synced(ptr, free_host)
+
+
+def _free_synced(ptr, release) -> int:
+    if not ptr:
+        return ERR.ACL_ERROR_INVALID_PARAM
+    w = locate(ptr)
+    if w.device is not None:
+        w.device.advance_to_host()
+        for ctx in w.device.contexts:
+            for st in list(ctx.streams):
+                if not st.destroyed:
+                    try:
+                        w.device.wait_sq(st.sq, st.tail)
+                    except DeadlockError as e:
+                        RT.tls.explain(e.diagnosis)
+                        return ERR.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
+    return release(ptr)
+
+
+(ACL_DDR_MEM, ACL_HBM_MEM, ACL_DDR_MEM_HUGE, ACL_DDR_MEM_NORMAL, ACL_HBM_MEM_HUGE,
+ ACL_HBM_MEM_NORMAL, ACL_DDR_MEM_P2P_HUGE, ACL_DDR_MEM_P2P_NORMAL, ACL_HBM_MEM_P2P_HUGE,
+ ACL_HBM_MEM_P2P_NORMAL, ACL_HBM_MEM_HUGE1G, ACL_HBM_MEM_P2P_HUGE1G, ACL_MEM_NORMAL, ACL_MEM_HUGE,
+ ACL_MEM_HUGE1G, ACL_MEM_P2P_NORMAL, ACL_MEM_P2P_HUGE) = range(17)      # aclrtMemAttr (acl_rt.h)
+_MEM_ATTRS = range(0, 18)                     # ... and ACL_MEM_P2P_HUGE1G
+_DDR_ATTRS = (0, 2, 3, 6, 7)                  # the DDR kinds
+
+
+def get_mem_info(attr):
+    """aclrtGetMemInfo: (free, total, code) bytes of the current device's memory of ``attr``:
+    the HBM arena for the HBM and generic kinds (allocations, images and the runtime's own
+    buffers count as used); the DDR kinds (0, 0) — the simulated chips have HBM only. An
+    attribute outside aclrtMemAttr: 107000; no context: 107002."""
+    if attr not in _MEM_ATTRS:
+        return None, None, ERR.ACL_ERROR_RT_PARAM_INVALID
+    ctx = RT.current_context
+    if ctx is None:
+        return None, None, ERR.ACL_ERROR_RT_CONTEXT_NULL
+    if attr in _DDR_ATTRS:
+        return 0, 0, ERR.ACL_SUCCESS
+    mem = ctx.device.state.mem
+    total = mem.dev_size
+    return total - mem.dev.used, total, ERR.ACL_SUCCESS
 
 
 def free(ptr) -> int:

@@ -10,6 +10,8 @@ Model status follows ``RtCaptureModelStatus`` (§6.2): NONE → CAPTURE_ACTIVE �
 """
 from __future__ import annotations
 
+import sys
+
 import itertools
 from collections import deque
 
@@ -130,7 +132,8 @@ class CaptureModel:
                  "_args_pos", "_args_size", "destroyed", "task_groups", "taskgrp_streams",
                  "taskgrp_err", "cond_handles", "capture_progress", "begun_at", "invalidated_by",
                  "staged_updates", "last_debug_lines", "slots", "last_run_stream",
-                 "seq_runs", "seq_last", "next_seq", "task_cfgs", "ext_records", "ext_waits")
+                 "seq_runs", "seq_last", "next_seq", "task_cfgs", "ext_records", "ext_waits",
+                 "destroy_callbacks")
 
     def __init__(self, ctx, sub: bool = False, parent=None):
         dev = ctx.device
@@ -186,6 +189,7 @@ class CaptureModel:
         # the event at every launch (api_mdl.refresh_external)
         self.ext_records: dict = {}
         self.ext_waits: dict = {}
+        self.destroy_callbacks: list = []      # (func, user data) (aclmdlRIDestroyRegister...)
         dev.models[self] = None
         # engine ids are given at the next publish (the model's first build)
 
@@ -310,6 +314,12 @@ class CaptureModel:
         if self.sub:
             RT.handles.remove(self.handle)
         dev.remove_model(self)        # no publish: nothing queued names its id (not running)
+        callbacks, self.destroy_callbacks = self.destroy_callbacks, []
+        for fn, user_data in callbacks:            # Model::ModelDestroyCallback, last step
+            try:
+                fn(user_data)
+            except Exception as e:                 # a user callback must not break a destroy
+                print(f"npusim: model destroy callback raised {e!r}", file=sys.stderr)
 
 
 def sqe_count(op: int, flag: int = 0) -> int:

@@ -199,3 +199,37 @@ def test_value_tasks_are_captured_and_replayed(dev0, buf):
     run(mh, exe)
     assert read(buf, 1).tolist() == [1]
     assert read(word, 1, np.uint64).tolist() == [0]        # the graph's write ran after
+
+
+# ---- allocation variants and memory info (chapters 11-01, 11-02) ----
+def test_allocation_variants_and_mem_info(dev0):
+    free0, total = acl.rt.get_mem_info(acl.ACL_HBM_MEM)[:2]
+    assert 0 < free0 <= total
+    ptrs = []
+    for make in (acl.rt.malloc_align32, acl.rt.malloc_cached):
+        p, ret = make(100, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+        assert ret == OK and p % 32 == 0
+        ptrs.append(p)
+    p, ret = acl.rt.malloc_with_cfg(100, acl.ACL_MEM_MALLOC_HUGE_FIRST, None)
+    assert ret == OK
+    ptrs.append(p)
+    p, ret = acl.rt.malloc_for_task_scheduler(64, acl.ACL_MEM_MALLOC_HUGE_FIRST, None)
+    assert ret == OK
+    ptrs.append(p)
+    assert acl.rt.get_mem_info(acl.ACL_HBM_MEM)[0] < free0
+    for make in (acl.rt.malloc_align32, acl.rt.malloc_with_cfg):
+        assert make(0, 0)[1] == E.ACL_ERROR_INVALID_PARAM
+    s = new_stream()
+    assert launch(s, "LongOPf", 1, [ptrs[0]]) == OK
+    during = acl.rt.get_mem_info(acl.ACL_HBM_MEM)[0]
+    assert acl.rt.free_with_dev_sync(ptrs[0]) == OK              # waits for LongOPf first
+    for p in ptrs[1:]:
+        assert acl.rt.free(p) == OK
+    assert acl.rt.get_mem_info(acl.ACL_HBM_MEM)[0] > during   # (the stream's args ring stays)
+    assert acl.rt.free_with_dev_sync(None) == E.ACL_ERROR_INVALID_PARAM
+    h, ret = acl.rt.malloc_host_with_cfg(64, None)
+    assert ret == OK
+    assert acl.rt.free_host_with_dev_sync(h) == OK
+    assert acl.rt.get_mem_info(acl.ACL_DDR_MEM)[:2] == (0, 0)
+    assert acl.rt.get_mem_info(99)[-1] == E.ACL_ERROR_RT_PARAM_INVALID
+    assert in_fresh_thread(acl.rt.get_mem_info, acl.ACL_HBM_MEM)[-1] == E.ACL_ERROR_RT_CONTEXT_NULL

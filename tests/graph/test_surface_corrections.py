@@ -124,3 +124,39 @@ def test_launch_attrs_and_load_options_in_their_c_struct_shapes(dev0):
         __import__("npusim").samples.binary_path(),
         {"options": [{"type": acl.ACL_RT_BINARY_LOAD_OPT_LAZY_LOAD, "value": 1}], "numOpt": 1}
     )[1] == OK
+
+
+def test_destroy_callbacks_run_once_after_the_model_is_freed(dev0):
+    mh, _ = _two_stream_graph()
+    calls = []
+    first = lambda data: calls.append(("first", data))      # noqa: E731
+    second = lambda data: calls.append(("second", data))    # noqa: E731
+    gone = lambda data: calls.append(("gone", data))        # noqa: E731
+    reg, unreg = acl.mdl.ri_destroy_register_callback, acl.mdl.ri_destroy_unregister_callback
+    assert reg(mh, first, [1, 2]) == OK
+    assert reg(mh, second) == OK
+    assert reg(mh, gone, 0) == OK
+    assert reg(mh, first, 7) == E.ACL_ERROR_RT_PARAM_INVALID        # registered already
+    assert unreg(mh, gone) == OK
+    assert unreg(mh, gone) == E.ACL_ERROR_RT_PARAM_INVALID
+    assert reg(None, first) == E.ACL_ERROR_RT_PARAM_INVALID
+    assert reg(mh, None) == E.ACL_ERROR_RT_PARAM_INVALID
+    assert calls == []
+    assert acl.mdl.ri_destroy(mh) == OK
+    assert calls == [("first", [1, 2]), ("second", None)]
+    assert reg(mh, first) == E.ACL_ERROR_RT_INVALID_HANDLE          # the model is gone
+
+
+def test_destroy_callbacks_run_at_device_reset(dev0):
+    mh, _ = _two_stream_graph()
+    seen = []
+    assert acl.mdl.ri_destroy_register_callback(mh, seen.append, "bye") == OK
+    assert acl.rt.reset_device(0) == OK
+    assert seen == ["bye"]
+
+
+def test_abort_refuses_acl_graph_models(dev0):
+    mh, _ = _two_stream_graph()
+    assert acl.mdl.ri_abort(mh) == E.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    assert "ACL Graph" in acl.get_recent_err_msg()
+    assert acl.mdl.ri_abort(None) == E.ACL_ERROR_RT_INTERNAL_ERROR
