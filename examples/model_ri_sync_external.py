@@ -67,6 +67,17 @@ def malloc() -> int:
     return CHECK_ERROR(acl.rt.malloc(SIZE, acl.ACL_MEM_MALLOC_HUGE_FIRST), "aclrtMalloc")
 
 
+def release(models, event, ptrs, streams) -> None:
+    """The scenario's teardown, in the C order: models, event, memory, streams."""
+    for m in models:
+        CHECK_ERROR(acl.mdl.ri_destroy(m), "aclmdlRIDestroy")
+    CHECK_ERROR(acl.rt.destroy_event(event), "aclrtDestroyEvent")
+    for p in ptrs:
+        CHECK_ERROR(acl.rt.free(p), "aclrtFree")
+    for s in streams:
+        CHECK_ERROR(acl.rt.destroy_stream(s), "aclrtDestroyStream")
+
+
 def scenario1() -> np.ndarray:
     INFO_LOG("=== Scenario 1: Stream Record + Graph Wait External ===")
     host_src = np.arange(1, N + 1, dtype=np.int32)
@@ -90,12 +101,7 @@ def scenario1() -> np.ndarray:
     d2h(host_dst, dst)
     if not check_result(host_dst, host_src):
         raise SystemExit(1)
-    CHECK_ERROR(acl.mdl.ri_destroy(model), "aclmdlRIDestroy")
-    CHECK_ERROR(acl.rt.destroy_event(event), "aclrtDestroyEvent")
-    for p in (src, dst):
-        CHECK_ERROR(acl.rt.free(p), "aclrtFree")
-    for s in (graph_stream, external_stream):
-        CHECK_ERROR(acl.rt.destroy_stream(s), "aclrtDestroyStream")
+    release([model], event, (src, dst), (graph_stream, external_stream))
     return host_dst
 
 
@@ -124,12 +130,7 @@ def scenario2() -> np.ndarray:
     CHECK_ERROR(acl.rt.synchronize_stream(external_stream), "aclrtSynchronizeStream")
     if not check_result(host_dst, host_src):
         raise SystemExit(1)
-    CHECK_ERROR(acl.mdl.ri_destroy(model), "aclmdlRIDestroy")
-    CHECK_ERROR(acl.rt.destroy_event(event), "aclrtDestroyEvent")
-    for p in (src, dst):
-        CHECK_ERROR(acl.rt.free(p), "aclrtFree")
-    for s in (graph_stream, external_stream):
-        CHECK_ERROR(acl.rt.destroy_stream(s), "aclrtDestroyStream")
+    release([model], event, (src, dst), (graph_stream, external_stream))
     return host_dst
 
 
@@ -161,13 +162,7 @@ def scenario3() -> np.ndarray:
     d2h(host_dst, dst)
     if not check_result(host_dst, host_src):
         raise SystemExit(1)
-    for m in (model1, model2):
-        CHECK_ERROR(acl.mdl.ri_destroy(m), "aclmdlRIDestroy")
-    CHECK_ERROR(acl.rt.destroy_event(event), "aclrtDestroyEvent")
-    for p in (src, mid, dst):
-        CHECK_ERROR(acl.rt.free(p), "aclrtFree")
-    for s in (stream1, stream2):
-        CHECK_ERROR(acl.rt.destroy_stream(s), "aclrtDestroyStream")
+    release([model1, model2], event, (src, mid, dst), (stream1, stream2))
     return host_dst
 
 

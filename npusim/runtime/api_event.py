@@ -205,11 +205,17 @@ def _observable(ev) -> int:
     return ERR.ACL_SUCCESS
 
 
-def synchronize_event(eh, timeout_ms: int = -1) -> int:
+def _observed(eh):
+    """(event, code) of query / timestamp APIs: the handle, then ``_observable``."""
     ev, code = _event(eh)
     if code:
-        return code
+        return None, code
     code = _observable(ev)
+    return (None, code) if code else (ev, ERR.ACL_SUCCESS)
+
+
+def synchronize_event(eh, timeout_ms: int = -1) -> int:
+    ev, code = _observed(eh)
     if code:
         return code
     RT.tick(ev.device.timing.host_sync_ns)
@@ -261,10 +267,7 @@ def query_event(eh):
 def query_event_status(eh):
     """aclrtQueryEventStatus: NOT_READY(0) / COMPLETE(1); before any record an Ex event is
     COMPLETE and the others NOT_READY (event.cc:1193-1198)."""
-    ev, code = _event(eh)
-    if code:
-        return None, code
-    code = _observable(ev)
+    ev, code = _observed(eh)
     if code:
         return None, code
     if ev.last is None:
@@ -394,10 +397,7 @@ def query_event_wait_status(eh):
 def event_get_timestamp(eh):
     """aclrtEventGetTimestamp: (microseconds since device start at which the latest record
     completed, code). Same checks as aclrtQueryEventStatus; a record not yet run: 107000."""
-    ev, code = _event(eh)
-    if code:
-        return None, code
-    code = _observable(ev)
+    ev, code = _observed(eh)
     if code:
         return None, code
     if ev.last is not None and not _done(ev):

@@ -408,17 +408,26 @@ def ri_destroy_register_callback(model_ri, func, user_data=None) -> int:
     (aclmdlRIDestroy, or its context's or device's teardown), after its resources are freed
     (``Model::TearDown`` -> ``ModelDestroyCallback``). NULL model or func: 107000; a sub-graph:
     207000; ``func`` registered already on this model: 107000."""
-    if not model_ri or not callable(func):             # NULL (or no function at all)
-        return ERR.ACL_ERROR_RT_PARAM_INVALID
-    m, code = model_of(model_ri)
+    m, code = _callback_model(model_ri, func)
     if code:
         return code
-    if m.sub:
-        return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
     if _callback_index(m, func) >= 0:
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     m.destroy_callbacks.append((func, user_data))
     return ERR.ACL_SUCCESS
+
+
+def _callback_model(model_ri, func):
+    """ApiErrorDecorator::ModelDestroy(Un)registerCallback: NULL model or func (anything not
+    callable) 107000, the handle (107017), a sub-graph 207000: (model, code)."""
+    if not model_ri or not callable(func):
+        return None, ERR.ACL_ERROR_RT_PARAM_INVALID
+    m, code = model_of(model_ri)
+    if code:
+        return None, code
+    if m.sub:
+        return None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    return m, ERR.ACL_SUCCESS
 
 
 def _callback_index(m, func) -> int:
@@ -435,13 +444,9 @@ def _callback_index(m, func) -> int:
 
 def ri_destroy_unregister_callback(model_ri, func) -> int:
     """aclmdlRIDestroyUnregisterCallback: forget ``func``; not registered: 107000."""
-    if not model_ri or not callable(func):
-        return ERR.ACL_ERROR_RT_PARAM_INVALID
-    m, code = model_of(model_ri)
+    m, code = _callback_model(model_ri, func)
     if code:
         return code
-    if m.sub:
-        return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
     i = _callback_index(m, func)
     if i < 0:
         return ERR.ACL_ERROR_RT_PARAM_INVALID

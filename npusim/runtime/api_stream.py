@@ -194,14 +194,10 @@ def get_stream_available_num():
 
 def _own_stream(h):
     """A stream of the current context (NULL: its default stream): ApiImpl's check order."""
-    s, code = lookup(h)
+    s, code = _queried(h)
     if code:
         return None, code
-    ctx = RT.current_context
-    if ctx is None:
-        return None, ERR.ACL_ERROR_RT_CONTEXT_NULL
-    s = ctx.default_stream if s is None else s
-    if s.ctx is not ctx:
+    if s.ctx is not RT.current_context:
         return None, ERR.ACL_ERROR_RT_STREAM_CONTEXT
     if s.is_model:
         return None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
