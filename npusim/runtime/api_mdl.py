@@ -258,6 +258,8 @@ def ri_execute_async(model_ri, stream) -> int:
         published = refresh_external(m, s) if m.ext_records or m.ext_waits else ()
         pos = s.submit(S.OP_MODEL_EXECUTE, t.host_model_execute_ns, a0=m.engine_id)
         if pos < 0:
+            for ev in published:       # no launch: those records will never be written
+                ev.seq -= 1
             return -pos
         pos = s.submit(S.OP_NOTIFY_WAIT, 0, a0=m.endgraph_slot)
         for ev in published:           # the launch's external records are the events' latest
