@@ -11,7 +11,7 @@ import numpy as np
 
 from . import acl
 from .analysis import clear_errors, set_recording, stop
-from .analysis.lint import explain
+from .analysis.lint import HINTS, explain
 from .device.kernels import KC_BODY_NS, TABLE, UNIT_AIC
 from .errors import AclTimeoutError, DeviceError, check, class_for
 from .faults import clear_injections
@@ -57,9 +57,20 @@ def _detail(code: int) -> str:
     return ""
 
 
+def _cause(code: int) -> str:
+    """The runtime's own reason for the facade call that just failed with ``code`` (what
+    ``acl.get_recent_err_msg()`` adds after the code's meaning), for codes the linter does not
+    explain."""
+    msg = RT.tls.recent_error
+    if not msg or code in HINTS or f" returned {code} " not in msg or " — " not in msg:
+        return ""
+    return msg.split(" — ", 1)[1]
+
+
 def _ok(code: int) -> None:
     if code:
-        check(code, "; ".join(d for d in (_detail(code), explain(code)) if d))
+        dev = _detail(code)
+        check(code, "; ".join(d for d in (dev, explain(code), "" if dev else _cause(code)) if d))
 
 
 def _out(result):

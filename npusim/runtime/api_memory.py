@@ -236,6 +236,9 @@ def memcpy_async(dst, dest_max, src, count, kind, stream) -> int:
         return ERR.ACL_SUCCESS
     if pageable:                                        # stream sync + synchronous copy
         if s is not None and stream_capturing(s):
+            RT.tls.explain("an async copy with pageable host memory (a numpy array, not "
+                           "aclrtMallocHost memory) cannot be captured: it turns synchronous; "
+                           "copy through memory from aclrtMallocHost")
             return ERR.ACL_ERROR_RT_PARAM_INVALID
         code = AS.synchronize_stream(stream)
         if code:

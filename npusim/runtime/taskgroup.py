@@ -92,11 +92,16 @@ def update_task(stream, op: int, a0=0, a1=0, a2=0, a3=0, flag=0, blocks=0) -> in
         # another task type (KERNEL_AICPU) -> 507009, like any non-kernel task
         return -ERR.ACL_ERROR_RT_TASK_TYPE_NOT_SUPPORT
     if g.update_index >= len(g.entries):
+        RT.tls.explain(f"task update: the group has {len(g.entries)} task(s) and all were "
+                       f"updated already (RT_ERROR_STREAM_TASKGRP_UPDATE): launch exactly as many "
+                       f"kernels between aclmdlRICaptureTaskUpdateBegin and End as the group "
+                       f"captured")
         return -ERR.ACL_ERROR_RT_INTERNAL_ERROR             # RT_ERROR_STREAM_TASKGRP_UPDATE
     cs, pos = g.entries[g.update_index]
     if cs.model.destroyed:
         # the captured task no longer exists (model destroyed mid-update): UpdateTask's "task not
         # found" branch, RT_ERROR_STREAM_TASKGRP_UPDATE -> 507000; its freed ring is not touched
+        RT.tls.explain("task update: the group's model was destroyed during the update")
         return -ERR.ACL_ERROR_RT_INTERNAL_ERROR
     # §7: the launch *takes* the next group entry (Stream::UpdateTask advances the index) before
     # the new kernel is checked against it, so a refused launch (capturing stream, type mismatch,
@@ -111,6 +116,9 @@ def update_task(stream, op: int, a0=0, a1=0, a2=0, a3=0, flag=0, blocks=0) -> in
     # the captured SQE's fields (struct, not a numpy record: ~10x cheaper per task)
     _, old_flag, _, old_task_id, old_kid = SQE_STRUCT.unpack_from(st.pool, 64 * dst)[:5]
     if TABLE.entries[a0].unit != TABLE.entries[old_kid].unit:
+        RT.tls.explain("task update: the new kernel runs on another core type than the captured "
+                       "one (RT_ERROR_KERNEL_TYPE): update an AI Core task with an AI Core "
+                       "kernel, a vector task with a vector kernel")
         return -ERR.ACL_ERROR_RT_INTERNAL_ERROR             # RT_ERROR_KERNEL_TYPE
     if not stream.device.profile.software_sq:
         return -ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT_UPDATE_OP
@@ -208,6 +216,9 @@ def ri_capture_task_grp_end(stream):
         # SAMPLE left over from a capture that ended with the group open (EndCapture 107033):
         # the new capture stream has no group -> RT_ERROR_STREAM_TASKGRP_NULL (507000), status
         # unchanged (§7 TaskGrpEnd; the status returns to NONE only once a group is closed)
+        RT.tls.explain("aclmdlRICaptureTaskGrpEnd: no task group is open on this capture "
+                       "(RT_ERROR_STREAM_TASKGRP_NULL; the group opened before was left by an "
+                       "earlier capture's end)")
         return None, ERR.ACL_ERROR_RT_INTERNAL_ERROR
     code = model.taskgrp_err
     handle = None
@@ -274,5 +285,8 @@ def ri_capture_task_update_end(stream) -> int:
     s.tg_status, s.tg_update = NONE, None
     g.is_update = False
     if g.update_index != len(g.entries):
+        RT.tls.explain(f"aclmdlRICaptureTaskUpdateEnd: {g.update_index} of the group's "
+                       f"{len(g.entries)} task(s) were updated (RT_ERROR_STREAM_TASKGRP_UPDATE): "
+                       f"launch one kernel per captured task between Begin and End")
         return ERR.ACL_ERROR_RT_INTERNAL_ERROR             # unupdated tasks remain
     return ERR.ACL_SUCCESS

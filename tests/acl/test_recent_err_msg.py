@@ -62,3 +62,42 @@ def test_per_thread(dev0):
     assert acl.rt.destroy_stream(None) != OK
     assert in_fresh_thread(acl.get_recent_err_msg) is None
     assert acl.get_recent_err_msg() is not None
+
+
+def test_task_update_count_mismatch_is_explained_in_both_apis():
+    import numpy as np
+    import npusim
+    dev = npusim.Device("Ascend910B")
+    s, u = dev.stream(), dev.stream()
+    q = dev.malloc(64).fill(0)
+    with npusim.graph(stream=s):
+        npusim.graph_task_group_begin(s)
+        s.launch("EasyOPf", 1, (q,))
+        handle = npusim.graph_task_group_end(s)
+    npusim.graph_task_update_begin(u, handle)
+    try:
+        npusim.graph_task_update_end(u)                    # no launch between begin and end
+    except npusim.AclError as e:
+        assert e.code == E.ACL_ERROR_RT_INTERNAL_ERROR
+        assert "0 of the group's 1 task(s) were updated" in str(e)
+    else:
+        raise AssertionError("update end with no launch must fail")
+    npusim.graph_task_update_begin(u, handle)
+    u.launch("EasyOPf", 1, (q,))
+    try:
+        u.launch("EasyOPf", 1, (q,))                       # one more than the group holds
+    except npusim.AclError as e:
+        assert "all were updated already" in str(e)
+    assert int(q.read(np.uint32, 1)[0]) == 0
+
+
+def test_pageable_copy_during_capture_says_use_malloc_host(dev0):
+    import numpy as np
+    s = new_stream()
+    host = np.zeros(16, np.uint8)
+    dst, _ = acl.rt.malloc(16)
+    begin(s)
+    ret = acl.rt.memcpy_async(dst, 16, acl.util.numpy_to_ptr(host), 16,
+                              acl.ACL_MEMCPY_HOST_TO_DEVICE, s)
+    assert ret == E.ACL_ERROR_RT_PARAM_INVALID
+    assert "aclrtMallocHost" in acl.get_recent_err_msg()
