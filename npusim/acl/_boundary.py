@@ -85,6 +85,7 @@ import numpy as np
 from .. import errors as _ERR
 from ..analysis import lint as _lint
 from ..faults import ARMED as _ARMED
+from ..runtime.api_refused import c_name
 from ..runtime.runtime import RT as _RT
 from . import util as _util
 
@@ -475,6 +476,18 @@ def _slow(name, outputs, names, specs, call, args):
         return _escaped(name, outputs, tuple(args), e)
 
 
+def _doc(name: str, outputs: int, fn) -> str:
+    """The facade function's docstring: its C name and result shape, then the runtime
+    function's own text."""
+    shape = {-1: "the object itself (the C function returns it), None on failure",
+             0: "the error code (0: success)", 1: "(value, code)"}.get(
+        outputs, f"({', '.join(['value'] * outputs)}, code)")
+    head = (f"{c_name(name)} — returns {shape}; never raises. A failure's reason: "
+            f"acl.get_recent_err_msg().")
+    own = inspect.getdoc(inspect.unwrap(fn)) or ""
+    return head + ("\n\n" + own if own else "")
+
+
 def spec_of(fname: str, pname: str) -> Spec:
     s = OVERRIDES.get((fname, pname)) or PARAMS.get(pname)
     if s is None:
@@ -556,7 +569,7 @@ def wrap(name: str, attr: str, fn, outputs: int, raw=None):
     # compiled as this file's code: source sites (runtime/recording.py) skip npusim frames
     exec(compile(src, __file__, "exec"), ns)   # noqa: S102 -- generated once per function
     out = ns[attr]
-    out.__doc__, out.__module__, out.__qualname__ = fn.__doc__, fn.__module__, attr
+    out.__doc__, out.__module__, out.__qualname__ = _doc(name, outputs, fn), fn.__module__, attr
     out.__wrapped__ = fn
     out.__boundary__ = tuple(zip(names, (s.kind.name for s in specs)))
     return out

@@ -16,20 +16,27 @@ from .. import errors as ERR
 from .runtime import RT
 
 FACADE_EXCEPTIONS = {"aclrtBinaryUnLoad": "acl.rt.binary_unload",
-                     "aclrtUnSubscribeReport": "acl.rt.unsubscribe_report"}
-"""C names whose facade name is not the mechanical one (pyACL's spellings)."""
+                     "aclrtUnSubscribeReport": "acl.rt.unsubscribe_report",
+                     "aclmdlRICaptureToModelRIBegin": "acl.mdl.ri_capture_to_model_ri_begin",
+                     "rtStreamAddToModel": "acl.rt.stream_add_to_model",
+                     "aclrtLaunchSIMTKernelWithArgsArray":
+                         "acl.rt.launch_simt_kernel_with_args_array",
+                     "aclrtLaunchSIMTKernelWithHostArgs":
+                         "acl.rt.launch_simt_kernel_with_host_args"}
+"""C names whose facade name is not the mechanical one, or the other way round (pyACL's
+spellings, an upper-case "RI" inside a name, the one rt-level function the facade has)."""
 
 
-def facade_name(c_name: str) -> str:
+def facade_name(c: str) -> str:
     """The ``npusim.acl`` name of a C function (design.md §3.1): ``aclrtX`` -> ``acl.rt.x``,
     ``aclmdlRIX`` -> ``acl.mdl.ri_x``, ``aclX`` -> ``acl.x``; CamelCase -> snake_case."""
-    if c_name in FACADE_EXCEPTIONS:
-        return FACADE_EXCEPTIONS[c_name]
+    if c in FACADE_EXCEPTIONS:
+        return FACADE_EXCEPTIONS[c]
     for prefix, module in (("aclmdlRI", "mdl.ri_"), ("aclrt", "rt."), ("acl", "")):
-        if c_name.startswith(prefix):
-            tail = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", c_name[len(prefix):])
+        if c.startswith(prefix):
+            tail = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", c[len(prefix):])
             return "acl." + module + re.sub(r"(?<=[A-Z])(?=[A-Z][a-z])", "_", tail).lower()
-    raise ValueError(f"{c_name} is not an ACL function name")
+    raise ValueError(f"{c} is not an ACL function name")
 
 
 _IPC = "inter-process sharing (IPC): npusim simulates one process"
@@ -57,11 +64,26 @@ BY_DESIGN: dict[str, tuple[int, str]] = {
 """C name -> (outputs, reason)."""
 
 
-def refusal(c_name: str):
+_C_OF_FACADE = {v: k for k, v in FACADE_EXCEPTIONS.items()}
+
+
+def c_name(facade: str) -> str:
+    """The C name of an ``npusim.acl`` function name (the inverse of :func:`facade_name`):
+    ``acl.rt.create_stream`` -> ``aclrtCreateStream``."""
+    if facade in _C_OF_FACADE:
+        return _C_OF_FACADE[facade]
+    parts = facade.split(".")
+    camel = "".join(w[:1].upper() + w[1:] for w in parts[-1].split("_"))
+    if parts[1:2] == ["mdl"]:
+        return "aclmdlRI" + camel[2:] if camel.startswith("Ri") else "aclmdl" + camel
+    return ("aclrt" if parts[1:2] == ["rt"] else "acl") + camel
+
+
+def refusal(name: str):
     """The facade function for a refused C function: it accepts any arguments, changes nothing,
     and returns 207000 (after ``outputs`` Nones) with the reason as the recent error message."""
-    outputs, why = BY_DESIGN[c_name]
-    text = (f"{c_name} returned 207000 ACL_ERROR_RT_FEATURE_NOT_SUPPORT: not simulated by "
+    outputs, why = BY_DESIGN[name]
+    text = (f"{name} returned 207000 ACL_ERROR_RT_FEATURE_NOT_SUPPORT: not simulated by "
             f"design — {why}")
     code = ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
     result = code if outputs == 0 else (None,) * outputs + (code,)
@@ -69,7 +91,8 @@ def refusal(c_name: str):
     def refused(*args, **kwargs):
         RT.tls.recent_error = text
         return result
-    refused.__doc__ = f"{c_name}: refused with 207000 by design — {why}."
+    shape = "the error code" if outputs == 0 else f"({', '.join(['None'] * outputs)}, code)"
+    refused.__doc__ = f"{name} — returns {shape}: refused with 207000 by design — {why}."
     refused.__annotations__ = {"return": int if outputs == 0 else tuple}   # the result's shape
     refused.__wrapped_api__ = True        # no trace or injection point: it does nothing
     refused.__boundary__ = ()             # and it reads no argument, so none is normalised

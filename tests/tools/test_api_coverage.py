@@ -58,3 +58,17 @@ def test_facade_names_follow_the_rule():
 def test_no_function_of_the_chapters_is_missing():
     missing = [c for _, c in cov.read_table() if cov.status(c)[0] == "missing"]
     assert not missing, f"{len(missing)} missing: {missing}"
+
+
+def test_every_facade_function_names_its_c_function_and_result_in_its_docstring():
+    from npusim.runtime.api_refused import c_name
+    for c in [c for _, c in cov.read_table()]:
+        assert c_name(facade_name(c)) == c                 # the two directions agree
+    for mod, prefix in ((acl.rt, "acl.rt."), (acl.mdl, "acl.mdl.")):
+        for n in dir(mod):
+            fn = getattr(mod, n)
+            if n.startswith("_") or not callable(fn) or isinstance(fn, type):
+                continue
+            doc = fn.__doc__ or ""
+            assert doc.startswith(c_name(prefix + n)), (n, doc[:60])
+            assert "returns" in doc.splitlines()[0], n
