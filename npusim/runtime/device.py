@@ -325,9 +325,10 @@ class Device:
         with RT.lock:
             r = self.state.run(horizon, kind, a, b)
             faults = self.state.faults
-            for f in faults[self._faults_seen:]:
-                self._on_fault(f)
-            self._faults_seen = len(faults)
+            if len(faults) > self._faults_seen:
+                for f in faults[self._faults_seen:]:
+                    self._on_fault(f)
+                self._faults_seen = len(faults)
             if self._retiring:
                 self._reap()
             for hook in AFTER_RUN_HOOKS:
