@@ -262,8 +262,9 @@ def submit_kernel(kernel, s, kid: int, num_blocks: int, args_addr: int, args_siz
         kid = KERNEL_HOOK(s, kid, kernel.name)
     if s.tg_update is not None:       # a task update stages its row without DeviceState.push,
         TABLE.ensure(kid)             # which builds a lazy body before its SQE otherwise
-    return refused(s.submit(_OP_KERNEL, s.device.timing.host_kernel_launch_ns, kid, args_addr,
-                            args_size, kernel.duration_ns, 0, num_blocks & 0xFFFF))
+    pos = s.submit(_OP_KERNEL, s.device.timing.host_kernel_launch_ns, kid, args_addr,
+                   args_size, kernel.duration_ns, 0, num_blocks & 0xFFFF)
+    return -pos if pos < 0 else OK
 
 
 # ---- the launch APIs

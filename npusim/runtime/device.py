@@ -88,7 +88,7 @@ class UpdatePayload:
 class Device:
     """The host side of one device. Every field is declared here."""
 
-    __slots__ = ("id", "profile", "state", "set_count", "contexts", "primary", "streams",
+    __slots__ = ("id", "profile", "timing", "state", "set_count", "contexts", "primary", "streams",
                  "slot_owner", "_stream_ids", "last_error_detail", "_faults_seen",
                  "sq_fault_code", "models", "model_slots", "streams_by_sq_model", "sqcq_used",
                  "conds", "_max_while", "_update_payload",
@@ -99,6 +99,7 @@ class Device:
     def __init__(self, dev_id: int, profile):
         self.id = dev_id
         self.profile = profile
+        self.timing = profile.timing           # the profile's cost constants (fixed per device)
         opts = RT.device_options
         self.state = DeviceState(profile, int(opts.get("hbm_bytes", min(profile.hbm_bytes, 4 << 30))),
                                  int(opts.get("host_bytes", min(profile.host_pinned_bytes, 1 << 30))))
@@ -315,10 +316,6 @@ class Device:
     # ---- ids ----
     def next_stream_id(self) -> int:
         return next(self._stream_ids)
-
-    @property
-    def timing(self):
-        return self.profile.timing
 
     # ---- observation ----
     def _run(self, horizon=int(E.INF), kind=E.STOP_NONE, a=0, b=0) -> int:

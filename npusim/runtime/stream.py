@@ -61,7 +61,7 @@ class Stream(SqStream):
     """A user stream: an eager SQ, its task ids, its task-group state and its args areas."""
 
     __slots__ = ("priority", "depth", "task_seq", "tg_status", "tg_update", "failure_mode",
-                 "args_ring", "extra_args", "behind")
+                 "args_ring", "extra_args", "behind", "room")
 
     def __init__(self, ctx, is_default: bool = False, flags: int = 0, priority: int = 0):
         super().__init__(ctx, ctx.device, flags)
@@ -79,6 +79,7 @@ class Stream(SqStream):
         self.args_ring = None          # [address, launches] of the per-stream args ring (args.py)
         self.extra_args: list = []     # allocations of launches with more than a slot of args
         self.behind = False            # the last full ring made the host wait (device behind)
+        self.room = 0                  # submits that surely fit before the ring can be full
         self.stop_on_failure = ctx.stop_on_failure
         if self.stop_on_failure:
             self.device.state.sqs[self.sq, E.Q_STOP_ON_FAIL] = 1
@@ -106,7 +107,11 @@ class Stream(SqStream):
         dev = self.device
         RT.host_ns += host_cost_ns
         st = dev.state
-        if st.pending(self.sq) >= self.depth:
+        if self.room > 0:
+            # the last check saw ``room`` free slots and an eager SQ's head only grows: the
+            # ring cannot be full before they are used
+            self.room -= 1
+        elif st.pending(self.sq) >= self.depth:
             if self.behind and st.access_log is None:
                 # the device was behind at the last full ring: wait for the slot in one engine
                 # run, which ends where running up to the host's time and then waiting would.
@@ -125,6 +130,8 @@ class Stream(SqStream):
                 if st.pending(self.sq) + busy >= self.depth:
                     dev.wait_sq(self.sq, self.tail - self.depth + 1)
                     self.behind = True
+        else:
+            self.room = self.depth - st.pending(self.sq) - 1
         t = RT.host_ns + dev.timing.doorbell_ns
         task_id = self.task_seq & 0xFFFF
         self.task_seq += 1
