@@ -25,16 +25,32 @@ generated ``cfunc`` with the kernel C ABI reads the slots, calls the body and tu
 the Python function, and the ELF written by :mod:`npusim.kernel.elfwrite` names that key in a
 :data:`npusim.kernel.program.BODY_TLV` record, so loading the file and launching its kernel runs
 exactly this body, whatever the kernel is called.
+
+**Cached across processes.** The generated wrapper is written once to a file in the kernel cache
+(``$NPUSIM_KERNEL_CACHE``, else ``$XDG_CACHE_HOME/npusim/kernels`` or ``~/.cache/npusim/kernels``;
+``NPUSIM_KERNEL_CACHE=0`` turns it off) named by a hash of the wrapper, the body's source, its
+file and name, the scalar globals it reads, the numba and Python versions and ``memview.py`` /
+``device/kernels.py``; the ``cfunc`` is compiled with
+numba's ``cache=True`` from that file, so its object code — the body linked in — is stored by
+numba and a second process loads it instead of compiling (``UserKernel.cfunc.cache_hits``). As
+with any numba cache, a change in a function the body calls (other than ``memview``) or in a
+non-scalar global it reads is not seen: clear the cache then. A body whose source cannot be read
+(typed at a prompt, ``exec``) or that is a closure is compiled in memory, as before.
 """
 from __future__ import annotations
 
+import hashlib
+import importlib.util
 import inspect
 import os
+import sys
 import tempfile
 
+import numba
 import numpy as np
 from numba import cfunc, njit
 
+from ..device import kernels as _kernels
 from ..device import memview as V
 from ..device.kernels import KERNEL_SIG, KERNEL_TRAP, TABLE, UNIT_AIC, UNIT_AICPU, UNIT_AIV, arena
 from .elf import FuncType
@@ -63,6 +79,83 @@ def _i32(v):
 @njit(cache=True, inline="always")
 def _f64(v):
     return np.array([v], np.int64).view(np.float64)[0]
+
+
+CACHE_ENV = "NPUSIM_KERNEL_CACHE"
+_ABI_HASH: list = []                  # hash of memview.py and kernels.py, read once per process
+
+
+WRAPPER_HEAD = (
+    "import numpy as np\n"
+    "from npusim.device import memview as V\n"
+    "from npusim.device.kernels import KERNEL_TRAP, arena\n"
+    "from npusim.kernel.decorator import _f64, _i32\n"
+    "body = None    # the kernel's body (njit dispatcher), set before the wrapper compiles\n\n")
+"""The imports of a cached wrapper file: what the generated ``kernel_entry`` calls."""
+
+
+def cache_dir() -> str | None:
+    """The directory of the generated wrappers (created on first use), or None when the
+    cache is off (``NPUSIM_KERNEL_CACHE=0``) or no directory can be written."""
+    d = os.environ.get(CACHE_ENV)
+    if d == "0":
+        return None
+    if not d:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        d = os.path.join(base, "npusim", "kernels")
+    try:
+        os.makedirs(d, exist_ok=True)
+    except OSError:
+        return None
+    return d if os.access(d, os.W_OK) else None
+
+
+_SCALARS = (int, float, bool, complex, str, bytes)
+
+
+def _key(src: str, fn) -> str | None:
+    """What the compiled wrapper depends on, hashed: None when it cannot be told from the
+    source — unknown source, or a closure (numba freezes its cells into the code)."""
+    if fn.__closure__:
+        return None
+    try:
+        body_src = inspect.getsource(fn)
+    except (OSError, TypeError):
+        return None
+    # scalar globals the body reads are frozen into the code too: their values count
+    consts = [f"{n}={fn.__globals__[n]!r}" for n in fn.__code__.co_names
+              if isinstance(fn.__globals__.get(n), _SCALARS)]
+    if not _ABI_HASH:
+        h = hashlib.sha256()
+        for mod in (V, _kernels):
+            with open(mod.__file__, "rb") as f:
+                h.update(f.read())
+        _ABI_HASH.append(h.hexdigest())
+    h = hashlib.sha256()
+    for part in (src, body_src, fn.__code__.co_filename, fn.__module__, fn.__qualname__,
+                 numba.__version__, sys.version, _ABI_HASH[0], *consts):
+        h.update(part.encode("utf-8", "surrogateescape") + b"\0")
+    return h.hexdigest()[:32]
+
+
+def _wrapper_file(src: str, fn) -> str | None:
+    """The cache file holding ``src`` (written once: numba keys its cache on the file's time
+    stamp), or None when the wrapper cannot be cached."""
+    d = cache_dir()
+    key = _key(src, fn) if d is not None else None
+    if key is None:
+        return None
+    path = os.path.join(d, f"k_{key}.py")
+    if not os.path.exists(path):
+        try:
+            fd, tmp = tempfile.mkstemp(dir=d, suffix=".tmp")
+            with os.fdopen(fd, "w") as f:
+                f.write(f"# npusim kernel wrapper of {fn.__module__}.{fn.__qualname__}\n"
+                        f"{WRAPPER_HEAD}{src}")
+            os.replace(tmp, path)                   # atomic: concurrent processes agree
+        except OSError:
+            return None
+    return path
 
 
 def code_bytes(name: str) -> bytes:
@@ -138,10 +231,22 @@ class UserKernel:
             "        return 0\n"
             "    except Exception:\n"
             "        return KERNEL_TRAP\n")
-        ns = {"arena": arena, "V": V, "np": np, "body": self.body, "KERNEL_TRAP": KERNEL_TRAP,
-              "_i32": _i32, "_f64": _f64}
-        exec(compile(src, f"<npusim kernel {self.name}>", "exec"), ns)
-        return cfunc(KERNEL_SIG)(ns["kernel_entry"])
+        path = _wrapper_file(src, self.fn)
+        if path is None:
+            ns = {"arena": arena, "V": V, "np": np, "body": self.body,
+                  "KERNEL_TRAP": KERNEL_TRAP, "_i32": _i32, "_f64": _f64}
+            exec(compile(src, f"<npusim kernel {self.name}>", "exec"), ns)
+            return cfunc(KERNEL_SIG)(ns["kernel_entry"])
+        # an importable module (numba's cache re-imports it by name when it loads the code)
+        name = "npusim_kernel_" + os.path.basename(path)[:-3]
+        mod = sys.modules.get(name)
+        if mod is None:
+            spec = importlib.util.spec_from_file_location(name, path)
+            mod = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(mod)
+            sys.modules[name] = mod
+        mod.body = self.body            # the generated module's one free name (see WRAPPER_HEAD)
+        return cfunc(KERNEL_SIG, cache=True)(mod.kernel_entry)
 
     def spec(self) -> KernelSpec:
         return kernel_spec(self.name, self.param_types, self.body_key, self.entry, self.func_type)

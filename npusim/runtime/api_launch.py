@@ -241,7 +241,6 @@ def submit_kernel(kernel, s, kid: int, num_blocks: int, args_addr: int, args_siz
             # straight into the capture stream (what Stream.submit does for a capturing stream)
             if KERNEL_HOOK is not None:
                 kid = KERNEL_HOOK(s, kid, kernel.name)
-            TABLE.ensure(kid)                     # a lazy body: compiled at its first launch
             pos = _capture_append(s, _OP_KERNEL, kid, args_addr, args_size, kernel.duration_ns,
                                   0, num_blocks & 0xFFFF)
             if pos < 0:
@@ -265,12 +264,15 @@ def submit_kernel(kernel, s, kid: int, num_blocks: int, args_addr: int, args_siz
         return ctx.failure_code
     if KERNEL_HOOK is not None:
         kid = KERNEL_HOOK(s, kid, kernel.name)
-    TABLE.ensure(kid)                             # a lazy body: compiled at its first launch
+    if s.tg_update is not None:       # a task update stages its row without DeviceState.push,
+        TABLE.ensure(kid)             # which builds a lazy body before its SQE otherwise
     pos = s.submit(_OP_KERNEL, s.device.timing.host_kernel_launch_ns, kid, args_addr,
                    args_size, kernel.duration_ns, 0, num_blocks & 0xFFFF)
-    if tc is not None and pos >= 0 and s.capture is not None:   # kept for GetAttribute (§13.4)
+    if pos < 0:
+        return -pos
+    if tc is not None and s.capture is not None:   # kept for GetAttribute (§13.4)
         s.capture.model.task_cfgs[(s.capture.cstream, pos)] = tc
-    return refused(pos)
+    return OK
 
 
 # ---- the launch APIs
@@ -299,11 +301,9 @@ def launch_kernel(func, num_blocks, args_ptr, args_size, stream):
         args_size &= 0xFFFFFFFF
         if not num_blocks or not args_size:
             return E_PARAM
-        ctx = RT.tls.context
-        if ctx is None or ctx.destroyed:
-            ctx = RT.current_context
-            if ctx is None:
-                return E_CTX
+        ctx = RT.current_context
+        if ctx is None:
+            return E_CTX
         if s is None:
             s = ctx.default_stream
         elif s.is_model:

@@ -321,8 +321,9 @@ def _build(m) -> int:
         C.add_endgraph(x)
     dev.sqcq_used += need
     m.sqcq, m.built = need, True
+    dev.set_built(m, True)
     RT.tick(dev.timing.host_model_first_execute_per_stream_ns * need)
-    dev.publish_models()
+    dev.publish_models(models)
     return ERR.ACL_SUCCESS
 
 
@@ -333,16 +334,24 @@ def _recycle(dev, m, need: int, pool: int) -> int:
     completion. A model that can never finish (deadlock) leaves 207005."""
     dev.advance_to_host()
     while dev.sqcq_used + need > pool:
-        others = [o for o in dev.models if o is not m and o.built]
-        idle = [o for o in others if not o.running()]
+        idle, busy, freed = [], None, 0           # built models oldest first (creation order)
+        for o in dev.built_models:                # (stops once enough is idle: no full scan)
+            if o is m:
+                continue
+            if o.running():
+                busy = busy or o
+                continue
+            idle.append(o)
+            freed += o.sqcq
+            if dev.sqcq_used + need - freed <= pool:
+                break
         for o in idle:
             o.release_resources()
-            if dev.sqcq_used + need <= pool:
-                return ERR.ACL_SUCCESS
-        busy = [o for o in others if o.built]
-        if not busy:
+        if dev.sqcq_used + need <= pool:
+            return ERR.ACL_SUCCESS
+        if busy is None:
             return ERR.ACL_ERROR_RT_RESOURCE_ALLOC_FAIL
-        s, p = busy[0].runs[0]                             # wait for one launch to complete
+        s, p = busy.runs[0]                                # wait for one launch to complete
         try:
             dev.wait_sq(s.sq, p + 1)
         except DeadlockError as e:

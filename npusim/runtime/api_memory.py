@@ -10,7 +10,7 @@ from ..device.memory import OutOfMemory
 from . import api_stream as AS
 from .capture import stream_capturing, unsafe_call_blocked
 from .device import DeadlockError
-from .hostmem import DEVICE, PAGEABLE, PINNED, host_bytes, locate
+from .hostmem import DEVICE, PAGEABLE, PINNED, host_bytes, in_device_memory, locate
 from .runtime import RT
 from .stream import refused
 
@@ -219,8 +219,18 @@ def memcpy_async(dst, dest_max, src, count, kind, stream) -> int:
         return code
     if dest_max == 0 or count > dest_max or count < 0:
         return ERR.ACL_ERROR_RT_PARAM_INVALID
-    if RT.current_context is None:
+    ctx = RT.current_context
+    if ctx is None:
         return ERR.ACL_ERROR_RT_CONTEXT_NULL
+    if s is not None and not s.is_model and s.ctx is ctx and dst != src and \
+            in_device_memory(s.device, src, count) and in_device_memory(s.device, dst, count):
+        # device to device on the stream's own device, the hot path: no kind to correct, no
+        # pageable copy, the same stream checks as below
+        if s.ctx.failure_code:
+            return s.ctx.failure_code
+        pos = s.submit(S.OP_MEMCPY, s.device.timing.host_memcpy_async_ns, a0=dst, a1=src,
+                       a2=count, flag=ACL_MEMCPY_DEVICE_TO_DEVICE)
+        return -pos if pos < 0 else ERR.ACL_SUCCESS
     sw, dw = locate(src), locate(dst)
     if not sw.fits(src, count) or not dw.fits(dst, count):
         return ERR.ACL_ERROR_RT_PARAM_INVALID
@@ -293,15 +303,19 @@ def memset_async(ptr, max_count, value, count, stream) -> int:
     s, code = AS.resolve_same_ctx(s)
     if code:
         return code
-    w = locate(ptr)
-    if not w.fits(ptr, count):
-        return ERR.ACL_ERROR_RT_PARAM_INVALID
-    if w.kind in (PINNED, PAGEABLE):           # host memory is set at once, out of stream order
-        if w.device is not None:
-            w.device.advance_to_host()
-        host_bytes(w, ptr, count)[:] = np.uint8(int(value) & 0xFF)
-        return ERR.ACL_SUCCESS
-    if w.device is not s.device:
+    fits = in_device_memory(s.device, ptr, count)      # the stream's device memory: at once
+    if fits is None:
+        w = locate(ptr)
+        if not w.fits(ptr, count):
+            return ERR.ACL_ERROR_RT_PARAM_INVALID
+        if w.kind in (PINNED, PAGEABLE):       # host memory is set at once, out of stream order
+            if w.device is not None:
+                w.device.advance_to_host()
+            host_bytes(w, ptr, count)[:] = np.uint8(int(value) & 0xFF)
+            return ERR.ACL_SUCCESS
+        if w.device is not s.device:
+            return ERR.ACL_ERROR_RT_PARAM_INVALID
+    elif not fits:
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     if s.ctx.failure_code:
         return s.ctx.failure_code

@@ -88,16 +88,18 @@ class UpdatePayload:
 class Device:
     """The host side of one device. Every field is declared here."""
 
-    __slots__ = ("id", "profile", "state", "set_count", "contexts", "primary", "streams",
+    __slots__ = ("id", "profile", "timing", "state", "set_count", "contexts", "primary", "streams",
                  "slot_owner", "_stream_ids", "last_error_detail", "_faults_seen",
                  "sq_fault_code", "models", "model_slots", "streams_by_sq_model", "sqcq_used",
                  "conds", "_max_while", "_update_payload",
                  "live_events", "live_notifies", "_retiring", "_free_model_ids",
-                 "_free_cond_ids", "__weakref__")
+                 "_free_cond_ids", "built_models", "_head_at", "_head_cap", "_msq_used",
+                 "__weakref__")
 
     def __init__(self, dev_id: int, profile):
         self.id = dev_id
         self.profile = profile
+        self.timing = profile.timing           # the profile's cost constants (fixed per device)
         opts = RT.device_options
         self.state = DeviceState(profile, int(opts.get("hbm_bytes", min(profile.hbm_bytes, 4 << 30))),
                                  int(opts.get("host_bytes", min(profile.host_pinned_bytes, 1 << 30))))
@@ -115,7 +117,11 @@ class Device:
         self._faults_seen = 0
         self.sq_fault_code: dict[int, int] = {}
         self.models: dict = {}                 # live capture models, in creation order (keys)
-        self.model_slots: list = []            # engine model id -> model (None when freed)
+        self.model_slots: list = []            # model slot k (engine id 2k) -> model or None
+        self.built_models: dict = {}           # built root models, in creation order (keys)
+        self._head_at: list = []               # model slot -> first msq row of its head block
+        self._head_cap: list = []              # model slot -> rows of that block
+        self._msq_used = 0                     # msq rows laid out (blocks and relocations)
         self.streams_by_sq_model: dict = {}    # sq -> CaptureStream
         self.sqcq_used = 0                     # SQ/CQ pairs taken from the device pool
         self.conds: list = []                  # cond handles, index = engine cond id (None: free)
@@ -194,9 +200,21 @@ class Device:
     def remove_model(self, m) -> None:
         """A destroyed model leaves the device: its engine id is free for the next model."""
         self.models.pop(m, None)
-        if 0 <= m.engine_id < len(self.model_slots) and self.model_slots[m.engine_id] is m:
-            self.model_slots[m.engine_id] = None
-            self._free_model_ids.append(m.engine_id)
+        k = m.engine_id // 2
+        if m.engine_id >= 0 and k < len(self.model_slots) and self.model_slots[k] is m:
+            self.model_slots[k] = None
+            self._free_model_ids.append(k)
+
+    def set_built(self, m, built: bool) -> None:
+        """A root model took (True) or gave back (False) its SQ/CQ pairs: ``built_models`` is
+        what recycling scans, oldest first, without walking idle or released models."""
+        if not built:
+            self.built_models.pop(m, None)
+            return
+        last = next(reversed(self.built_models), None)
+        self.built_models[m] = None
+        if last is not None and last.id > m.id:            # built out of creation order: rare
+            self.built_models = dict.fromkeys(sorted(self.built_models, key=lambda o: o.id))
 
     def has_update_payload(self) -> bool:
         return self._update_payload is not None
@@ -222,20 +240,68 @@ class Device:
                 t[i, E.CD_MAX] = self._max_while
 
     # ---- models on the engine ----
-    def publish_models(self) -> None:
-        """Give each live model a stable engine id and publish every model's head SQs, the
-        list MODEL_EXECUTE activates (a destroyed model's id is reused by the next model: it was
-        not running, so no queued MODEL_EXECUTE names it)."""
-        for m in self.models:
+    def publish_models(self, built=None) -> None:
+        """Give each model a stable engine id and publish its head SQs, the list MODEL_EXECUTE
+        activates, and the cond table (a destroyed model's id is reused by the next model: it
+        was not running, so no queued MODEL_EXECUTE names it).
+
+        ``built``: the models of one graph just built (``api_mdl._build``): only their head
+        blocks are written, and the cond table only when they hold cond handles, so a build
+        costs the same with one graph resident or thousands. ``None``: every live model and
+        the whole cond table (after a cond handle's bound changed)."""
+        models = self.models if built is None else built
+        for m in models:
             if m.engine_id < 0:
                 if self._free_model_ids:
-                    m.engine_id = self._free_model_ids.pop()
-                    self.model_slots[m.engine_id] = m
+                    k = self._free_model_ids.pop()
+                    self.model_slots[k] = m
                 else:
-                    m.engine_id = len(self.model_slots)
+                    k = len(self.model_slots)
                     self.model_slots.append(m)
-        self.state.set_model_heads([m.heads if m is not None else []
-                                    for m in self.model_slots])
+                m.engine_id = 2 * k
+            self._write_heads(m.engine_id // 2, m.heads)
+        if built is None or any(m.cond_handles for m in built):
+            self._publish_conds()
+        if self.state.access_log is not None:
+            self.state.access_log.on_tables(self.state)    # what activations mean from now on
+
+    def _write_heads(self, k: int, heads: list) -> None:
+        """Model slot ``k``'s heads into the engine's CSR table. Model ``2k`` activates
+        ``msq[mptr[2k]:mptr[2k+1]]``; odd ids are never executed, so each slot's block can lie
+        anywhere in ``msq`` with room to spare: writing one model is O(its heads), a block
+        that outgrew its room moves to the free tail, and only a full table is laid out again
+        (doubled: amortised O(1) per build)."""
+        st, n = self.state, len(heads)
+        if k < len(self._head_cap) and n > self._head_cap[k] \
+                and self._msq_used + n <= len(st.msq):
+            self._head_at[k], self._head_cap[k] = self._msq_used, n     # move to the tail
+            self._msq_used += n
+        elif k >= len(self._head_cap) or n > self._head_cap[k]:
+            self._layout_heads(k, n)
+        at = self._head_at[k]
+        st.msq[at:at + n] = heads
+        st.mptr[2 * k], st.mptr[2 * k + 1] = at, at + n
+
+    def _layout_heads(self, k: int, n: int) -> None:
+        """Lay the head table out again (``DeviceState.set_model_heads``): twice the slots in
+        use, each live slot's block twice its heads (at least 4 rows), and as many free rows
+        again at the tail; slot ``k`` gets room for ``n`` heads."""
+        slots = max(16, 2 * len(self.model_slots), k + 1)
+        lists, at, cap = [], [], []
+        used = 0
+        for j in range(slots):
+            m = self.model_slots[j] if j < len(self.model_slots) else None
+            h = m.heads if m is not None and m.engine_id == 2 * j else []
+            room = max(4, 2 * len(h), 2 * n if j == k else 0)
+            lists += [h, [0] * (room - len(h))]
+            at.append(used)
+            cap.append(room)
+            used += room
+        lists[-1] = lists[-1] + [0] * used                 # the free tail
+        self.state.set_model_heads(lists)
+        self._head_at, self._head_cap, self._msq_used = at, cap, used
+
+    def _publish_conds(self) -> None:
         rows, cmodels = [], []
         for ch in self.conds:
             if ch is None:
@@ -246,25 +312,20 @@ class Device:
             rows.append((ch.addr, max(ch.type, 0), len(subs), len(cmodels), bound))
             cmodels.extend(subs)
         self.state.set_conds(rows, cmodels)
-        if self.state.access_log is not None:
-            self.state.access_log.on_tables(self.state)    # what activations mean from now on
 
     # ---- ids ----
     def next_stream_id(self) -> int:
         return next(self._stream_ids)
-
-    @property
-    def timing(self):
-        return self.profile.timing
 
     # ---- observation ----
     def _run(self, horizon=int(E.INF), kind=E.STOP_NONE, a=0, b=0) -> int:
         with RT.lock:
             r = self.state.run(horizon, kind, a, b)
             faults = self.state.faults
-            for f in faults[self._faults_seen:]:
-                self._on_fault(f)
-            self._faults_seen = len(faults)
+            if len(faults) > self._faults_seen:
+                for f in faults[self._faults_seen:]:
+                    self._on_fault(f)
+                self._faults_seen = len(faults)
             if self._retiring:
                 self._reap()
             for hook in AFTER_RUN_HOOKS:

@@ -268,6 +268,7 @@ class CaptureModel:
             self.device.sqcq_used -= self.sqcq
             self.sqcq = 0
             self.built = False
+            self.device.set_built(self, False)
 
     def destroy(self) -> None:
         """aclmdlRIDestroy's effect (the caller checked it may): the handle dies, then ``free``."""

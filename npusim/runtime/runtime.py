@@ -199,10 +199,12 @@ class Runtime:
     @property
     def current_context(self):
         """curCtx if still valid, else the referenced primary context if still valid."""
-        for ctx in (self.tls.context, self.tls.primary):
-            if ctx is not None and not ctx.destroyed:
-                return ctx
-        return None
+        tls = self.tls
+        ctx = tls.context
+        if ctx is not None and not ctx.destroyed:
+            return ctx
+        ctx = tls.primary
+        return ctx if ctx is not None and not ctx.destroyed else None
 
 
 RT = Runtime()

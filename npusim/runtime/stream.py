@@ -61,7 +61,8 @@ class Stream(SqStream):
     """A user stream: an eager SQ, its task ids, its task-group state and its args areas."""
 
     __slots__ = ("priority", "depth", "task_seq", "tg_status", "tg_update", "failure_mode",
-                 "args_ring", "extra_args", "overflow_switch", "custom_tag", "cache_op_info")
+                 "args_ring", "extra_args", "behind", "room", "overflow_switch", "custom_tag",
+                 "cache_op_info")
 
     def __init__(self, ctx, is_default: bool = False, flags: int = 0, priority: int = 0):
         super().__init__(ctx, ctx.device, flags)
@@ -81,6 +82,8 @@ class Stream(SqStream):
         self.failure_mode = ACL_CONTINUE_ON_FAILURE   # its own mode (aclrtSetStreamFailureMode)
         self.args_ring = None          # [address, launches] of the per-stream args ring (args.py)
         self.extra_args: list = []     # allocations of launches with more than a slot of args
+        self.behind = False            # the last full ring made the host wait (device behind)
+        self.room = 0                  # submits that surely fit before the ring can be full
         self.stop_on_failure = ctx.stop_on_failure
         if self.stop_on_failure:
             self.device.state.sqs[self.sq, E.Q_STOP_ON_FAIL] = 1
@@ -108,13 +111,31 @@ class Stream(SqStream):
         dev = self.device
         RT.host_ns += host_cost_ns
         st = dev.state
-        if st.pending(self.sq) >= self.depth:
-            # the device has run everything due by now (exact, and it usually frees most of
-            # the ring); only a device that is really behind makes the host wait for a slot
-            dev.advance_to_host()
-            busy = st.sqs[self.sq, E.Q_TIME] > RT.host_ns    # a task still running holds its slot
-            if st.pending(self.sq) + busy >= self.depth:
+        if self.room > 0:
+            # the last check saw ``room`` free slots and an eager SQ's head only grows: the
+            # ring cannot be full before they are used
+            self.room -= 1
+        elif st.pending(self.sq) >= self.depth:
+            if self.behind and st.access_log is None:
+                # the device was behind at the last full ring: wait for the slot in one engine
+                # run, which ends where running up to the host's time and then waiting would.
+                # A slot already free by the host's time leaves the clock as it was: then run
+                # up to the host's time as that path does (what counts as pending depends on it)
+                before = RT.host_ns
                 dev.wait_sq(self.sq, self.tail - self.depth + 1)
+                self.behind = RT.host_ns > before
+                if not self.behind:
+                    dev.advance_to_host()
+            else:
+                # the device has run everything due by now (exact, and it usually frees most
+                # of the ring); only a device that is really behind makes the host wait
+                dev.advance_to_host()
+                busy = st.sqs[self.sq, E.Q_TIME] > RT.host_ns   # a running task holds its slot
+                if st.pending(self.sq) + busy >= self.depth:
+                    dev.wait_sq(self.sq, self.tail - self.depth + 1)
+                    self.behind = True
+        else:
+            self.room = self.depth - st.pending(self.sq) - 1
         t = RT.host_ns + dev.timing.doorbell_ns
         task_id = self.task_seq & 0xFFFF
         self.task_seq += 1

@@ -3,9 +3,12 @@ the host clock moves when the host waits, work is lazy but exact, and a full str
 the host wait (design.md §4)."""
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 
 import npusim
+import npusim.analysis
 from npusim import acl
 from npusim.runtime.runtime import RT
 from helpers.acl import LONG_NS, host_ns, launch, read, stream_done
@@ -163,3 +166,34 @@ def test_flag_record_then_reset_releases_the_waiter_parked_before(dev0, buf):
     acl.rt.record_event(e, recorder)
     acl.rt.reset_event(e, recorder)
     assert acl.rt.synchronize_stream(waiter) == acl.ACL_SUCCESS
+
+
+def _behind_program(record: bool):
+    """A stream far behind the host (1 ms kernels, 2.5 rings of them) next to a second stream
+    whose short kernels wait on its events: the host clock after every call and the elapsed
+    times of the events. Recording accesses makes a full ring run the engine up to the host's
+    time before waiting (the path that logs no observation): both paths must agree."""
+    npusim.reset()
+    assert acl.init() == acl.ACL_SUCCESS and acl.rt.set_device(0) == acl.ACL_SUCCESS
+    slow, fast = _streams(2)
+    x = _scratch()
+    depth = RT.devices[0].profile.max_task_num_per_stream
+    marks = [_timeline_event() for _ in range(6)]
+    clock = []
+    ctx = npusim.analysis.record() if record else contextlib.nullcontext()
+    with ctx:
+        t0 = host_ns()
+        for i in range(5 * depth // 2):
+            assert launch(slow, "EasyOPf", 1, (x,), duration_ns=MS) == acl.ACL_SUCCESS
+            if i % 997 == 0:
+                e = marks[i // 997]
+                assert acl.rt.record_event(e, slow) == acl.ACL_SUCCESS
+                assert acl.rt.stream_wait_event(fast, e) == acl.ACL_SUCCESS
+                assert launch(fast, "EasyOPf", 1, (x,)) == acl.ACL_SUCCESS
+            clock.append(host_ns() - t0)
+        assert acl.rt.synchronize_device() == acl.ACL_SUCCESS
+    return clock, [_elapsed(marks[0], e) for e in marks[1:]]
+
+
+def test_a_full_ring_behind_the_host_waits_as_running_to_the_host_time_first_would():
+    assert _behind_program(record=False) == _behind_program(record=True)
