@@ -56,3 +56,10 @@ from ..runtime.api_kernel import (ACL_ERROR_INVALID_EXCEPTION_INFO,  # noqa: F40
 from ..runtime.cond import (ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT,  # noqa: F401,E402
                             ACL_MODEL_RI_COND_TYPE_IF, ACL_MODEL_RI_COND_TYPE_SWITCH,
                             ACL_MODEL_RI_COND_TYPE_WHILE)
+from ..runtime.api_callback import (ACL_CALLBACK_BLOCK, ACL_CALLBACK_NO_BLOCK,  # noqa: F401,E402
+                                    ACL_DEVICE, ACL_HOST)
+from ..runtime.api_event import (ACL_EVENT_WAIT_STATUS_COMPLETE,  # noqa: F401,E402
+                                 ACL_EVENT_WAIT_STATUS_NOT_READY)
+
+# the ACL version aclrtGetVersion reports (include/external/acl/acl_rt.h:25-27)
+ACL_MAJOR_VERSION, ACL_MINOR_VERSION, ACL_PATCH_VERSION = 1, 17, 0

@@ -34,3 +34,6 @@ from ..runtime.api_function import (function_get_binary,  # noqa: F401,E402
 from ..runtime.api_launch import (launch_kernel, launch_kernel_v2,  # noqa: F401,E402
                                   launch_kernel_with_args_array, launch_kernel_with_config,
                                   launch_kernel_with_host_args)
+from ..runtime.api_callback import (get_run_mode, launch_callback,  # noqa: F401,E402
+                                    process_report, subscribe_report, unsubscribe_report)
+from ..runtime.api_event import query_event_wait_status  # noqa: F401,E402

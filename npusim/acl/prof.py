@@ -1,0 +1,10 @@
+"""``acl.prof``: pyACL's profiling (aclprof*) — not simulated.
+
+Every function, listed in docs/pyacl.md or not, exists and returns 207000
+``ACL_ERROR_RT_FEATURE_NOT_SUPPORT`` (saying once on stderr which area is not simulated), so a
+pyACL program fails with a code, not an ``AttributeError`` (``pyacl.py``).
+"""
+from .pyacl import area_getattr, refused_in
+
+globals().update(refused_in("prof"))
+__getattr__ = area_getattr("prof")
