@@ -63,9 +63,8 @@ from .pyacl import install_as_acl, uninstall_as_acl  # noqa: E402,F401
 for (_short, _name), _target in pyacl.ALIASES.items():
     _module = globals()[_short]
     setattr(_module, _name, vars(_module)[_target])
-for _name, _fn in pyacl.refused_in("mdl").items():
-    setattr(mdl, _name, _fn)
-globals().update(pyacl.refused_in("acl"))
+mdl.__getattr__ = pyacl.refused_getattr("mdl")      # aclmdl offline-model and dump functions
+__getattr__ = pyacl.refused_getattr("acl")          # aclCreateDataBuffer ...
 
 
 __all__ = ["init", "finalize", "get_soc_name", "get_version", "rt", "mdl", "util", "media",

@@ -4,7 +4,6 @@ Every function, listed in docs/pyacl.md or not, exists and returns 207000
 ``ACL_ERROR_RT_FEATURE_NOT_SUPPORT`` (saying once on stderr which area is not simulated), so a
 pyACL program fails with a code, not an ``AttributeError`` (``pyacl.py``).
 """
-from .pyacl import area_getattr, refused_in
+from .pyacl import refused_getattr
 
-globals().update(refused_in("op"))
-__getattr__ = area_getattr("op")
+__getattr__ = refused_getattr("op")

@@ -16,7 +16,9 @@ module):
   returns 207000 ``ACL_ERROR_RT_FEATURE_NOT_SUPPORT`` in its pyACL return shape (outputs ``None``,
   the code last; a function whose C form returns an object returns ``None``) and says once on
   stderr which area is not simulated. ``acl.media``, ``acl.prof`` and ``acl.op`` refuse every
-  name, listed or not.
+  name, listed or not. Refused names are answered by the modules' ``__getattr__``
+  (:func:`refused_getattr`), so they are not facade functions (no boundary wrapper, no
+  injection point, not walked by the facade fuzz).
 
 Sources of the spellings (per row in docs/pyacl.md): Huawei's pyACL reference ("pyACL API
 reference", hiascend.com ``aclpythondevg_01_*`` pages: ``set_context`` / ``get_context``,
@@ -157,22 +159,30 @@ def refusal(full: str, outputs: int, area: str):
     return refused
 
 
-def area_getattr(module: str):
-    """A module ``__getattr__`` that refuses every name of a wholly unsimulated area."""
-    area = WHOLE_AREAS[module]
-
-    def __getattr__(name: str):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return refusal(f"acl.{module}.{name}", 0, area)
-    return __getattr__
-
-
 def refused_in(module: str) -> dict:
     """The refused functions of one module (``"acl"``, ``"mdl"``, ``"media"`` ...), by name."""
     prefix = "acl" if module == "acl" else f"acl.{module}"
     return {name: refusal(f"{prefix}.{name}", outputs, area)
             for mod, name, _, outputs, area in REFUSED if mod == module}
+
+
+def refused_getattr(module: str):
+    """The module ``__getattr__`` that answers the refused names of ``module`` (``"acl"``,
+    ``"mdl"``, ``"media"`` ...): they are not in the module's namespace, so the facade's own
+    functions stay exactly the boundary-wrapped ones; a wholly unsimulated area
+    (:data:`WHOLE_AREAS`) refuses any name."""
+    table = refused_in(module)
+    area = WHOLE_AREAS.get(module)
+    label = "acl" if module == "acl" else f"acl.{module}"
+
+    def __getattr__(name: str):
+        fn = table.get(name)
+        if fn is None:
+            if area is None or name.startswith("__"):
+                raise AttributeError(f"module '{label}' has no attribute '{name}'")
+            fn = table[name] = refusal(f"{label}.{name}", 0, area)
+        return fn
+    return __getattr__
 
 
 # ---- the table of docs/pyacl.md ----
@@ -189,11 +199,12 @@ def rows(acl) -> list[tuple[str, str, str, str, str, str]]:
     facade's functions under pyACL's names, pyACL's own functions, then the refused ones."""
     out = []
     alias_of = {(m, v): n for (m, n), v in ALIASES.items()}
+    refused = {(m, n) for m, n, _, _, _ in REFUSED}
     for short in ("rt", "mdl"):
         module = vars(acl)[short]
         for attr, fn in sorted(vars(module).items()):
             if attr.startswith("_") or not isinstance(fn, types.FunctionType) or \
-                    (short, attr) in ALIASES:
+                    (short, attr) in ALIASES or (short, attr) in refused:
                 continue
             name = alias_of.get((short, attr), attr)
             full = f"acl.{short}.{name}"
