@@ -12,6 +12,7 @@ from numba import NumbaExperimentalFeatureWarning as _NEFW
 _warnings.filterwarnings("ignore", category=_NEFW)
 
 from . import acl, errors  # noqa: E402
+from .acl import install_as_acl, uninstall_as_acl  # noqa: E402  (``import acl`` -> npusim.acl)
 from .api import (Binary, Buffer, Device, Event, ExternalEvent, Function,  # noqa: E402
                   Graph, Stream, configure, graph, graph_task_group_begin, graph_task_group_end,
                   graph_task_update_begin, graph_task_update_end, load_binary, reset,
@@ -30,4 +31,5 @@ __all__ = ["acl", "errors", "AclError", "Device", "Stream", "Event", "ExternalEv
            "configure", "reset", "graph_task_group_begin", "graph_task_group_end",
            "graph_task_update_begin", "graph_task_update_end", "load_binary", "Binary",
            "Function", "kernel", "samples", "cpu_kernel", "register_cpu_kernel", "set_kernel_cost",
-           "inject", "clear_injections", "analysis", "census", "Census"]
+           "inject", "clear_injections", "analysis", "census", "Census", "install_as_acl",
+           "uninstall_as_acl"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from .. import errors as _errors
 from ..runtime import api_device as _dev
+from ..runtime.runtime import profile as _profile
 from . import mdl, rt, util
 from .constants import *  # noqa: F401,F403  (enum constants with their C names)
 
@@ -47,8 +48,33 @@ def get_recent_err_msg():
     return _lint.recent_error()
 
 
+def get_soc_name():
+    """aclrtGetSocName: the SoC version string of the chip profile in force (``Ascend910B1``
+    ...), as a real board reports it; pyACL returns the string, no code."""
+    return _profile().soc_version
+
+
+def get_version():
+    """aclrtGetVersion: (major, minor, patch, code) of the ACL headers npusim follows."""
+    return ACL_MAJOR_VERSION, ACL_MINOR_VERSION, ACL_PATCH_VERSION, 0  # noqa: F405
+
+
 init = _boundary.wrap("acl.init", "init", init, 0)       # init and finalize are not traced
 finalize = _boundary.wrap("acl.finalize", "finalize", finalize, 0)
+get_soc_name = _boundary.wrap("acl.get_soc_name", "get_soc_name", get_soc_name, -1)
+get_version = _boundary.wrap("acl.get_version", "get_version", get_version, 3)
+
+# pyACL's spellings (docs/pyacl.md): the same wrapped function under a second name; pyACL
+# functions of areas npusim does not simulate return 207000 with a message
+from . import media, op, prof, pyacl  # noqa: E402
+from .pyacl import install_as_acl, uninstall_as_acl  # noqa: E402,F401
+
+for (_short, _name), _target in pyacl.ALIASES.items():
+    _module = globals()[_short]
+    setattr(_module, _name, vars(_module)[_target])
+mdl.__getattr__ = pyacl.refused_getattr("mdl")      # aclmdl offline-model and dump functions
+__getattr__ = pyacl.refused_getattr("acl")          # aclCreateDataBuffer ...
 
 
-__all__ = ["init", "finalize", "get_recent_err_msg", "rt", "mdl", "util"]
+__all__ = ["init", "finalize", "get_recent_err_msg", "get_soc_name", "get_version", "rt", "mdl",
+           "util", "media", "prof", "op", "install_as_acl", "uninstall_as_acl"]

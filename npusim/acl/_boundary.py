@@ -351,10 +351,11 @@ PARAMS: dict[str, Spec] = {
                               "default_value")},
     "num_blocks": Spec(BLOCKS),
     "func_entry": Spec(U64K),
+    "thread_id": Spec(U64K),                                # uint64_t threadId (callbacks)
     # int32_t and enums
     **{n: Spec(I32) for n in ("dev_id", "timeout_ms", "timeout", "value")},
     **{n: Spec(ENUM) for n in ("kind", "policy", "mode", "attr", "attr_id", "cond_type",
-                               "stm_attr_type")},
+                               "stm_attr_type", "block_type")},
     # strings, buffers, structs
     "path": Spec(PATH), "config_path": Spec(PATH),
     **{n: Spec(NAME) for n in ("kernel_name", "func_name", "name")},
@@ -363,7 +364,7 @@ PARAMS: dict[str, Spec] = {
     **{n: Spec(ATTRS) for n in ("options", "cfg")},
     "params": Spec(STRUCT),
     # parsed by the runtime
-    **{n: Spec(ANY) for n in ("reserve", "callback", "user_data", "info")},
+    **{n: Spec(ANY) for n in ("reserve", "callback", "user_data", "info", "fn")},
 }
 
 OVERRIDES: dict[tuple[str, str], Spec] = {
@@ -374,6 +375,8 @@ OVERRIDES: dict[tuple[str, str], Spec] = {
                                                "malloc_host_with_cfg")},
     ("memcpy", "kind"): Spec(ENUM, E_ACL), ("memcpy_async", "kind"): Spec(ENUM, E_ACL),
     ("ri_cond_handle_create", "flag"): Spec(ENUM, E_ACL),
+    ("launch_callback", "block_type"): Spec(ENUM, E_ACL),
+    ("process_report", "timeout"): Spec(I32, E_ACL),
     ("kernel_args_append", "param_size"): Spec(SIZE, E_ACL, optional=True),
     ("kernel_args_para_update", "param_size"): Spec(SIZE, E_ACL, optional=True),
     ("kernel_args_get_place_holder_buffer", "data_size"): Spec(SIZE, E_ACL),

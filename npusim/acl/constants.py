@@ -74,3 +74,8 @@ from ..runtime.api_memory import (ACL_DDR_MEM, ACL_DDR_MEM_HUGE,  # noqa: F401,E
                                   ACL_HBM_MEM_P2P_HUGE1G, ACL_HBM_MEM_P2P_NORMAL, ACL_MEM_HUGE,
                                   ACL_MEM_HUGE1G, ACL_MEM_NORMAL, ACL_MEM_P2P_HUGE,
                                   ACL_MEM_P2P_NORMAL)
+from ..runtime.api_callback import (ACL_CALLBACK_BLOCK, ACL_CALLBACK_NO_BLOCK,  # noqa: F401,E402
+                                    ACL_DEVICE, ACL_HOST)
+
+# the ACL version aclrtGetVersion reports (include/external/acl/acl_rt.h:25-27)
+ACL_MAJOR_VERSION, ACL_MINOR_VERSION, ACL_PATCH_VERSION = 1, 17, 0

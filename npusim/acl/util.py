@@ -1,7 +1,8 @@
-"""``acl.util``: numpy <-> host pointer helpers (pyACL's acl.util).
+"""``acl.util``: numpy / bytes <-> host pointer helpers and report threads (pyACL's acl.util).
 
-Unlike the ACL functions these return no code: a misuse raises ``ValueError`` (pyACL's helpers
-raise too), and nothing else. Registered arrays the runtime cannot treat as ordinary pageable
+Unlike the ACL functions the pointer helpers return no code: a misuse raises ``ValueError``
+(pyACL's helpers raise too), and nothing else. ``start_thread`` / ``stop_thread`` return codes
+as pyACL's do (docs/pyacl.md). Registered arrays the runtime cannot treat as ordinary pageable
 memory — read-only arrays and arrays of zero bytes — are kept in :data:`GUARDED`, which the
 facade's argument boundary (``_boundary.py``) consults for copy sources and targets: a read-only
 array is refused as a copy or memset target, and no copy may reach past an array's bytes
@@ -11,6 +12,8 @@ from __future__ import annotations
 
 import math
 import operator
+import sys
+import threading
 
 import numpy as np
 
@@ -39,16 +42,30 @@ def guarded(addr: int):
     return None
 
 
+# numpy's type numbers (``NPY_TYPES``: 0 NPY_BOOL, 5 NPY_INT, 7 NPY_LONG, 11 NPY_FLOAT,
+# 23 NPY_HALF ...), as pyACL's ``ptr_to_numpy(ptr, shape, npy_type)`` takes them
+NPY_TYPES: dict[int, np.dtype] = {np.dtype(c).num: np.dtype(c) for c in "?bBhHiIlLqQefdg"}
+
+
+def _dtype(t) -> np.dtype:
+    if isinstance(t, (int, np.integer)) and not isinstance(t, bool):
+        if int(t) not in NPY_TYPES:
+            raise ValueError(f"{t} is not a numpy type number of a plain dtype")
+        return NPY_TYPES[int(t)]
+    return np.dtype(t)
+
+
 def ptr_to_numpy(ptr: int, shape, dtype) -> np.ndarray:
     """A numpy view of host memory (pinned from ``malloc_host`` or a registered array; read-only
-    when the registered array is).
+    when the registered array is). ``dtype`` is numpy's type number (pyACL's ``npy_type``:
+    5 = int32, 11 = float32, 23 = float16 ...) or anything ``numpy.dtype`` takes.
 
     Reading pinned memory observes the device: work the device would have finished by the host's
     current time has run. ``ValueError`` when ``ptr`` is not host memory of that size, or the
     shape or dtype is not one.
     """
     try:
-        dtype = np.dtype(dtype)
+        dtype = _dtype(dtype)
         shape = (operator.index(shape),) if np.ndim(shape) == 0 else \
             tuple(operator.index(d) for d in shape)
         ptr = operator.index(ptr)
@@ -69,3 +86,76 @@ def ptr_to_numpy(ptr: int, shape, dtype) -> np.ndarray:
         return host_bytes(w, ptr, n).view(dtype).reshape(shape)
     except (TypeError, ValueError) as e:   # a dtype numpy cannot view bytes as
         raise ValueError(f"ptr_to_numpy: {e}") from None
+
+
+# ---- pyACL's bytes helpers ----
+# arrays over the buffers of bytes objects given to bytes_to_ptr, by address; an entry is
+# dropped once nothing but this table refers to the bytes object (checked at each call)
+_BYTES: dict[int, np.ndarray] = {}
+_HELD_REFS = sys.getrefcount(object())     # what getrefcount reports for an unreferenced arg
+
+
+def _sweep_bytes() -> None:
+    for start, arr in list(_BYTES.items()):
+        # refs to the bytes object: arr.base, getrefcount's argument (and this frame's none)
+        if sys.getrefcount(arr.base) <= _HELD_REFS + 1:
+            del _BYTES[start]
+            GUARDED.pop(start, None)
+
+
+def bytes_to_ptr(data) -> int:
+    """pyACL's ``acl.util.bytes_to_ptr(bytes)``: the host address of the object's own buffer
+    (no copy), valid as long as the object lives. ``bytes`` are read-only memory (a copy into
+    them -> 107000), a ``bytearray`` is writable. ``ValueError`` for anything else."""
+    if not isinstance(data, (bytes, bytearray)):
+        raise ValueError("bytes_to_ptr needs a bytes or bytearray object")
+    _sweep_bytes()
+    arr = np.frombuffer(data, dtype=np.uint8)
+    for start, held in _BYTES.items():
+        if held.base is data and PAGEABLE_MEM.find(start) is not None:
+            return start
+    start = numpy_to_ptr(arr)
+    _BYTES[start] = arr
+    return start
+
+
+def ptr_to_bytes(ptr: int, size: int) -> bytes:
+    """pyACL's ``acl.util.ptr_to_bytes(ptr, size)``: a copy of ``size`` bytes of host memory
+    (pinned or registered). ``ValueError`` when that is not host memory of that size."""
+    try:
+        size = operator.index(size)
+    except Exception as e:     # noqa: BLE001 -- any hostile size
+        raise ValueError(f"ptr_to_bytes: bad size ({e})") from None
+    return ptr_to_numpy(ptr, (size,), np.uint8).tobytes()
+
+
+# ---- pyACL's threads ----
+_THREADS: dict[int, threading.Thread] = {}
+
+
+def start_thread(func, args_list):
+    """pyACL's ``thr_id, ret = acl.util.start_thread(thr_func, args_list)``: ``thr_func(args_list)``
+    runs in a new thread; ``thr_id`` is its ``pthread_self`` value (``Thread.ident``), the id
+    ``acl.rt.subscribe_report`` takes. Like any new thread it has no context until it sets one.
+    A ``func`` that is not callable -> (None, 100000)."""
+    if not callable(func):
+        return None, 100000
+    try:
+        t = threading.Thread(target=func, args=(args_list,), daemon=True,
+                             name="acl.util.start_thread")
+        t.start()
+    except Exception:          # noqa: BLE001 -- e.g. no more threads: a code, as pyACL's
+        return None, 100000
+    _THREADS[t.ident] = t
+    return t.ident, 0
+
+
+def stop_thread(thr_id) -> int:
+    """pyACL's ``ret = acl.util.stop_thread(thr_id)``: wait for that thread to end (it ends when
+    its function returns). An id ``start_thread`` did not return -> 100000."""
+    t = _THREADS.pop(int(thr_id), None) if isinstance(thr_id, (int, np.integer)) else None
+    if t is None:
+        return 100000
+    if t is not threading.current_thread():
+        t.join()
+    return 0

@@ -1,8 +1,14 @@
 """``npusim run script.py [--trace OUT.json] [--profile NAME] [--plot OUT.png] [args]``: run a
-script under the simulator with tracing on and write the trace of every device."""
+script under the simulator with tracing on and write the trace of every device.
+
+For the script, ``import acl`` is npusim's facade (``npusim.install_as_acl``): an unmodified
+pyACL program runs as it is (docs/pyacl.md). The script's directory is first on ``sys.path``,
+as ``python script.py`` has it, so its own helper modules import too. Both are undone after.
+"""
 from __future__ import annotations
 
 import argparse
+import os
 import runpy
 import sys
 
@@ -51,8 +57,13 @@ def run(args: argparse.Namespace) -> int:
     _own_options_after_script(args)
     npusim.reset()
     npusim.configure(profile=args.profile, trace=True)
-    old_argv = sys.argv
+    old_argv, old_path = sys.argv, list(sys.path)
     sys.argv = [args.script, *args.script_args]
+    sys.path.insert(0, os.path.dirname(os.path.abspath(args.script)))
+    try:
+        npusim.install_as_acl()
+    except RuntimeError as e:          # a real acl is already imported: leave it alone
+        print(f"npusim: {e}; the script's `import acl` is that module", file=sys.stderr)
     code = 0
     try:
         runpy.run_path(args.script, run_name="__main__")
@@ -60,6 +71,8 @@ def run(args: argparse.Namespace) -> int:
         code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
     finally:
         sys.argv = old_argv
+        sys.path[:] = old_path
+        npusim.uninstall_as_acl()
     for dev in list(RT.devices.values()):
         tr = Trace.from_device(dev)
         if args.trace:

@@ -279,6 +279,29 @@ def query_event_status(eh):
             ACL_EVENT_RECORDED_STATUS_NOT_READY), ERR.ACL_SUCCESS
 
 
+ACL_EVENT_WAIT_STATUS_COMPLETE, ACL_EVENT_WAIT_STATUS_NOT_READY = 0, 1     # aclrtEventWaitStatus
+
+
+def query_event_wait_status(eh):
+    """aclrtQueryEventWaitStatus: COMPLETE(0) once every eager task naming the event (its
+    stream waits, and the records they wait for) has run, NOT_READY(1) before. Ex (new-mode),
+    EXTERNAL and IPC events -> 207000, an event bound to a capture -> 107028
+    (``ApiErrorDecorator::EventQueryWaitStatus``, api_error.cc; api_impl.cc:2299)."""
+    ev, code = _event(eh)
+    if code:
+        return None, code
+    if ev.new_mode or ev.flag & (ACL_EVENT_EXTERNAL | ACL_EVENT_IPC):
+        return None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    code = _observable(ev)
+    if code:
+        return None, code
+    RT.tick(ev.device.timing.host_api_ns)
+    ev.device.advance_to_host()
+    sqs = ev.device.state.sqs
+    done = all(s.destroyed or sqs[s.sq, E.Q_HEAD] > pos for s, pos in ev.fences.items())
+    return (ACL_EVENT_WAIT_STATUS_COMPLETE if done else ACL_EVENT_WAIT_STATUS_NOT_READY), 0
+
+
 def event_elapsed_time(start_h, end_h):
     """Milliseconds between two completed records (float); may be negative."""
     if not start_h or not end_h:
@@ -372,28 +395,7 @@ def destroy_notify(nh) -> int:
     return ERR.ACL_SUCCESS
 
 
-# ---- queries (chapter 07; ApiImpl::EventQueryWaitStatus / GetEventID / GetAvailEventNum) ----
-ACL_EVENT_WAIT_STATUS_COMPLETE, ACL_EVENT_WAIT_STATUS_NOT_READY = 0, 1
-
-
-def query_event_wait_status(eh):
-    """aclrtQueryEventWaitStatus: (COMPLETE(0) once every wait task issued on the event has run,
-    else NOT_READY(1), code). Ex events (aclrtCreateEventExWithFlag) are refused (207000); a
-    failed context returns its failure code."""
-    ev, code = _event(eh)
-    if code:
-        return None, code
-    if ev.new_mode:
-        return None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
-    if RT.current_context is not None and RT.current_context.failure_code:
-        return None, RT.current_context.failure_code
-    RT.tick(ev.device.timing.host_api_ns)
-    ev.device.advance_to_host()
-    sqs = ev.device.state.sqs
-    done = all(s.destroyed or sqs[s.sq, E.Q_HEAD] > pos for s, pos in ev.fences.items())
-    return (ACL_EVENT_WAIT_STATUS_COMPLETE if done else ACL_EVENT_WAIT_STATUS_NOT_READY), 0
-
-
+# ---- queries (chapter 07; ApiImpl::EventGetTimeStamp / GetEventID / GetAvailEventNum) ----
 def event_get_timestamp(eh):
     """aclrtEventGetTimestamp: (microseconds since device start at which the latest record
     completed, code). Same checks as aclrtQueryEventStatus; a record not yet run: 107000."""

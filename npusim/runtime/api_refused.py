@@ -19,6 +19,7 @@ FACADE_EXCEPTIONS = {"aclrtBinaryUnLoad": "acl.rt.binary_unload",
                      "aclrtUnSubscribeReport": "acl.rt.unsubscribe_report",
                      "aclmdlRICaptureToModelRIBegin": "acl.mdl.ri_capture_to_model_ri_begin",
                      "rtStreamAddToModel": "acl.rt.stream_add_to_model",
+                     "aclrtGetSocName": "acl.get_soc_name", "aclrtGetVersion": "acl.get_version",
                      "aclrtLaunchSIMTKernelWithArgsArray":
                          "acl.rt.launch_simt_kernel_with_args_array",
                      "aclrtLaunchSIMTKernelWithHostArgs":
@@ -94,6 +95,8 @@ def refusal(name: str):
     shape = "the error code" if outputs == 0 else f"({', '.join(['None'] * outputs)}, code)"
     refused.__doc__ = f"{name} — returns {shape}: refused with 207000 by design — {why}."
     refused.__annotations__ = {"return": int if outputs == 0 else tuple}   # the result's shape
+    refused.__name__ = refused.__qualname__ = facade_name(name).rsplit(".", 1)[1]
+    refused.__refused_area__ = why       # what ``docs/pyacl.md`` names as the area
     refused.__wrapped_api__ = True        # no trace or injection point: it does nothing
     refused.__boundary__ = ()             # and it reads no argument, so none is normalised
     return refused

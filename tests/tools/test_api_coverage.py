@@ -69,6 +69,6 @@ def test_every_facade_function_names_its_c_function_and_result_in_its_docstring(
             fn = getattr(mod, n)
             if n.startswith("_") or not callable(fn) or isinstance(fn, type):
                 continue
-            doc = fn.__doc__ or ""
-            assert doc.startswith(c_name(prefix + n)), (n, doc[:60])
+            doc = fn.__doc__ or ""                         # (a pyACL alias: its function's)
+            assert doc.startswith(c_name(prefix + fn.__name__)), (n, doc[:60])
             assert "returns" in doc.splitlines()[0], n

@@ -33,3 +33,52 @@ def test_run_passes_its_exit_code_and_arguments(tmp_path):
     script.write_text("import sys\nsys.exit(int(sys.argv[1]))\n")
     assert cli.main(["run", str(script), "3"]) == 3
     assert sys.argv[0] != str(script)
+
+
+# ---- pyACL programs: `import acl` is npusim's facade under `npusim run` (docs/pyacl.md) ----
+import pathlib  # noqa: E402
+import subprocess  # noqa: E402
+
+import pytest  # noqa: E402
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+PYACL_EXAMPLES = sorted((ROOT / "examples" / "pyacl").glob("*.py"))
+
+
+def _npusim_run(path, cwd) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "npusim", "run", str(path)], cwd=cwd,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_there_are_three_pyacl_examples():
+    assert [p.name for p in PYACL_EXAMPLES] == [
+        "callbacks_report_thread.py", "events_two_streams.py", "memory_round_trip.py"]
+
+
+@pytest.mark.parametrize("path", PYACL_EXAMPLES, ids=lambda p: p.stem)
+def test_a_pyacl_example_runs_unmodified_with_the_same_output_twice(path, tmp_path):
+    assert path.read_text().lstrip().split('"""', 2)[2].lstrip().startswith("import acl")
+    first, second = _npusim_run(path, tmp_path), _npusim_run(path, tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert second.returncode == 0, second.stderr
+    assert first.stdout and first.stdout == second.stdout
+
+
+def test_import_acl_resolves_to_the_facade_only_for_the_script(tmp_path, capsys):
+    script = tmp_path / "prog.py"
+    script.write_text("import acl, acl.rt\nimport npusim\n"
+                      "assert acl is npusim.acl and acl.rt is npusim.acl.rt\n"
+                      "print(acl.init(), acl.rt.get_run_mode())\n")
+    assert cli.main(["run", str(script)]) == 0
+    assert "0 (1, 0)" in capsys.readouterr().out
+    assert "acl" not in sys.modules
+
+
+def test_the_script_imports_modules_next_to_it(tmp_path, capsys):
+    (tmp_path / "helper_mod_for_run.py").write_text("VALUE = 42\n")
+    script = tmp_path / "prog.py"
+    script.write_text("from helper_mod_for_run import VALUE\nprint('value', VALUE)\n")
+    assert cli.main(["run", str(script)]) == 0
+    assert "value 42" in capsys.readouterr().out
+    assert str(tmp_path) not in sys.path
+    sys.modules.pop("helper_mod_for_run", None)

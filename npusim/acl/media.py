@@ -1,0 +1,9 @@
+"""``acl.media``: pyACL's media / DVPP (acl.media.dvpp_*, vdec, venc) — not simulated.
+
+Every function, listed in docs/pyacl.md or not, exists and returns 207000
+``ACL_ERROR_RT_FEATURE_NOT_SUPPORT`` (saying once on stderr which area is not simulated), so a
+pyACL program fails with a code, not an ``AttributeError`` (``pyacl.py``).
+"""
+from .pyacl import refused_getattr
+
+__getattr__ = refused_getattr("media")

@@ -1,0 +1,277 @@
+"""pyACL's own names for the facade, the functions of areas npusim does not simulate, and the
+drop-in (``npusim.install_as_acl()``, ``npusim run``): an unmodified ``import acl`` program runs
+on the simulator.
+
+Three tables, each defined once here and rendered into ``docs/pyacl.md`` by :func:`table_markdown`
+(``tests/acl/test_pyacl_table.py`` checks the page against it and walks every row against the
+module):
+
+* :data:`ALIASES` — where pyACL's documented spelling differs from the C-derived one
+  (design.md §3.1): pyACL's name is bound to the *same* facade function (one implementation, one
+  boundary wrapper, one injection point, named by its C function);
+* :data:`PYACL_ONLY` — pyACL functions with no C-derived twin in ``npusim.acl`` (the acl-level
+  queries, the callback / report-thread functions and ``acl.util``'s helpers);
+* :data:`REFUSED` — pyACL functions of areas npusim does not simulate (offline-model inference
+  from ``.om`` files, media / DVPP, profiling, dumps, single-operator execution). Each exists,
+  returns 207000 ``ACL_ERROR_RT_FEATURE_NOT_SUPPORT`` in its pyACL return shape (outputs ``None``,
+  the code last; a function whose C form returns an object returns ``None``) and says once on
+  stderr which area is not simulated. ``acl.media``, ``acl.prof`` and ``acl.op`` refuse every
+  name, listed or not. Refused names are answered by the modules' ``__getattr__``
+  (:func:`refused_getattr`), so they are not facade functions (no boundary wrapper, no
+  injection point, not walked by the facade fuzz).
+
+Sources of the spellings (per row in docs/pyacl.md): Huawei's pyACL reference ("pyACL API
+reference", hiascend.com ``aclpythondevg_01_*`` pages: ``set_context`` / ``get_context``,
+``launch_callback``, ``subscribe_report`` / ``process_report``, ``start_thread`` /
+``stop_thread``, ``ptr_to_numpy`` / ``ptr_to_bytes`` / ``bytes_to_ptr``, ``get_run_mode``,
+``get_soc_name``, ``get_version``) and, for the rest, pyACL's naming rule, which the facade
+follows (C prefix -> module, CamelCase -> snake_case).
+"""
+from __future__ import annotations
+
+import inspect
+import sys
+import types
+
+from .. import errors as _ERR
+from ..faults import _c_name
+from ..runtime.api_refused import BY_DESIGN
+from . import _boundary
+
+E_NOT_SUPPORTED = _ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT          # 207000
+
+REF = "pyACL reference"          # the spelling is on a page of Huawei's pyACL reference
+RULE = "C-derived rule"          # pyACL's naming rule applied to the C name (design.md §3.1)
+
+# pyACL name -> the facade name it is an alias of (module "rt" / "mdl")
+ALIASES: dict[tuple[str, str], str] = {
+    ("rt", "set_context"): "set_current_context",
+    ("rt", "get_context"): "get_current_context",
+}
+
+# C names the naming rule cannot derive
+C_NAMES = {("rt", "unsubscribe_report"): "aclrtUnSubscribeReport",
+           ("rt", "get_context"): "aclrtGetCurrentContext",
+           ("rt", "set_context"): "aclrtSetCurrentContext"}
+
+# pyACL functions that are not a C-derived facade name: (module, name, C name, pyACL form)
+PYACL_ONLY: list[tuple[str, str, str, str]] = [
+    ("acl", "init", "aclInit", "ret = acl.init(config_path)"),
+    ("acl", "finalize", "aclFinalize", "ret = acl.finalize()"),
+    ("acl", "get_soc_name", "aclrtGetSocName", "name = acl.get_soc_name()"),
+    ("acl", "get_version", "aclrtGetVersion",
+     "major, minor, patch, ret = acl.get_version()"),
+    ("util", "ptr_to_numpy", "-", "arr = acl.util.ptr_to_numpy(ptr, shape, npy_type)"),
+    ("util", "numpy_to_ptr", "-", "ptr = acl.util.numpy_to_ptr(array)"),
+    ("util", "bytes_to_ptr", "-", "ptr = acl.util.bytes_to_ptr(data)"),
+    ("util", "ptr_to_bytes", "-", "data = acl.util.ptr_to_bytes(ptr, size)"),
+    ("util", "start_thread", "-", "thr_id, ret = acl.util.start_thread(thr_func, args_list)"),
+    ("util", "stop_thread", "-", "ret = acl.util.stop_thread(thr_id)"),
+]
+
+# the pyACL forms of the facade functions whose spelling comes from the reference
+FORMS: dict[tuple[str, str], str] = {
+    ("rt", "set_context"): "ret = acl.rt.set_context(context)",
+    ("rt", "get_context"): "context, ret = acl.rt.get_context()",
+    ("rt", "get_run_mode"): "run_mode, ret = acl.rt.get_run_mode()",
+    ("rt", "subscribe_report"): "ret = acl.rt.subscribe_report(thread_id, stream)",
+    ("rt", "unsubscribe_report"): "ret = acl.rt.unsubscribe_report(thread_id, stream)",
+    ("rt", "launch_callback"): "ret = acl.rt.launch_callback(fn, user_data_list, block_type, "
+                               "stream)",
+    ("rt", "process_report"): "ret = acl.rt.process_report(timeout)",
+    ("rt", "query_event_wait_status"): "status, ret = acl.rt.query_event_wait_status(event)",
+}
+
+# refused: (module, name, C name, outputs before the code (-1: returns an object), area)
+_OM = "offline-model inference from .om files"
+_DVPP = "media / DVPP"
+_PROF = "profiling"
+_DUMP = "dumps"
+_OP = "single-operator execution"
+REFUSED: list[tuple[str, str, str, int, str]] = [
+    ("acl", "create_data_buffer", "aclCreateDataBuffer", -1, _OM),
+    ("acl", "destroy_data_buffer", "aclDestroyDataBuffer", 0, _OM),
+    ("acl", "get_data_buffer_addr", "aclGetDataBufferAddr", -1, _OM),
+    ("acl", "get_data_buffer_size_v2", "aclGetDataBufferSizeV2", -1, _OM),
+    ("mdl", "load_from_file", "aclmdlLoadFromFile", 1, _OM),
+    ("mdl", "load_from_mem", "aclmdlLoadFromMem", 1, _OM),
+    ("mdl", "load_from_file_with_mem", "aclmdlLoadFromFileWithMem", 1, _OM),
+    ("mdl", "query_size", "aclmdlQuerySize", 2, _OM),
+    ("mdl", "unload", "aclmdlUnload", 0, _OM),
+    ("mdl", "execute", "aclmdlExecute", 0, _OM),
+    ("mdl", "execute_async", "aclmdlExecuteAsync", 0, _OM),
+    ("mdl", "create_desc", "aclmdlCreateDesc", -1, _OM),
+    ("mdl", "get_desc", "aclmdlGetDesc", 0, _OM),
+    ("mdl", "destroy_desc", "aclmdlDestroyDesc", 0, _OM),
+    ("mdl", "get_num_inputs", "aclmdlGetNumInputs", -1, _OM),
+    ("mdl", "get_num_outputs", "aclmdlGetNumOutputs", -1, _OM),
+    ("mdl", "get_input_size_by_index", "aclmdlGetInputSizeByIndex", -1, _OM),
+    ("mdl", "get_output_size_by_index", "aclmdlGetOutputSizeByIndex", -1, _OM),
+    ("mdl", "create_dataset", "aclmdlCreateDataset", -1, _OM),
+    ("mdl", "add_dataset_buffer", "aclmdlAddDatasetBuffer", 1, _OM),
+    ("mdl", "get_dataset_buffer", "aclmdlGetDatasetBuffer", -1, _OM),
+    ("mdl", "get_dataset_num_buffers", "aclmdlGetDatasetNumBuffers", -1, _OM),
+    ("mdl", "destroy_dataset", "aclmdlDestroyDataset", 0, _OM),
+    ("mdl", "set_dynamic_batch_size", "aclmdlSetDynamicBatchSize", 0, _OM),
+    ("mdl", "init_dump", "aclmdlInitDump", 0, _DUMP),
+    ("mdl", "set_dump", "aclmdlSetDump", 0, _DUMP),
+    ("mdl", "finalize_dump", "aclmdlFinalizeDump", 0, _DUMP),
+    ("media", "dvpp_malloc", "acldvppMalloc", 1, _DVPP),
+    ("media", "dvpp_free", "acldvppFree", 0, _DVPP),
+    ("media", "dvpp_create_channel_desc", "acldvppCreateChannelDesc", -1, _DVPP),
+    ("media", "dvpp_destroy_channel_desc", "acldvppDestroyChannelDesc", 0, _DVPP),
+    ("media", "dvpp_create_channel", "acldvppCreateChannel", 0, _DVPP),
+    ("media", "dvpp_destroy_channel", "acldvppDestroyChannel", 0, _DVPP),
+    ("media", "dvpp_create_pic_desc", "acldvppCreatePicDesc", -1, _DVPP),
+    ("media", "dvpp_destroy_pic_desc", "acldvppDestroyPicDesc", 0, _DVPP),
+    ("media", "dvpp_vpc_resize_async", "acldvppVpcResizeAsync", 0, _DVPP),
+    ("media", "dvpp_jpeg_decode_async", "acldvppJpegDecodeAsync", 0, _DVPP),
+    ("media", "vdec_create_channel", "aclvdecCreateChannel", 0, _DVPP),
+    ("media", "venc_create_channel", "aclvencCreateChannel", 0, _DVPP),
+    ("prof", "init", "aclprofInit", 0, _PROF),
+    ("prof", "finalize", "aclprofFinalize", 0, _PROF),
+    ("prof", "create_config", "aclprofCreateConfig", -1, _PROF),
+    ("prof", "destroy_config", "aclprofDestroyConfig", 0, _PROF),
+    ("prof", "start", "aclprofStart", 0, _PROF),
+    ("prof", "stop", "aclprofStop", 0, _PROF),
+    ("op", "execute_v2", "aclopExecuteV2", 0, _OP),
+    ("op", "compile", "aclopCompile", 0, _OP),
+    ("op", "set_model_dir", "aclopSetModelDir", 0, _OP),
+]
+WHOLE_AREAS = {"media": _DVPP, "prof": _PROF, "op": _OP}   # modules that refuse any name
+
+_SAID: set[str] = set()          # refusals already explained on stderr (once per function)
+
+
+def refusal(full: str, outputs: int, area: str):
+    """A pyACL function of an area npusim does not simulate: any arguments, never raises,
+    returns 207000 in the function's return shape, and explains itself once on stderr."""
+    def refused(*args, **kwargs):
+        if full not in _SAID:
+            _SAID.add(full)
+            print(f"npusim: {full} is not simulated ({area}); it returns {E_NOT_SUPPORTED} "
+                  "ACL_ERROR_RT_FEATURE_NOT_SUPPORT", file=sys.stderr)
+        if outputs < 0:
+            return None
+        return E_NOT_SUPPORTED if outputs == 0 else (None,) * outputs + (E_NOT_SUPPORTED,)
+    refused.__name__ = refused.__qualname__ = full.rsplit(".", 1)[-1]
+    refused.__doc__ = f"Not simulated ({area}): returns {E_NOT_SUPPORTED}."
+    refused.__refused_area__ = area
+    return refused
+
+
+def refused_in(module: str) -> dict:
+    """The refused functions of one module (``"acl"``, ``"mdl"``, ``"media"`` ...), by name."""
+    prefix = "acl" if module == "acl" else f"acl.{module}"
+    return {name: refusal(f"{prefix}.{name}", outputs, area)
+            for mod, name, _, outputs, area in REFUSED if mod == module}
+
+
+def refused_getattr(module: str):
+    """The module ``__getattr__`` that answers the refused names of ``module`` (``"acl"``,
+    ``"mdl"``, ``"media"`` ...): they are not in the module's namespace, so the facade's own
+    functions stay exactly the boundary-wrapped ones; a wholly unsimulated area
+    (:data:`WHOLE_AREAS`) refuses any name."""
+    table = refused_in(module)
+    area = WHOLE_AREAS.get(module)
+    label = "acl" if module == "acl" else f"acl.{module}"
+
+    def __getattr__(name: str):
+        fn = table.get(name)
+        if fn is None:
+            if area is None or name.startswith("__"):
+                raise AttributeError(f"module '{label}' has no attribute '{name}'")
+            fn = table[name] = refusal(f"{label}.{name}", 0, area)
+        return fn
+    return __getattr__
+
+
+# ---- the table of docs/pyacl.md ----
+def _form(full: str, fn, outputs: int) -> str:
+    """pyACL's form of a facade function, from its signature and output count."""
+    params = ", ".join(p for p in inspect.signature(fn).parameters)
+    outs = "obj = " if outputs < 0 else "ret = " if outputs == 0 else \
+        ("out, " if outputs == 1 else "".join(f"out{i + 1}, " for i in range(outputs))) + "ret = "
+    return f"{outs}{full}({params})"
+
+
+def rows(acl) -> list[tuple[str, str, str, str, str, str]]:
+    """(pyACL name, C name, status, pyACL form, note, spelling source) for every row: the
+    facade's functions under pyACL's names, pyACL's own functions, then the refused ones."""
+    out = []
+    alias_of = {(m, v): n for (m, n), v in ALIASES.items()}
+    refused = {(m, n) for m, n, _, _, _ in REFUSED}
+    for short in ("rt", "mdl"):
+        module = vars(acl)[short]
+        for attr, fn in sorted(vars(module).items()):
+            if attr.startswith("_") or not isinstance(fn, types.FunctionType) or \
+                    (short, attr) in ALIASES or (short, attr) in refused:
+                continue
+            name = alias_of.get((short, attr), attr)
+            full = f"acl.{short}.{name}"
+            c = C_NAMES.get((short, name)) or _c_name(f"acl.{short}", attr)
+            form = FORMS.get((short, name)) or \
+                _form(full, fn, _boundary.outputs_of(attr, inspect.unwrap(fn)))
+            note = f"alias: `acl.{short}.{attr}` (the same function)" if name != attr else ""
+            if c in BY_DESIGN:            # present, but refused by design (runtime/api_refused)
+                out.append((full, c, f"refused: {E_NOT_SUPPORTED}", "",
+                            f"not simulated: {BY_DESIGN[c][1]}", RULE))
+                continue
+            out.append((full, c, "simulated", form, note, REF if (short, name) in FORMS else RULE))
+    for mod, name, c, form in PYACL_ONLY:
+        full = f"acl.{name}" if mod == "acl" else f"acl.{mod}.{name}"
+        out.append((full, c, "simulated", form, "", REF))
+    for mod, name, c, outputs, area in REFUSED:
+        full = f"acl.{name}" if mod == "acl" else f"acl.{mod}.{name}"
+        out.append((full, c, f"refused: {E_NOT_SUPPORTED}", "", f"not simulated: {area}", RULE))
+    return sorted(out, key=lambda r: (r[2] != "simulated", r[0]))
+
+
+def table_markdown(acl) -> str:
+    """The table of docs/pyacl.md and its counts line."""
+    rs = rows(acl)
+    sim = sum(r[2] == "simulated" for r in rs)
+    lines = ["| pyACL name | C name | status | pyACL form | note | spelling from |",
+             "|---|---|---|---|---|---|"]
+    lines += [f"| `{a}` | `{c}` | {st} | {'`' + f + '`' if f else ''} | {n} | {src} |"
+              for a, c, st, f, n, src in rs]
+    lines += ["", f"Counts: {len(rs)} pyACL functions: {sim} simulated, {len(rs) - sim} "
+              f"refused with {E_NOT_SUPPORTED}; {len(ALIASES)} of the simulated ones are pyACL "
+              "spellings of a C-derived facade name (both names work)."]
+    return "\n".join(lines) + "\n"
+
+
+# ---- the drop-in ----
+SUBMODULES = ("rt", "mdl", "util", "media", "prof", "op")
+_SAVED: dict[str, types.ModuleType | None] = {}
+
+
+def install_as_acl(force: bool = False):
+    """Make ``import acl`` (and ``acl.rt``, ``acl.mdl``, ``acl.util``, ``acl.media``,
+    ``acl.prof``, ``acl.op``) resolve to npusim's facade in this process, e.g. in a notebook or
+    a test session; returns the facade. A real ``acl`` already imported is left alone —
+    ``RuntimeError`` — unless ``force=True``; :func:`uninstall_as_acl` puts back what was
+    there."""
+    facade = sys.modules[__package__]   # npusim.acl, which imports this module
+    current = sys.modules.get("acl")
+    if current is facade:
+        return facade
+    if current is not None and not force:
+        raise RuntimeError("a module named 'acl' is already imported (a real pyACL?); "
+                           "npusim.install_as_acl(force=True) replaces it")
+    for name in ("acl", *(f"acl.{s}" for s in SUBMODULES)):
+        _SAVED.setdefault(name, sys.modules.get(name))
+    sys.modules["acl"] = facade
+    for s in SUBMODULES:
+        sys.modules[f"acl.{s}"] = vars(facade)[s]
+    return facade
+
+
+def uninstall_as_acl() -> None:
+    """Undo :func:`install_as_acl`: ``acl`` is again whatever it was before (or nothing)."""
+    for name, old in list(_SAVED.items()):
+        if old is None:
+            sys.modules.pop(name, None)
+        else:
+            sys.modules[name] = old
+    _SAVED.clear()

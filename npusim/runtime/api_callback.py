@@ -1,0 +1,242 @@
+"""Callbacks on a report thread: ``aclrtSubscribeReport``, ``aclrtLaunchCallback``,
+``aclrtProcessReport``, ``aclrtUnSubscribeReport`` (and the run-mode / wait-status queries
+pyACL programs make alongside them).
+
+How the real runtime does it (hicann/runtime): ``src/acl/aclrt_impl/callback.cpp`` (the acl
+checks: block type -> 100000, ProcessReport's timeout ``< -1 or == 0`` -> 100000),
+``src/runtime/api/impl/api_error.cc`` (NULL callback -> 107000), ``api_impl.cc``
+``ApiImpl::SubscribeReport`` / ``CallbackLaunch`` / ``ProcessReport`` / ``UnSubscribeReport``
+(no context -> 107002, a NULL stream is the context's default stream, a stream of another
+context -> 107003, a stream no thread is subscribed to -> 107015 ``RT_ERROR_STREAM_NO_CB_REG``),
+``src/runtime/core/src/utils/subscribe.cc`` ``CbSubscribe::Insert`` / ``Delete`` /
+``GetGroupIdByThreadId`` (a stream subscribed twice -> 107011, unsubscribing a stream from a
+thread it is not subscribed to, or ProcessReport on a thread with no subscription -> 107012).
+A wait that sees no report before ``timeout`` ms -> 507012 ``ACL_ERROR_RT_REPORT_TIMEOUT``.
+
+The model (docs/fidelity.md row 80): a callback is one task on its stream. ``ACL_CALLBACK_NO_BLOCK``
+is a NOP: the stream runs on. ``ACL_CALLBACK_BLOCK`` is a MEM_WAIT_VALUE on a word of the
+subscription (the callbacks released so far on that stream): the stream waits there until the
+report thread has run the callback and "sent the command" that releases it — on STARS chips that
+command is an event record (``ProcessReport``'s ``STARS_CALLBACK_EVENT_RECORD_CMDTYPE``); here it
+is a MEM_WRITE_VALUE of the word on the subscription's own SQ, submitted at the host time the
+callback returned. A report is ready when the stream's head reached the callback's task (every
+earlier task of the stream has run); ``aclrtProcessReport`` on the subscribed thread runs the
+device until the first pending callback is reached (the host clock follows, as for a
+synchronize), runs every ready callback in launch order with its user data, releases the
+blocking ones, and returns 0. Callbacks on a capturing stream (host-function tasks in a graph)
+are not simulated: 207000.
+"""
+from __future__ import annotations
+
+import sys
+import threading
+import time
+
+from .. import errors as ERR
+from ..device import engine as E
+from ..device import sqe as S
+from . import api_stream as AS
+from .capture import stream_capturing
+from .device import DeadlockError
+from .runtime import RT
+from .stream import Stream
+
+ACL_CALLBACK_NO_BLOCK, ACL_CALLBACK_BLOCK = 0, 1          # aclrtCallbackBlockType (acl_rt.h)
+ACL_DEVICE, ACL_HOST = 0, 1                                 # aclrtRunMode (acl_rt.h)
+ACL_EVENT_WAIT_STATUS_COMPLETE, ACL_EVENT_WAIT_STATUS_NOT_READY = 0, 1   # aclrtEventWaitStatus
+_POLL_S = 0.005      # how often a waiting report thread looks again (wall time, lock released)
+
+
+class Subscription:
+    """One stream bound to one report thread: the word its blocking callbacks wait on, the SQ
+    that releases them, and its callbacks not yet run (in launch order)."""
+    __slots__ = ("thread_id", "stream", "word", "releaser", "launched", "released", "pending")
+
+    def __init__(self, thread_id: int, stream):
+        self.thread_id = thread_id
+        self.stream = stream
+        mem = stream.device.state.mem
+        self.word = mem.malloc(8)
+        mem.view(self.word, 8)[:] = 0
+        self.releaser = Stream(stream.ctx)        # the subscription's SQ (SqCqAllocate)
+        self.launched = 0                          # blocking callbacks launched
+        self.released = 0                          # blocking callbacks released
+        self.pending: list = []                    # [position, fn, user_data, blocking]
+
+    def close(self) -> None:
+        """Release what still waits (a stream must not hang on a dropped subscription), then
+        free the word and the SQ."""
+        if self.pending and any(p[3] for p in self.pending) and not self.releaser.ctx.destroyed:
+            self.release_up_to(self.launched)
+        self.pending = []
+        dev = self.stream.device
+        if not self.releaser.destroyed and not self.releaser.ctx.destroyed:
+            try:
+                dev.wait_sq(self.releaser.sq, self.releaser.tail)
+            except DeadlockError:
+                pass
+            self.releaser.release()
+        if dev.state.mem.allocation_of(self.word) is not None:
+            dev.state.mem.free(self.word)
+
+    def release_up_to(self, n: int) -> None:
+        """Let the stream past its first ``n`` blocking callbacks (host time: now)."""
+        self.released = n
+        self.releaser.submit(S.OP_MEM_WRITE_VALUE, 0, self.word, n, 8)
+
+
+SUBS: dict = {}                    # stream -> Subscription
+
+
+def _live() -> None:
+    """Forget subscriptions of destroyed streams and of devices a reset replaced."""
+    for s, sub in list(SUBS.items()):
+        replaced = RT.devices.get(s.device.id) is not s.device
+        if s.destroyed or replaced:
+            del SUBS[s]
+            if not replaced and not s.ctx.destroyed:
+                sub.close()          # its SQ and word (a destroyed stream's context lives on)
+
+
+def _stream(sh):
+    """(stream, code): the stream argument as ApiImpl resolves it (NULL: the default stream)."""
+    s, code = AS.lookup(sh)
+    if code:
+        return None, code
+    return AS.resolve(s)
+
+
+def subscribe_report(thread_id: int, sh) -> int:
+    """aclrtSubscribeReport: bind ``thread_id`` (a ``pthread_self`` value: a Python thread's
+    ``ident``, or what ``acl.util.start_thread`` returned) to the stream."""
+    _live()
+    s, code = _stream(sh)
+    if code:
+        return code
+    if s in SUBS:
+        return ERR.ACL_ERROR_RT_STREAM_SUBSCRIBE
+    mine = [x for x in SUBS.values() if x.thread_id == thread_id]
+    if any(x.stream.device is not s.device for x in mine):
+        return ERR.ACL_ERROR_RT_THREAD_SUBSCRIBE   # one thread serves one device (CheckForInsert)
+    RT.tick(s.device.timing.host_api_ns)
+    SUBS[s] = Subscription(thread_id, s)
+    return ERR.ACL_SUCCESS
+
+
+def unsubscribe_report(thread_id: int, sh) -> int:
+    """aclrtUnSubscribeReport: callbacks not yet run are dropped (blocking ones released)."""
+    _live()
+    s, code = _stream(sh)
+    if code:
+        return code
+    sub = SUBS.get(s)
+    if sub is None:
+        return ERR.ACL_ERROR_RT_STREAM_SUBSCRIBE
+    if sub.thread_id != thread_id:
+        return ERR.ACL_ERROR_RT_THREAD_SUBSCRIBE
+    del SUBS[s]
+    sub.close()
+    return ERR.ACL_SUCCESS
+
+
+def launch_callback(fn, user_data, block_type: int, sh) -> int:
+    """aclrtLaunchCallback: ``fn(user_data)`` runs on the subscribed thread when the stream
+    reaches this task (pyACL passes its ``user_data_list`` as that one argument)."""
+    _live()
+    if block_type not in (ACL_CALLBACK_NO_BLOCK, ACL_CALLBACK_BLOCK):
+        return ERR.ACL_ERROR_INVALID_PARAM
+    if fn is None or not callable(fn):
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
+    ctx = RT.current_context
+    if ctx is None:
+        return ERR.ACL_ERROR_RT_CONTEXT_NULL
+    s, code = _stream(sh)
+    if code:
+        return code
+    if s.ctx is not ctx:
+        return ERR.ACL_ERROR_RT_STREAM_CONTEXT
+    if stream_capturing(s):
+        return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT     # host-function tasks in graphs
+    sub = SUBS.get(s)
+    if sub is None:
+        return ERR.ACL_ERROR_RT_STREAM_NO_CB_REG
+    cost = s.device.timing.host_kernel_launch_ns
+    blocking = block_type == ACL_CALLBACK_BLOCK
+    if blocking:
+        sub.launched += 1
+        pos = s.submit(S.OP_MEM_WAIT_VALUE, cost, sub.word, sub.launched, 8, flag=S.WAIT_GEQ)
+    else:
+        pos = s.submit(S.OP_NOP, cost)
+    if pos < 0:
+        if blocking:
+            sub.launched -= 1
+        return -pos
+    sub.pending.append([pos, fn, user_data, blocking])
+    return ERR.ACL_SUCCESS
+
+
+def _reached(sub, first: int) -> bool:
+    return sub.stream.device.state.sqs[sub.stream.sq, E.Q_HEAD] >= first
+
+
+def _ready(thread_id: int, block: bool) -> list:
+    """The subscriptions of ``thread_id`` whose first pending callback the stream reached.
+    ``block``: when none is, run the device until the earliest one is (unless it never can)."""
+    subs = [x for x in SUBS.values() if x.thread_id == thread_id and x.pending]
+    for dev in {x.stream.device for x in subs}:
+        dev.advance_to_host()
+    ready = [x for x in subs if _reached(x, x.pending[0][0])]
+    if ready or not block or not subs:
+        return ready
+    first = subs[0]
+    try:
+        first.stream.device.wait_sq(first.stream.sq, first.pending[0][0])
+    except DeadlockError:
+        return []
+    return [x for x in subs if _reached(x, x.pending[0][0])]
+
+
+def _run_callbacks(sub) -> None:
+    dev = sub.stream.device
+    while sub.pending and _reached(sub, sub.pending[0][0]):
+        pos, fn, data, blocking = sub.pending.pop(0)
+        RT.tick(dev.timing.host_api_ns)
+        try:
+            fn(data)
+        except Exception as e:  # noqa: BLE001 -- a user's callback must not take the runtime down
+            print(f"npusim: callback {fn!r} raised {e!r} (ignored, as on the report thread)",
+                  file=sys.stderr)
+        if blocking:
+            sub.release_up_to(sub.released + 1)
+            if sub.pending:              # the release lets the stream reach the next one
+                dev.advance_to_host()
+
+
+def process_report(timeout: int) -> int:
+    """aclrtProcessReport(timeout ms; -1 waits for ever): run the callbacks reported to the
+    calling thread, or 507012 when none is reported in time."""
+    if timeout < -1 or timeout == 0:
+        return ERR.ACL_ERROR_INVALID_PARAM
+    _live()
+    me = threading.get_ident()
+    if not any(x.thread_id == me for x in SUBS.values()):
+        return ERR.ACL_ERROR_RT_THREAD_SUBSCRIBE
+    deadline = None if timeout == -1 else time.monotonic() + timeout / 1000.0
+    block = True
+    while True:
+        ready = _ready(me, block)
+        if ready:
+            for sub in ready:
+                _run_callbacks(sub)
+            return ERR.ACL_SUCCESS
+        block = False                      # the device ran as far as it can without others
+        left = None if deadline is None else deadline - time.monotonic()
+        if left is not None and left <= 0:
+            return ERR.ACL_ERROR_RT_REPORT_TIMEOUT
+        RT.progress.wait(_POLL_S if left is None else min(_POLL_S, left))   # lock released
+        block = True
+
+
+def get_run_mode():
+    """aclrtGetRunMode: npusim runs where a host CPU drives a card: ACL_HOST."""
+    return ACL_HOST, ERR.ACL_SUCCESS
