@@ -395,6 +395,7 @@ OVERRIDES: dict[tuple[str, str], Spec] = {
     ("stream_wait_event_with_flag", "timeout"): Spec(U32),  # uint32_t timeout (seconds)
     ("ri_get_streams", "num_streams"): Spec(U32, optional=True),  # uint32_t *numStreams
     ("ri_destroy_register_callback", "func"): Spec(ANY),    # aclrtCallback: a Python callable
+    ("launch_host_func", "args"): Spec(ANY),                # void* args: the user's data
     ("ri_destroy_unregister_callback", "func"): Spec(ANY),
 }
 

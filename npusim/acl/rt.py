@@ -47,6 +47,7 @@ from ..runtime.api_launch import (launch_kernel, launch_kernel_v2,  # noqa: F401
                                   launch_kernel_with_args_array, launch_kernel_with_config,
                                   launch_kernel_with_host_args)
 from ..runtime.api_callback import (get_run_mode, launch_callback,  # noqa: F401,E402
+                                    launch_host_func,
                                     process_report, subscribe_report, unsubscribe_report)
 
 from ..runtime.api_refused import BY_DESIGN as _BY_DESIGN  # noqa: E402

@@ -37,7 +37,7 @@ from ..device import engine as E
 from ..device import sqe as S
 from . import api_stream as AS
 from .capture import stream_capturing
-from .device import DeadlockError
+from .device import STALL_HOOKS, DeadlockError
 from .runtime import RT
 from .stream import Stream
 
@@ -235,6 +235,72 @@ def process_report(timeout: int) -> int:
             return ERR.ACL_ERROR_RT_REPORT_TIMEOUT
         RT.progress.wait(_POLL_S if left is None else min(_POLL_S, left))   # lock released
         block = True
+
+
+RUNTIME_THREAD = -1
+"""The thread id of the runtime's own callback thread (``Context::CreateContextCallBackThread``):
+the subscription ``aclrtLaunchHostFunc`` makes for a stream."""
+
+
+def launch_host_func(sh, fn, args=None) -> int:
+    """aclrtLaunchHostFunc: ``fn(args)`` runs on the host when the stream reaches this task, and
+    the stream waits until it returned (a blocking callback on the runtime's own callback
+    thread, ``ApiImpl::LaunchHostFunc``). Checks: NULL ``fn`` 107000; a stream a user thread
+    subscribed to (aclrtSubscribeReport) 107011 (``RT_ERROR_SUBSCRIBE_STREAM``); no context
+    107002; NULL is the default stream; another context's stream 107003; a capturing stream
+    207000 (host functions inside graphs are not simulated).
+
+    When it runs: npusim has no host thread running beside the program, so a host function runs
+    when a host wait (synchronize, a blocking copy, ...) finds the device stopped at it — on the
+    waiting thread, before anything that waits on its stream goes on."""
+    _live()
+    if fn is None or not callable(fn):
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
+    s, code = AS.lookup(sh)
+    if code:
+        return code
+    sub = SUBS.get(s) if s is not None else None
+    if sub is not None and sub.thread_id != RUNTIME_THREAD:
+        return ERR.ACL_ERROR_RT_STREAM_SUBSCRIBE
+    ctx = RT.current_context
+    if ctx is None:
+        return ERR.ACL_ERROR_RT_CONTEXT_NULL
+    s, code = AS.resolve(s)
+    if code:
+        return code
+    if s.ctx is not ctx:
+        return ERR.ACL_ERROR_RT_STREAM_CONTEXT
+    if stream_capturing(s):
+        return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    sub = SUBS.get(s)
+    if sub is None:
+        sub = SUBS[s] = Subscription(RUNTIME_THREAD, s)
+    elif sub.thread_id != RUNTIME_THREAD:
+        return ERR.ACL_ERROR_RT_STREAM_SUBSCRIBE
+    sub.launched += 1
+    pos = s.submit(S.OP_MEM_WAIT_VALUE, s.device.timing.host_kernel_launch_ns, sub.word,
+                   sub.launched, 8, flag=S.WAIT_GEQ)
+    if pos < 0:
+        sub.launched -= 1
+        return -pos
+    sub.pending.append([pos, fn, args, True])
+    return ERR.ACL_SUCCESS
+
+
+def _run_host_funcs(dev) -> bool:
+    """``device.STALL_HOOKS``: run the host functions the device has reached (the runtime's
+    callback thread); True when any ran, so the waiting host looks again."""
+    ran = False
+    for sub in list(SUBS.values()):
+        if sub.thread_id == RUNTIME_THREAD and sub.stream.device is dev and sub.pending and \
+                _reached(sub, sub.pending[0][0]):
+            _run_callbacks(sub)
+            ran = True
+    return ran
+
+
+if _run_host_funcs not in STALL_HOOKS:
+    STALL_HOOKS.append(_run_host_funcs)
 
 
 def get_run_mode():

@@ -26,6 +26,10 @@ AFTER_RUN_HOOKS: list = []
 """Callbacks ``hook(device)`` run after every engine run of a device, under the runtime lock;
 registered by ``runtime.api_function`` (the device printf drain, then the exception callbacks
 of new kernel faults)."""
+STALL_HOOKS: list = []
+"""Callbacks ``hook(device) -> bool`` asked when a host wait finds the device stalled, before it
+is called a deadlock: True when the hook let work proceed (``runtime.api_callback`` runs the
+host functions the device is waiting on, as the runtime's callback thread would)."""
 PAYLOAD_DEPTH = 1 << 16
 """Rows of a device's task-update payload ring (``UpdatePayload``)."""
 
@@ -381,6 +385,9 @@ class Device:
         record it needs, wait for that (``Runtime.await_progress``); otherwise — or when
         ``stall_wait_s`` passes with no new call — it is a deadlock."""
         with RT.lock:
+            for hook in STALL_HOOKS:
+                if hook(self):
+                    return
             if RT.others_may_submit() and RT.await_progress():
                 return
         raise DeadlockError(self.explain_stall())
