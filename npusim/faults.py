@@ -38,6 +38,7 @@ import types
 
 from . import errors as ERR
 from .runtime import api_launch
+from .runtime.api_refused import c_name
 from .runtime.runtime import RT
 
 _LOCK = threading.RLock()
@@ -63,12 +64,8 @@ def _norm(s: str) -> str:
 
 
 def _c_name(prefix: str, attr: str) -> str:
-    """``acl.rt.create_stream`` -> aclrtCreateStream, ``acl.mdl.ri_execute_async`` ->
-    aclmdlRIExecuteAsync."""
-    if attr == "stream_add_to_model":
-        return "rtStreamAddToModel"
-    head = "aclrt" if prefix == "acl.rt" else "aclmdl"
-    return head + "".join("RI" if w == "ri" else w.capitalize() for w in attr.split("_"))
+    """``acl.rt.create_stream`` -> aclrtCreateStream (``runtime.api_refused.c_name``)."""
+    return c_name(f"{prefix}.{attr}")
 
 
 def resolve_api(api: str) -> str:

@@ -32,14 +32,17 @@ CHAPTERS = ("06_stream_management", "07_event_management", "08_notify_management
             "15_model_running_instance__management")
 """The chapters issue "the rest of the runtime surface" names: what capture programs call."""
 
-EXTRA = (("13_exception_handling", "aclGetRecentErrMsg"),)
+EXTRA = (("13_exception_handling", "aclGetRecentErrMsg"),
+         ("24_other_APIs", "aclrtSubscribeHostFunc"), ("24_other_APIs", "aclrtProcessHostFunc"),
+         ("24_other_APIs", "aclrtUnSubscribeHostFunc"))
 """Functions of other chapters that belong to the same surface."""
 
 HEADER = """# API coverage
 
 Every public function of the API reference chapters that capture programs touch (`hicann/runtime`
 `docs/zh/api_ref/`: 06 stream, 07 event, 08 notify, 11-01/02/03/09 memory, 12 execution control,
-14 kernel, 15 model RI, and `aclGetRecentErrMsg` of chapter 13), with the `npusim.acl` name it has
+14 kernel, 15 model RI, `aclGetRecentErrMsg` of chapter 13 and the host-function subscription of
+chapter 24), with the `npusim.acl` name it has
 and its status:
 
 - **implemented**: simulated; the codes and checks are the runtime's (`docs/fidelity.md`).

@@ -34,8 +34,7 @@ import sys
 import types
 
 from .. import errors as _ERR
-from ..faults import _c_name
-from ..runtime.api_refused import BY_DESIGN
+from ..runtime.api_refused import BY_DESIGN, c_name
 from . import _boundary
 
 E_NOT_SUPPORTED = _ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT          # 207000
@@ -209,13 +208,14 @@ def rows(acl) -> list[tuple[str, str, str, str, str, str]]:
                 continue
             name = alias_of.get((short, attr), attr)
             full = f"acl.{short}.{name}"
-            c = C_NAMES.get((short, name)) or _c_name(f"acl.{short}", attr)
+            c = C_NAMES.get((short, name)) or c_name(f"acl.{short}.{attr}")
             form = FORMS.get((short, name)) or \
                 _form(full, fn, _boundary.outputs_of(attr, inspect.unwrap(fn)))
             note = f"alias: `acl.{short}.{attr}` (the same function)" if name != attr else ""
-            if c in BY_DESIGN:            # present, but refused by design (runtime/api_refused)
+            by_design = BY_DESIGN.get(c_name(f"acl.{short}.{attr}"))
+            if by_design:                 # present, but refused by design (runtime/api_refused)
                 out.append((full, c, f"refused: {E_NOT_SUPPORTED}", "",
-                            f"not simulated: {BY_DESIGN[c][1]}", RULE))
+                            f"not simulated: {by_design[1]}", RULE))
                 continue
             out.append((full, c, "simulated", form, note, REF if (short, name) in FORMS else RULE))
     for mod, name, c, form in PYACL_ONLY:

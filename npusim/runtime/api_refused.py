@@ -17,6 +17,7 @@ from .runtime import RT
 
 FACADE_EXCEPTIONS = {"aclrtBinaryUnLoad": "acl.rt.binary_unload",
                      "aclrtUnSubscribeReport": "acl.rt.unsubscribe_report",
+                     "aclrtUnSubscribeHostFunc": "acl.rt.unsubscribe_host_func",
                      "aclmdlRICaptureToModelRIBegin": "acl.mdl.ri_capture_to_model_ri_begin",
                      "rtStreamAddToModel": "acl.rt.stream_add_to_model",
                      "aclrtGetSocName": "acl.get_soc_name", "aclrtGetVersion": "acl.get_version",
@@ -45,6 +46,9 @@ _CMO = "cache maintenance of real hardware: simulated device memory is always co
 _MAP = ("host memory mapped into the device address space: npusim keeps host and device memory "
         "apart (use aclrtMallocHost for pinned host memory)")
 
+_HOSTFUNC = ("not supported on the chips npusim simulates (Atlas A2 / A3, Ascend 950: chapter 24); "
+             "aclrtLaunchHostFunc runs host functions on the runtime's own thread")
+
 BY_DESIGN: dict[str, tuple[int, str]] = {
     # C name: (outputs before the code, why npusim does not simulate it)
     "aclrtIpcGetEventHandle": (1, _IPC),
@@ -61,6 +65,10 @@ BY_DESIGN: dict[str, tuple[int, str]] = {
     "aclrtHostMemMapCapabilities": (1, _MAP),
     "aclrtHostUnregister": (0, _MAP),
     "aclrtGetHardwareSyncAddr": (1, "the hardware synchronisation register of a real AI Core"),
+    # chapter 24: "Atlas A2 / A3, Ascend 950: 不支持" (the compact runtime's API)
+    "aclrtSubscribeHostFunc": (0, _HOSTFUNC),
+    "aclrtProcessHostFunc": (0, _HOSTFUNC),
+    "aclrtUnSubscribeHostFunc": (0, _HOSTFUNC),
 }
 """C name -> (outputs, reason)."""
 
