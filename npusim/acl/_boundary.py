@@ -343,7 +343,8 @@ PARAMS: dict[str, Spec] = {
     **{n: Spec(POINTER) for n in ("ptr", "dst", "src", "args_ptr", "dev_addr")},
     # size_t
     **{n: Spec(SIZE) for n in ("dest_max", "count", "max_count", "size", "args_size",
-                               "data_size", "user_args_size", "actual_args_size", "index")},
+                               "data_size", "user_args_size", "actual_args_size", "index",
+                               "dpitch", "spitch", "width", "height")},
     **{n: Spec(SIZE, optional=True) for n in ("length", "data_len", "param_size",
                                               "place_holder_num")},
     # uint32_t
@@ -374,6 +375,7 @@ OVERRIDES: dict[tuple[str, str], Spec] = {
                                                "malloc_with_cfg", "malloc_for_task_scheduler",
                                                "malloc_host_with_cfg")},
     ("memcpy", "kind"): Spec(ENUM, E_ACL), ("memcpy_async", "kind"): Spec(ENUM, E_ACL),
+    ("memcpy2d", "kind"): Spec(ENUM, E_ACL),
     ("ri_cond_handle_create", "flag"): Spec(ENUM, E_ACL),
     ("launch_callback", "block_type"): Spec(ENUM, E_ACL),
     ("process_report", "timeout"): Spec(I32, E_ACL),

@@ -380,3 +380,51 @@ def value_wait(dev_addr, value: int, flag: int, stream) -> int:
     v = int(value) & 0xFFFF_FFFF_FFFF_FFFF
     return refused(s.submit(S.OP_MEM_WAIT_VALUE, s.device.timing.host_api_ns, a0=int(dev_addr),
                             a1=v - (1 << 64) if v >= 1 << 63 else v, a2=8, flag=_WAIT_HOW[flag]))
+
+
+# ---- 2-D copy (chapter 11-03) ----
+MAX_MEMCPY2D_HEIGHT, MAX_MEMCPY2D_WIDTH = 5_242_880, 5_000_000     # internal_error_define.hpp
+
+
+def memcpy2d(dst, dpitch, src, spitch, width, height, kind) -> int:
+    """aclrtMemcpy2d: ``height`` rows of ``width`` bytes, ``spitch`` / ``dpitch`` apart, host to
+    device or device to host, synchronously. Check order: a zero width or height copies nothing
+    (0); acl (``CheckMemcpy2dParam``): NULL dst / src, width above either pitch, a kind other
+    than H2D / D2H / D2D / DEFAULT → 100000; rt (``MemCopy2DCheckParam``): height above 5 Mi rows
+    or width above 5,000,000 bytes → 107000; a D2D kind → 207000 (the sync 2-D copy is H2D / D2H
+    only); the kind the memory really is must be H2D or D2H (107000); no context 107002; a
+    capture mode that blocks synchronous calls 107030; rows outside an allocation 107000."""
+    if width == 0 or height == 0:
+        return ERR.ACL_SUCCESS
+    if not dst or not src or width > spitch or width > dpitch or \
+            kind not in (ACL_MEMCPY_HOST_TO_DEVICE, ACL_MEMCPY_DEVICE_TO_HOST,
+                         ACL_MEMCPY_DEVICE_TO_DEVICE, ACL_MEMCPY_DEFAULT):
+        return ERR.ACL_ERROR_INVALID_PARAM
+    if height > MAX_MEMCPY2D_HEIGHT or width > MAX_MEMCPY2D_WIDTH:
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
+    if kind == ACL_MEMCPY_DEVICE_TO_DEVICE:
+        return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    sw, dw = locate(src), locate(dst)
+    if _real_kind(sw.kind, dw.kind) not in (ACL_MEMCPY_HOST_TO_DEVICE, ACL_MEMCPY_DEVICE_TO_HOST):
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
+    if RT.current_context is None:
+        return ERR.ACL_ERROR_RT_CONTEXT_NULL
+    if unsafe_call_blocked():
+        return ERR.ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT
+    last_s, last_d = int(src) + (height - 1) * spitch, int(dst) + (height - 1) * dpitch
+    if not sw.fits(int(src), 1) or not sw.fits(last_s, width) or \
+            not dw.fits(int(dst), 1) or not dw.fits(last_d, width):
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
+    for w in (sw, dw):
+        if w.device is not None:
+            w.device.advance_to_host()
+    span_s, span_d = (height - 1) * spitch + width, (height - 1) * dpitch + width
+    src_rows = np.lib.stride_tricks.as_strided(host_bytes(sw, int(src), span_s),
+                                               (height, width), (spitch, 1))
+    dst_rows = np.lib.stride_tricks.as_strided(host_bytes(dw, int(dst), span_d),
+                                               (height, width), (dpitch, 1))
+    dst_rows[:] = src_rows
+    dev = sw.device or dw.device
+    RT.tick(RT.current_context.device.timing.host_api_ns +
+            _copy_cost(dev.timing, _real_kind(sw.kind, dw.kind), width * height))
+    return ERR.ACL_SUCCESS

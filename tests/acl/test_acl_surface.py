@@ -233,3 +233,36 @@ def test_allocation_variants_and_mem_info(dev0):
     assert acl.rt.get_mem_info(acl.ACL_DDR_MEM)[:2] == (0, 0)
     assert acl.rt.get_mem_info(99)[-1] == E.ACL_ERROR_RT_PARAM_INVALID
     assert in_fresh_thread(acl.rt.get_mem_info, acl.ACL_HBM_MEM)[-1] == E.ACL_ERROR_RT_CONTEXT_NULL
+
+
+# ---- aclrtMemcpy2d ----
+def test_memcpy2d_copies_rows_between_pitches(dev0):
+    src = np.arange(4 * 16, dtype=np.uint8).reshape(4, 16)       # 4 rows, pitch 16
+    dev, _ = acl.rt.malloc(4 * 32)                               # pitch 32 on the device
+    write(dev, np.zeros(4 * 32, np.uint8))
+    assert acl.rt.memcpy2d(dev, 32, acl.util.numpy_to_ptr(src), 16, 10, 4,
+                           acl.ACL_MEMCPY_HOST_TO_DEVICE) == OK
+    got = read(dev, 4 * 32, np.uint8).reshape(4, 32)
+    assert (got[:, :10] == src[:, :10]).all() and not got[:, 10:].any()
+    back = np.zeros((4, 8), np.uint8)
+    assert acl.rt.memcpy2d(acl.util.numpy_to_ptr(back), 8, dev, 32, 8, 4,
+                           acl.ACL_MEMCPY_DEVICE_TO_HOST) == OK
+    assert (back == src[:, :8]).all()
+
+
+def test_memcpy2d_codes(dev0):
+    a, _ = acl.rt.malloc(256)
+    b, _ = acl.rt.malloc(256)
+    host = np.zeros(256, np.uint8)
+    h = acl.util.numpy_to_ptr(host)
+    H2D = acl.ACL_MEMCPY_HOST_TO_DEVICE
+    assert acl.rt.memcpy2d(a, 16, h, 16, 0, 4, H2D) == OK                 # nothing to copy
+    assert acl.rt.memcpy2d(0, 16, h, 16, 8, 4, H2D) == E.ACL_ERROR_INVALID_PARAM
+    assert acl.rt.memcpy2d(a, 16, h, 8, 9, 4, H2D) == E.ACL_ERROR_INVALID_PARAM   # width > spitch
+    assert acl.rt.memcpy2d(a, 16, h, 16, 8, 4, 0) == E.ACL_ERROR_INVALID_PARAM    # H2H kind
+    assert acl.rt.memcpy2d(a, 16, b, 16, 8, 4, acl.ACL_MEMCPY_DEVICE_TO_DEVICE) == \
+        E.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    assert acl.rt.memcpy2d(a, 16, b, 16, 8, 4, acl.ACL_MEMCPY_DEFAULT) == \
+        E.ACL_ERROR_RT_PARAM_INVALID                                         # really D2D
+    assert acl.rt.memcpy2d(a, 64, h, 64, 8, 8, H2D) == E.ACL_ERROR_RT_PARAM_INVALID  # past a
+    assert acl.rt.memcpy2d(a, 16, h, 16, 8, 6_000_000, H2D) == E.ACL_ERROR_RT_PARAM_INVALID
