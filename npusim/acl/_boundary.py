@@ -344,7 +344,7 @@ PARAMS: dict[str, Spec] = {
     # size_t
     **{n: Spec(SIZE) for n in ("dest_max", "count", "max_count", "size", "args_size",
                                "data_size", "user_args_size", "actual_args_size", "index",
-                               "dpitch", "spitch", "width", "height")},
+                               "dpitch", "spitch", "width", "height", "mem_size", "n")},
     **{n: Spec(SIZE, optional=True) for n in ("length", "data_len", "param_size",
                                               "place_holder_num")},
     # uint32_t
@@ -376,6 +376,7 @@ OVERRIDES: dict[tuple[str, str], Spec] = {
                                                "malloc_host_with_cfg")},
     ("memcpy", "kind"): Spec(ENUM, E_ACL), ("memcpy_async", "kind"): Spec(ENUM, E_ACL),
     ("memcpy2d", "kind"): Spec(ENUM, E_ACL),
+    ("memset_d32", "value"): Spec(U32),                     # uint32_t value
     ("ri_cond_handle_create", "flag"): Spec(ENUM, E_ACL),
     ("launch_callback", "block_type"): Spec(ENUM, E_ACL),
     ("process_report", "timeout"): Spec(I32, E_ACL),

@@ -18,7 +18,7 @@ from ..runtime.api_memory import (free, free_host, free_host_with_dev_sync,  # n
                                   free_with_dev_sync, get_mem_info, malloc, malloc_align32,
                                   malloc_cached, malloc_for_task_scheduler, malloc_host,
                                   malloc_host_with_cfg, malloc_with_cfg, memcpy, memcpy2d, memcpy_async,
-                                  memset, memset_async, value_wait, value_write)
+                                  memset, memset_async, memset_d32, value_wait, value_write)
 from ..runtime.api_stream import (create_stream, create_stream_with_config,  # noqa: F401
                                   ctx_get_current_default_stream, destroy_stream,
                                   get_stream_attribute, get_stream_available_num,

@@ -428,3 +428,28 @@ def memcpy2d(dst, dpitch, src, spitch, width, height, kind) -> int:
     RT.tick(RT.current_context.device.timing.host_api_ns +
             _copy_cost(dev.timing, _real_kind(sw.kind, dw.kind), width * height))
     return ERR.ACL_SUCCESS
+
+
+# ---- 32-bit fill (chapter 11-03) ----
+def memset_d32(ptr, mem_size, value, n) -> int:
+    """aclrtMemsetD32: ``n`` 32-bit words of ``value`` at ``ptr`` (device or pinned host memory),
+    synchronously. Order (``aclrtMemsetD32Impl``): n 0 → 0; NULL ptr, a pointer not 4-byte
+    aligned, ``n * 4 > mem_size``, memory not from aclrtMalloc / aclrtMallocHost → 100000; no
+    context 107002; a blocking capture mode 107030; past the allocation 107000."""
+    if n == 0:
+        return ERR.ACL_SUCCESS
+    if not ptr or int(ptr) & 3 or n * 4 > mem_size:
+        return ERR.ACL_ERROR_INVALID_PARAM
+    w = locate(ptr)
+    if w.kind not in (DEVICE, PINNED):
+        return ERR.ACL_ERROR_INVALID_PARAM
+    if RT.current_context is None:
+        return ERR.ACL_ERROR_RT_CONTEXT_NULL
+    if unsafe_call_blocked():
+        return ERR.ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT
+    if not w.fits(int(ptr), 4 * n):
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
+    w.device.advance_to_host()
+    host_bytes(w, int(ptr), 4 * n).view(np.uint32)[:] = np.uint32(int(value) & 0xFFFF_FFFF)
+    RT.tick(w.device.timing.host_api_ns + _copy_cost(w.device.timing, 1, 4 * n))
+    return ERR.ACL_SUCCESS

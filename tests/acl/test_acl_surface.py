@@ -266,3 +266,20 @@ def test_memcpy2d_codes(dev0):
         E.ACL_ERROR_RT_PARAM_INVALID                                         # really D2D
     assert acl.rt.memcpy2d(a, 64, h, 64, 8, 8, H2D) == E.ACL_ERROR_RT_PARAM_INVALID  # past a
     assert acl.rt.memcpy2d(a, 16, h, 16, 8, 6_000_000, H2D) == E.ACL_ERROR_RT_PARAM_INVALID
+
+
+def test_memset_d32(dev0):
+    p, _ = acl.rt.malloc(64)
+    write(p, np.zeros(16, np.uint32))
+    assert acl.rt.memset_d32(p, 64, 0xDEADBEEF, 10) == OK
+    assert read(p, 16).tolist() == [0xDEADBEEF] * 10 + [0] * 6
+    h, _ = acl.rt.malloc_host(16)
+    assert acl.rt.memset_d32(h, 16, 7, 4) == OK
+    assert acl.rt.memset_d32(p, 64, 1, 0) == OK
+    assert acl.rt.memset_d32(p, 36, 1, 10) == E.ACL_ERROR_INVALID_PARAM          # 40 > 36
+    assert acl.rt.memset_d32(p + 2, 60, 1, 4) == E.ACL_ERROR_INVALID_PARAM        # unaligned
+    assert acl.rt.memset_d32(0, 64, 1, 4) == E.ACL_ERROR_INVALID_PARAM
+    pageable = np.zeros(4, np.uint32)
+    assert acl.rt.memset_d32(acl.util.numpy_to_ptr(pageable), 16, 1, 4) == \
+        E.ACL_ERROR_INVALID_PARAM                                             # not acl memory
+    assert acl.rt.memset_d32(p, 1 << 20, 1, 1 << 16) == E.ACL_ERROR_RT_PARAM_INVALID   # past p
