@@ -344,7 +344,8 @@ PARAMS: dict[str, Spec] = {
     # size_t
     **{n: Spec(SIZE) for n in ("dest_max", "count", "max_count", "size", "args_size",
                                "data_size", "user_args_size", "actual_args_size", "index",
-                               "dpitch", "spitch", "width", "height", "mem_size", "n")},
+                               "dpitch", "spitch", "width", "height", "mem_size", "n",
+                               "num")},
     **{n: Spec(SIZE, optional=True) for n in ("length", "data_len", "param_size",
                                               "place_holder_num")},
     # uint32_t
@@ -377,6 +378,7 @@ OVERRIDES: dict[tuple[str, str], Spec] = {
     ("memcpy", "kind"): Spec(ENUM, E_ACL), ("memcpy_async", "kind"): Spec(ENUM, E_ACL),
     ("memcpy2d", "kind"): Spec(ENUM, E_ACL),
     ("memset_d32", "value"): Spec(U32),                     # uint32_t value
+    ("notify_batch_reset", "notifies"): Spec(SEQ),          # aclrtNotify* notifies
     ("ri_cond_handle_create", "flag"): Spec(ENUM, E_ACL),
     ("launch_callback", "block_type"): Spec(ENUM, E_ACL),
     ("process_report", "timeout"): Spec(I32, E_ACL),

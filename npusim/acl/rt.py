@@ -7,7 +7,8 @@ from ..runtime.api_device import (create_context, destroy_context,  # noqa: F401
 from ..runtime.api_event import (create_event, create_event_ex_with_flag,  # noqa: F401
                                  create_event_with_flag, create_notify, destroy_event,
                                  destroy_notify, event_elapsed_time, event_get_timestamp,
-                                 get_event_avail_num, get_event_id, query_event,
+                                 get_event_avail_num, get_event_id, get_notify_id,
+                                 notify_batch_reset, query_event,
                                  query_event_status, query_event_wait_status, record_event,
                                  record_event_with_flag, stream_wait_event_with_flag,
                                  record_notify, reset_event, set_op_wait_timeout,

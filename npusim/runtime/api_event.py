@@ -437,3 +437,44 @@ def set_op_wait_timeout(timeout: int) -> int:
     reported (``npusim.acl`` has no wall-clock waits: stuck waits are diagnosed as deadlocks)."""
     RT.op_wait_timeout_s = int(timeout)
     return ERR.ACL_SUCCESS
+
+
+def get_notify_id(nh):
+    """aclrtGetNotifyId: (the notify's id — its sync slot —, code); NULL 100000, no context
+    107002 (``ApiImpl::GetNotifyID``)."""
+    if not nh:
+        return None, ERR.ACL_ERROR_INVALID_PARAM
+    n, code = RT.handles.get("notify", nh)
+    if code:
+        return None, code
+    if RT.current_context is None:
+        return None, ERR.ACL_ERROR_RT_CONTEXT_NULL
+    return int(n.slot), ERR.ACL_SUCCESS
+
+
+def notify_batch_reset(notifies, num) -> int:
+    """aclrtNotifyBatchReset: reset each notify in turn (``rtsNotifyBatchReset`` ->
+    ``rtNotifyReset``), stopping at the first failure: NULL array 100000 (acl); num 0 107000; a
+    NULL entry 107000; a stale one 107017; no context 107002; a chip without STARS 207000. The
+    reset is a task on the context's default stream (``Notify::Reset(defaultStream)``)."""
+    if notifies is None:
+        return ERR.ACL_ERROR_INVALID_PARAM
+    if num <= 0 or num > len(notifies):
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
+    for nh in list(notifies)[:num]:
+        if not nh:
+            return ERR.ACL_ERROR_RT_PARAM_INVALID
+        n, code = RT.handles.get("notify", nh)
+        if code:
+            return code
+        ctx = RT.current_context
+        if ctx is None:
+            return ERR.ACL_ERROR_RT_CONTEXT_NULL
+        if not ctx.device.profile.software_sq:          # STARS chips (910B / 910_93 / 950)
+            return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+        s = ctx.default_stream
+        pos = s.submit(S.OP_EVENT_RESET, s.device.timing.host_event_reset_ns, a0=n.slot)
+        if pos < 0:
+            return -pos
+        n.note_task(s, pos)
+    return ERR.ACL_SUCCESS

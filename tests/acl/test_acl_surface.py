@@ -283,3 +283,25 @@ def test_memset_d32(dev0):
     assert acl.rt.memset_d32(acl.util.numpy_to_ptr(pageable), 16, 1, 4) == \
         E.ACL_ERROR_INVALID_PARAM                                             # not acl memory
     assert acl.rt.memset_d32(p, 1 << 20, 1, 1 << 16) == E.ACL_ERROR_RT_PARAM_INVALID   # past p
+
+
+# ---- notifies (chapter 08) ----
+def test_notify_id_and_batch_reset(dev0, buf):
+    a, b = new_stream(), new_stream()
+    n1, _ = acl.rt.create_notify(0)
+    n2, _ = acl.rt.create_notify(0)
+    i1, ret = acl.rt.get_notify_id(n1)
+    assert ret == OK and acl.rt.get_notify_id(n2)[0] != i1
+    assert acl.rt.get_notify_id(None)[1] == E.ACL_ERROR_INVALID_PARAM
+    assert acl.rt.record_notify(n1, a) == OK
+    assert acl.rt.synchronize_stream(a) == OK
+    assert acl.rt.notify_batch_reset([n1, n2], 2) == OK      # n1's record is gone
+    assert acl.rt.synchronize_stream(None) == OK
+    assert acl.rt.wait_and_reset_notify(n1, b) == OK
+    assert launch(b, "EasyOPf", 1, [buf]) == OK
+    assert acl.rt.stream_query(b)[0] == acl.ACL_STREAM_STATUS_NOT_READY   # waits for a record
+    assert acl.rt.record_notify(n1, a) == OK
+    assert acl.rt.synchronize_stream(b) == OK
+    assert acl.rt.notify_batch_reset(None, 1) == E.ACL_ERROR_INVALID_PARAM
+    assert acl.rt.notify_batch_reset([n1], 0) == E.ACL_ERROR_RT_PARAM_INVALID
+    assert acl.rt.notify_batch_reset([n1, None], 2) == E.ACL_ERROR_RT_PARAM_INVALID
