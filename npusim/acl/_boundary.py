@@ -398,6 +398,9 @@ OVERRIDES: dict[tuple[str, str], Spec] = {
     ("set_stream_attribute", "value"): Spec(U64K, optional=True),  # aclrtStreamAttrValue*
     ("set_op_wait_timeout", "timeout"): Spec(U32),          # uint32_t timeout (seconds)
     ("stream_wait_event_with_flag", "timeout"): Spec(U32),  # uint32_t timeout (seconds)
+    ("set_op_execute_time_out", "timeout"): Spec(U32),
+    ("set_op_execute_time_out_with_ms", "timeout"): Spec(U32),
+    ("set_op_execute_time_out_v2", "timeout"): Spec(U64K),  # uint64_t timeout (µs)
     ("ri_get_streams", "num_streams"): Spec(U32, optional=True),  # uint32_t *numStreams
     ("ri_destroy_register_callback", "func"): Spec(ANY),    # aclrtCallback: a Python callable
     ("launch_host_func", "args"): Spec(ANY),                # void* args: the user's data

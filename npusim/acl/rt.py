@@ -2,8 +2,11 @@
 from __future__ import annotations
 
 from ..runtime.api_device import (create_context, destroy_context,  # noqa: F401
-                                  get_current_context, get_device, get_device_count, reset_device,
-                                  set_current_context, set_device, synchronize_device)
+                                  get_current_context, get_device, get_device_count,
+                                  get_op_execute_timeout, get_op_time_out_interval, reset_device,
+                                  set_current_context, set_device, set_op_execute_time_out,
+                                  set_op_execute_time_out_v2, set_op_execute_time_out_with_ms,
+                                  synchronize_device)
 from ..runtime.api_event import (create_event, create_event_ex_with_flag,  # noqa: F401
                                  create_event_with_flag, create_notify, destroy_event,
                                  destroy_notify, event_elapsed_time, event_get_timestamp,

@@ -176,3 +176,54 @@ def _teardown(ctx) -> None:
     if ctx in dev.contexts:
         dev.contexts.remove(ctx)
     RT.handles.remove(ctx.handle)
+
+
+# ---- op execute timeouts (chapter 12; Runtime::InitOpExecTimeout, ApiImpl::SetOpExecuteTimeOut,
+# GetOpExecuteTimeOut, GetOpTimeOutInterval, SetOpExecuteTimeOutV2) ----
+OP_TIMEOUT_INTERVAL_US = 4_294_967
+"""The hardware's timeout step: the STARS kernel credit scale, 2**32 ns (``stars_base.hpp``
+RT_STARS_TASK_KERNEL_CREDIT_SCALE 4294.9 ms; the interval the runtime uses when the driver cannot
+refine it). Settable timeouts are N steps, N in [1, 254]: 254 steps are the 1091 s default."""
+OP_TIMEOUT_MAX_STEPS = 254
+
+
+def _aligned_us(us: int) -> int:
+    """A requested timeout rounded up to whole steps, at most 254 of them (0: the maximum)."""
+    steps = OP_TIMEOUT_MAX_STEPS if us <= 0 else -(-us // OP_TIMEOUT_INTERVAL_US)
+    return min(max(steps, 1), OP_TIMEOUT_MAX_STEPS) * OP_TIMEOUT_INTERVAL_US
+
+
+def get_op_time_out_interval():
+    """aclrtGetOpTimeOutInterval: (the timeout step in µs, code); no context 107002."""
+    if RT.current_context is None:
+        return None, ERR.ACL_ERROR_RT_CONTEXT_NULL
+    return OP_TIMEOUT_INTERVAL_US, ERR.ACL_SUCCESS
+
+
+def set_op_execute_time_out(timeout: int) -> int:
+    """aclrtSetOpExecuteTimeOut: the op timeout in seconds (0: the maximum), rounded up to whole
+    steps. Kept and reported; simulated kernels do not time out."""
+    RT.op_execute_timeout_us = _aligned_us(int(timeout) * 1_000_000)
+    return ERR.ACL_SUCCESS
+
+
+def set_op_execute_time_out_with_ms(timeout: int) -> int:
+    """aclrtSetOpExecuteTimeOutWithMs: as aclrtSetOpExecuteTimeOut, in milliseconds."""
+    RT.op_execute_timeout_us = _aligned_us(int(timeout) * 1000)
+    return ERR.ACL_SUCCESS
+
+
+def set_op_execute_time_out_v2(timeout: int):
+    """aclrtSetOpExecuteTimeOutV2: in µs; (the timeout in force after rounding, code); no
+    context 107002."""
+    if RT.current_context is None:
+        return None, ERR.ACL_ERROR_RT_CONTEXT_NULL
+    RT.op_execute_timeout_us = _aligned_us(int(timeout))
+    return RT.op_execute_timeout_us, ERR.ACL_SUCCESS
+
+
+def get_op_execute_timeout():
+    """aclrtGetOpExecuteTimeout: (the op timeout in ms, code): the one set, else the default
+    (1,090,922 ms: 254 steps, rounded up to ms)."""
+    us = RT.op_execute_timeout_us
+    return (-(-us // 1000) if us else 1_090_922), ERR.ACL_SUCCESS

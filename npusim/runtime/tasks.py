@@ -239,6 +239,11 @@ _ATTR_BLOCK_TASK_PREFETCH, _ATTR_DATA_DUMP, _ATTR_TIMEOUT, _ATTR_TIMEOUT_US = 5,
 DEFAULT_OP_TIMEOUT_US = 1_090_922 * 1000
 
 
+def op_timeout_us() -> int:
+    """The op execute timeout in force: aclrtSetOpExecuteTimeOut*'s, else the default."""
+    return RT.op_execute_timeout_us or DEFAULT_OP_TIMEOUT_US
+
+
 def ri_kernel_task_get_attribute(task, attr_id):
     """aclmdlRIKernelTaskGetAttribute (kernel_utils.cc GetKernelAttribute): (value, code).
 
@@ -271,22 +276,8 @@ def ri_kernel_task_get_attribute(task, attr_id):
     if attr_id == _ATTR_DATA_DUMP:
         return (1 if cfg is not None and cfg.dump else 0), ERR.ACL_SUCCESS
     if attr_id in (_ATTR_TIMEOUT, _ATTR_TIMEOUT_US):
-        us = DEFAULT_OP_TIMEOUT_US if cfg is None or cfg.timeout_us is None else cfg.timeout_us
+        us = op_timeout_us() if cfg is None or cfg.timeout_us is None else cfg.timeout_us
         if attr_id == _ATTR_TIMEOUT:
             return (us // 1_000_000) & 0xFFFF, ERR.ACL_SUCCESS
         return us, ERR.ACL_SUCCESS
-    return None, ERR.ACL_ERROR_RT_PARAM_INVALID
-    kid = int(row["a0"])
-    if not 0 <= kid < len(TABLE.entries) or TABLE.entries[kid].unit == UNIT_AICPU:
-        return None, ERR.ACL_ERROR_RT_PARAM_INVALID
-    if attr_id == _ATTR_SCHEM_MODE:
-        h = function_handle_of(kid)
-        k = RT.handles.get("function", h)[0] if h else None
-        return (int(k.sched_mode) if k is not None else 0), ERR.ACL_SUCCESS
-    if attr_id in (_ATTR_DYN_UBUF_SIZE, _ATTR_DATA_DUMP):
-        return 0, ERR.ACL_SUCCESS
-    if attr_id == _ATTR_TIMEOUT:
-        return (DEFAULT_OP_TIMEOUT_US // 1_000_000) & 0xFFFF, ERR.ACL_SUCCESS
-    if attr_id == _ATTR_TIMEOUT_US:
-        return DEFAULT_OP_TIMEOUT_US, ERR.ACL_SUCCESS
     return None, ERR.ACL_ERROR_RT_PARAM_INVALID

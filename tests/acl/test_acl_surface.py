@@ -305,3 +305,20 @@ def test_notify_id_and_batch_reset(dev0, buf):
     assert acl.rt.notify_batch_reset(None, 1) == E.ACL_ERROR_INVALID_PARAM
     assert acl.rt.notify_batch_reset([n1], 0) == E.ACL_ERROR_RT_PARAM_INVALID
     assert acl.rt.notify_batch_reset([n1, None], 2) == E.ACL_ERROR_RT_PARAM_INVALID
+
+
+# ---- op execute timeouts (chapter 12) ----
+def test_op_timeouts_round_up_to_whole_steps(dev0):
+    step, ret = acl.rt.get_op_time_out_interval()
+    assert ret == OK and step == 4_294_967                        # 2**32 ns
+    assert acl.rt.get_op_execute_timeout() == (1_090_922, OK)    # the 1091 s default
+    assert acl.rt.set_op_execute_time_out_v2(50) == (step, OK)   # one step at least
+    assert acl.rt.get_op_execute_timeout() == (-(-step // 1000), OK)
+    assert acl.rt.set_op_execute_time_out_v2(10 * step + 1) == (11 * step, OK)
+    assert acl.rt.set_op_execute_time_out_v2(0) == (254 * step, OK)      # 0: the maximum
+    assert acl.rt.set_op_execute_time_out_v2(10 ** 12) == (254 * step, OK)
+    assert acl.rt.set_op_execute_time_out(30) == OK
+    assert acl.rt.get_op_execute_timeout()[0] == -(-7 * step // 1000)    # 30 s -> 7 steps
+    assert acl.rt.set_op_execute_time_out_with_ms(5000) == OK
+    assert acl.rt.get_op_execute_timeout()[0] == -(-2 * step // 1000)
+    assert in_fresh_thread(acl.rt.get_op_time_out_interval)[1] == E.ACL_ERROR_RT_CONTEXT_NULL
