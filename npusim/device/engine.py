@@ -857,11 +857,13 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
         # run SQ q while its next start stays no later than ``limit`` (always at least once)
         base, depth, dispatch = sqs[q, Q_BASE], sqs[q, Q_DEPTH], sqs[q, Q_DISPATCH]
         first = True
+        later = -1                  # q's next start when it stopped for a later one (its key)
         while sqs[q, Q_HEAD] < sqs[q, Q_TAIL]:
             pos = sqs[q, Q_HEAD]
             e = pool[base + pos % depth]
             start = max(sqs[q, Q_TIME], e.t_submit)
             if start > limit and not first:
+                later = start
                 break
             first = False
             op = e.op
@@ -890,7 +892,10 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
             if x == X_YIELD or sqs[q, Q_STATE] != S_ACTIVE or st[E_STEPS] == st[E_STEP_LIMIT] \
                     or _stop_after(sync, st, q, nxt):
                 break
-        if sqs[q, Q_STATE] == S_ACTIVE and sqs[q, Q_HEAD] < sqs[q, Q_TAIL]:
+        if later >= 0:              # the common turn end: its next start is known already
+            _prefetch(pool.ctypes.data + 64 * (base + (sqs[q, Q_HEAD] + _AHEAD) % depth))
+            _h_set(heap, sch, q, later)
+        elif sqs[q, Q_STATE] == S_ACTIVE and sqs[q, Q_HEAD] < sqs[q, Q_TAIL]:
             _h_set(heap, sch, q, _next_start(sqs, pool, q))     # its next start
         else:
             _h_remove(heap, sch, q)         # parked, or nothing left to run
