@@ -179,7 +179,7 @@ def _finish(st, r, scratch):
     return r
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _fault(sqs, st, q, pos, kind, info, info2):
     """Report a device fault of SQE ``pos`` of SQ ``q`` (the SQ keeps its first one)."""
     if sqs[q, Q_ERR] == 0:
@@ -344,7 +344,7 @@ def _cond_branch(typ, n, v):
     return v if 0 <= v < n else -1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _cond_word(sqs, st, conds, mem, ctx, q, pos, c, rec_on):
     """Arena offset of cond ``c``'s word (reading it is the cond task's data access); -1 after
     reporting a bad address."""
@@ -383,7 +383,7 @@ def _op_kernel(e, sqs, pool, st, heap, sch, lhead, q, pos, dur, ctx, kaddr, kcos
     return _wrote_memory(sqs, pool, st, heap, sch, lhead), dur
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _op_memcpy(e, sqs, pool, st, heap, sch, lhead, q, pos, dur, mem, ctx, tc, rec_on):
     """MEMCPY a2 bytes a1 -> a0 (overlap-safe) at the bandwidth of the memcpy kind in the flag."""
     n = e.a2
@@ -426,7 +426,7 @@ def _op_record(e, op, sqs, pool, sync, heap, sch, lhead, end):
     return _set_slot(sqs, pool, sync, heap, sch, lhead, e.a0, v, end)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _op_event_reset(e, sync):
     """EVENT_RESET: slot a0 back to 0."""
     sync[e.a0, Y_VAL] = 0
@@ -456,7 +456,7 @@ def _op_sync_wait(e, op, sqs, sync, sch, lhead, ctx, tc, q, start, rec_on):
     return X_DONE, start, tstart
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _op_mem_write_value(e, sqs, pool, st, heap, sch, lhead, q, pos, mem, ctx):
     """MEM_WRITE_VALUE: the low a2 bytes of a1 to address a0."""
     d = _range_ok(ctx, mem, e.a0, e.a2)
@@ -467,7 +467,7 @@ def _op_mem_write_value(e, sqs, pool, st, heap, sch, lhead, q, pos, mem, ctx):
     return _wrote_memory(sqs, pool, st, heap, sch, lhead)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _op_mem_wait_value(e, sqs, st, sch, lhead, q, pos, start, mem, ctx, tc, rec_on):
     """MEM_WAIT_VALUE: park until the a2-byte value at a0 compares true with a1 (flag: the
     comparison); re-checked after every memory write, a wakeup after it."""
@@ -487,7 +487,7 @@ def _op_mem_wait_value(e, sqs, st, sch, lhead, q, pos, start, mem, ctx, tc, rec_
     return X_DONE, start, tstart
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _op_stream_active(e, sqs, pool, heap, sch, lhead, q, end):
     """STREAM_ACTIVE: start SQ a0 from position 0 at the SQE's end (a cascade hop)."""
     _start_sq(sqs, pool, heap, sch, lhead, e.a0, end, q)
@@ -547,7 +547,7 @@ def _op_cond_jump_back(e, sqs, st, conds, mem, ctx, q, pos, rec_on):
     return X_DONE, pos - COND_JUMP_AT, v
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _op_sqe_update(e, sqs, pool, heap, sch):
     """SQE_UPDATE: copy pool row a0 over pool row a1 (a task update, in stream order). When the
     row is the head of a runnable SQ, its start (t_submit) may have changed: re-key it."""
@@ -769,7 +769,7 @@ def _stop_holds(sqs, sync, st):
     return R_GO
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _nothing_runnable(sqs, st, nsq):
     """R_DEADLOCK (with a parked SQ in E_SQ) when something is parked, else R_IDLE."""
     st[E_SQ] = -1
