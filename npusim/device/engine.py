@@ -236,12 +236,18 @@ def _set_slot(sqs, pool, sync, heap, sch, lhead, slot, value, t):
     return X_DONE
 
 
+@njit(cache=True)
+def _wake_memory(sqs, pool, st, heap, sch, lhead):
+    """Un-park the value waits (a plain call: rare, and not a copy of ``_wake`` per write site)."""
+    st[E_MEM_WAITERS] = 0
+    _wake(sqs, pool, heap, sch, lhead, lhead.shape[0] - 1)
+
+
 @njit(cache=True, inline="always")
 def _wrote_memory(sqs, pool, st, heap, sch, lhead):
     """After any memory write: wake the value waits (they re-read); X_YIELD if there were any."""
     if st[E_MEM_WAITERS] > 0:
-        st[E_MEM_WAITERS] = 0
-        _wake(sqs, pool, heap, sch, lhead, lhead.shape[0] - 1)
+        _wake_memory(sqs, pool, st, heap, sch, lhead)
         return X_YIELD
     return X_DONE
 
@@ -344,7 +350,7 @@ def _cond_branch(typ, n, v):
     return v if 0 <= v < n else -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _cond_word(sqs, st, conds, mem, ctx, q, pos, c, rec_on):
     """Arena offset of cond ``c``'s word (reading it is the cond task's data access); -1 after
     reporting a bad address."""
@@ -493,7 +499,7 @@ def _op_stream_active(e, sqs, pool, heap, sch, lhead, q, end):
     _start_sq(sqs, pool, heap, sch, lhead, e.a0, end, q)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _op_model_execute(e, sqs, pool, heap, sch, lhead, mptr, msq, q, end):
     """MODEL_EXECUTE: start every head SQ of model a0 at the SQE's end (a graph launch)."""
     _activate(sqs, pool, heap, sch, lhead, mptr, msq, e.a0, end, q)
@@ -791,7 +797,7 @@ def _retire(sqs, st, q, nxt, end):
         st[E_NOW] = end
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _trace_row(trace, st, kcost, e, q, op, pos, ran, start, end, val):
     """Append the trace row of an executed SQE (``ran``: not skipped after a fault); True when
     the buffer is full (the host grows it)."""
