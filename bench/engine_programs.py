@@ -38,11 +38,19 @@ def _kernel_args(d: DeviceState, n: int) -> tuple[np.ndarray, int]:
     return argv + 8 * np.arange(n, dtype=np.int64), x
 
 
+def _easy_opf() -> int:
+    """EasyOPf's kernel id, its body built: it is a lazy built-in, and these programs write
+    KERNEL rows straight into the pool (no launch path builds it for them)."""
+    kid = TABLE.id("EasyOPf")
+    TABLE.ensure(kid)
+    return kid
+
+
 def _fill(rows: np.ndarray, ops: np.ndarray, kargs, buf: int, slot_rec: int, slot_wait: int,
           seq: np.ndarray) -> None:
     rows["op"] = ops
     k = ops == S.OP_KERNEL
-    rows["a0"][k], rows["a1"][k], rows["a2"][k] = TABLE.id("EasyOPf"), kargs, 8
+    rows["a0"][k], rows["a1"][k], rows["a2"][k] = _easy_opf(), kargs, 8
     rows["blocks"][k] = 1
     m = ops == S.OP_MEMSET
     rows["a0"][m], rows["a1"][m], rows["a2"][m] = buf, 7, 64

@@ -7,8 +7,8 @@ and its rate is scaled to the full size; the output says so. Before timing, both
 small program from identical copies of the state and must end identical, so the two rates are
 rates of the same semantics.
 
-Targets (from the issue): single stream >= 30 M SQE/s and >= 100x the pure-Python baseline;
-<= 64 bytes of engine memory per queued SQE. Time targets are printed, not asserted (a loaded
+Targets (from the scale issue): single stream >= 50 M SQE/s and >= 300x the pure-Python
+baseline; 64 chained streams >= 20 M SQE/s; <= 64 bytes of engine memory per queued SQE. Time targets are printed, not asserted (a loaded
 machine must not fail CI); the memory bound is asserted.
 """
 from __future__ import annotations
@@ -24,7 +24,8 @@ N = 1_000_000                  # single stream
 REF_N = 20_000                 # reference prefix of the same SQE array
 STREAMS, ITERS = 64, 3_906     # 64 chained streams x 3,906 iterations x 4 SQEs = 999,936 SQEs
 REF_ITERS = 78                 # reference: 64 x 78 x 4 = 19,968 SQEs
-TARGET_MSQE, TARGET_RATIO = 30.0, 100.0
+TARGET_MSQE, TARGET_RATIO = 50.0, 300.0
+TARGET_CHAIN_MSQE = 20.0
 
 
 def _same_on_engine_and_reference(d) -> None:
@@ -103,7 +104,8 @@ def test_chained_streams_engine(benchmark, chained, bench_report, bench_results)
     bench_report(f"[engine] {STREAMS} streams chained by events (stream i waits for stream i-1's "
                  f"record; wait, EasyOPf, memset, record), {n:,} SQEs:")
     bench_report(f"  engine     {rate:8.2f} M SQE/s  (median of 5 rounds, "
-                 f"{_median(benchmark) * 1e3:.1f} ms per run)")
+                 f"{_median(benchmark) * 1e3:.1f} ms per run; target >= {TARGET_CHAIN_MSQE:.0f} M "
+                 f"SQE/s {'met' if rate >= TARGET_CHAIN_MSQE else 'MISSED'})")
 
 
 def test_chained_streams_reference(benchmark, bench_report, bench_results):

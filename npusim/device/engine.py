@@ -179,7 +179,7 @@ def _finish(st, r, scratch):
     return r
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _fault(sqs, st, q, pos, kind, info, info2):
     """Report a device fault of SQE ``pos`` of SQ ``q`` (the SQ keeps its first one)."""
     if sqs[q, Q_ERR] == 0:
@@ -236,12 +236,18 @@ def _set_slot(sqs, pool, sync, heap, sch, lhead, slot, value, t):
     return X_DONE
 
 
+@njit(cache=True)
+def _wake_memory(sqs, pool, st, heap, sch, lhead):
+    """Un-park the value waits (a plain call: rare, and not a copy of ``_wake`` per write site)."""
+    st[E_MEM_WAITERS] = 0
+    _wake(sqs, pool, heap, sch, lhead, lhead.shape[0] - 1)
+
+
 @njit(cache=True, inline="always")
 def _wrote_memory(sqs, pool, st, heap, sch, lhead):
     """After any memory write: wake the value waits (they re-read); X_YIELD if there were any."""
     if st[E_MEM_WAITERS] > 0:
-        st[E_MEM_WAITERS] = 0
-        _wake(sqs, pool, heap, sch, lhead, lhead.shape[0] - 1)
+        _wake_memory(sqs, pool, st, heap, sch, lhead)
         return X_YIELD
     return X_DONE
 
@@ -383,7 +389,7 @@ def _op_kernel(e, sqs, pool, st, heap, sch, lhead, q, pos, dur, ctx, kaddr, kcos
     return _wrote_memory(sqs, pool, st, heap, sch, lhead), dur
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _op_memcpy(e, sqs, pool, st, heap, sch, lhead, q, pos, dur, mem, ctx, tc, rec_on):
     """MEMCPY a2 bytes a1 -> a0 (overlap-safe) at the bandwidth of the memcpy kind in the flag."""
     n = e.a2
@@ -426,7 +432,7 @@ def _op_record(e, op, sqs, pool, sync, heap, sch, lhead, end):
     return _set_slot(sqs, pool, sync, heap, sch, lhead, e.a0, v, end)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _op_event_reset(e, sync):
     """EVENT_RESET: slot a0 back to 0."""
     sync[e.a0, Y_VAL] = 0
@@ -456,7 +462,7 @@ def _op_sync_wait(e, op, sqs, sync, sch, lhead, ctx, tc, q, start, rec_on):
     return X_DONE, start, tstart
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _op_mem_write_value(e, sqs, pool, st, heap, sch, lhead, q, pos, mem, ctx):
     """MEM_WRITE_VALUE: the low a2 bytes of a1 to address a0."""
     d = _range_ok(ctx, mem, e.a0, e.a2)
@@ -467,7 +473,7 @@ def _op_mem_write_value(e, sqs, pool, st, heap, sch, lhead, q, pos, mem, ctx):
     return _wrote_memory(sqs, pool, st, heap, sch, lhead)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _op_mem_wait_value(e, sqs, st, sch, lhead, q, pos, start, mem, ctx, tc, rec_on):
     """MEM_WAIT_VALUE: park until the a2-byte value at a0 compares true with a1 (flag: the
     comparison); re-checked after every memory write, a wakeup after it."""
@@ -487,13 +493,13 @@ def _op_mem_wait_value(e, sqs, st, sch, lhead, q, pos, start, mem, ctx, tc, rec_
     return X_DONE, start, tstart
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _op_stream_active(e, sqs, pool, heap, sch, lhead, q, end):
     """STREAM_ACTIVE: start SQ a0 from position 0 at the SQE's end (a cascade hop)."""
     _start_sq(sqs, pool, heap, sch, lhead, e.a0, end, q)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _op_model_execute(e, sqs, pool, heap, sch, lhead, mptr, msq, q, end):
     """MODEL_EXECUTE: start every head SQ of model a0 at the SQE's end (a graph launch)."""
     _activate(sqs, pool, heap, sch, lhead, mptr, msq, e.a0, end, q)
@@ -547,7 +553,7 @@ def _op_cond_jump_back(e, sqs, st, conds, mem, ctx, q, pos, rec_on):
     return X_DONE, pos - COND_JUMP_AT, v
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _op_sqe_update(e, sqs, pool, heap, sch):
     """SQE_UPDATE: copy pool row a0 over pool row a1 (a task update, in stream order). When the
     row is the head of a runnable SQ, its start (t_submit) may have changed: re-key it."""
@@ -769,7 +775,7 @@ def _stop_holds(sqs, sync, st):
     return R_GO
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _nothing_runnable(sqs, st, nsq):
     """R_DEADLOCK (with a parked SQ in E_SQ) when something is parked, else R_IDLE."""
     st[E_SQ] = -1
@@ -791,7 +797,7 @@ def _retire(sqs, st, q, nxt, end):
         st[E_NOW] = end
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _trace_row(trace, st, kcost, e, q, op, pos, ran, start, end, val):
     """Append the trace row of an executed SQE (``ran``: not skipped after a fault); True when
     the buffer is full (the host grows it)."""
@@ -857,11 +863,13 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
         # run SQ q while its next start stays no later than ``limit`` (always at least once)
         base, depth, dispatch = sqs[q, Q_BASE], sqs[q, Q_DEPTH], sqs[q, Q_DISPATCH]
         first = True
+        later = -1                  # q's next start when it stopped for a later one (its key)
         while sqs[q, Q_HEAD] < sqs[q, Q_TAIL]:
             pos = sqs[q, Q_HEAD]
             e = pool[base + pos % depth]
             start = max(sqs[q, Q_TIME], e.t_submit)
             if start > limit and not first:
+                later = start
                 break
             first = False
             op = e.op
@@ -890,7 +898,10 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
             if x == X_YIELD or sqs[q, Q_STATE] != S_ACTIVE or st[E_STEPS] == st[E_STEP_LIMIT] \
                     or _stop_after(sync, st, q, nxt):
                 break
-        if sqs[q, Q_STATE] == S_ACTIVE and sqs[q, Q_HEAD] < sqs[q, Q_TAIL]:
+        if later >= 0:              # the common turn end: its next start is known already
+            _prefetch(pool.ctypes.data + 64 * (base + (sqs[q, Q_HEAD] + _AHEAD) % depth))
+            _h_set(heap, sch, q, later)
+        elif sqs[q, Q_STATE] == S_ACTIVE and sqs[q, Q_HEAD] < sqs[q, Q_TAIL]:
             _h_set(heap, sch, q, _next_start(sqs, pool, q))     # its next start
         else:
             _h_remove(heap, sch, q)         # parked, or nothing left to run
