@@ -13,6 +13,7 @@ import os
 
 import numpy as np
 
+from ..device import engine as E
 from ..device import sqe as S
 from ..device.kernels import TABLE, UNIT_AIC, UNIT_AICPU
 
@@ -47,7 +48,7 @@ def tasks(cs):
     """The SQE rows of a capture stream, in submission order."""
     st = cs.model.device.state
     st.flush()
-    base = int(st.sqs[cs.sq, 0])
+    base = int(st.sqs[cs.sq, E.Q_BASE])
     return st.pool[base:base + cs.tail]
 
 
