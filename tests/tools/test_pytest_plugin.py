@@ -201,3 +201,22 @@ def test_disabled_with_no_npusim(pytester):
     run(pytester, "-p", "no:npusim").assert_outcomes(passed=1)
     r = run(pytester, "-p", "no:npusim", "--npusim-strict")
     assert r.ret != 0
+
+
+def test_decode_step_benchmark_same_device_time_every_run(npusim, npu, npusim_benchmark):
+    """The simulated time of a decode step (a captured graph replayed, then an eager kernel on
+    its output) is the same on every measured run; only the wall time moves."""
+    s = npu.stream()
+    x = npu.malloc(64)
+    with npusim.graph(stream=s) as g:
+        for _ in range(3):
+            s.launch("EasyOPf", 1, (x,))
+
+    def decode_step():
+        g.replay()
+        s.launch("ShortOPf", 1, (x,))
+
+    runs = [npusim_benchmark(decode_step, _label=f"run{i}") for i in range(10)]
+    assert len({r.device_ns for r in runs}) == 1 and runs[0].device_ns > 0
+    assert {(r.api_calls, r.sqes) for r in runs} == {(runs[0].api_calls, runs[0].sqes)}
+    assert sum(runs[0].per_stream_ns.values()) >= runs[0].device_ns
