@@ -90,6 +90,30 @@ def test_open_capture_is_a_leak(pytester):
                             "test_capture.py:3*"])
 
 
+def test_strict_fails_a_capture_lint_record(pytester):
+    pytester.makepyfile(test_lint="""
+        import pytest
+
+        def sync_a_capturing_stream(acl):
+            s, _ = acl.rt.create_stream()
+            assert acl.mdl.ri_capture_begin(s, acl.ACL_MODEL_RI_CAPTURE_MODE_GLOBAL) == 0
+            assert acl.rt.synchronize_stream(s) == 107027      # refused: the test goes on
+            model, _ = acl.mdl.ri_capture_end(s)
+            acl.mdl.ri_destroy(model)
+            acl.rt.destroy_stream(s)
+
+        @pytest.mark.npusim(strict=True)
+        def test_strict(acl):
+            sync_a_capturing_stream(acl)
+
+        def test_not_strict(acl):
+            sync_a_capturing_stream(acl)
+    """)
+    r = run(pytester)
+    r.assert_outcomes(passed=2, errors=1)
+    r.stdout.fnmatch_lines(["*npusim: capture lint:*107027*"])
+
+
 RACE = """
     import numpy as np
 
