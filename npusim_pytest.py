@@ -475,12 +475,13 @@ def pytest_terminal_summary(terminalreporter, config):
     tr = terminalreporter
     tr.write_sep("-", "npusim simulated-time benchmarks (deterministic: same figure every run "
                       "and on every machine; wall time is not)")
-    head = f"{'benchmark':<60} {'device_ns':>12} {'api_calls':>9} {'sqes':>6} {'wall_ms':>9}"
+    w = max(len("benchmark"), *(len(r["name"]) for r in results))
+    head = f"{'benchmark':<{w}} {'device_ns':>12} {'api_calls':>9} {'sqes':>6} {'wall_ms':>9}"
     if before:
         head += f" {'before_ns':>12} {'change':>8}"
     tr.write_line(head)
     for r in sorted(results, key=lambda r: r["name"]):
-        line = (f"{r['name'][-60:]:<60} {r['device_ns']:>12} {r['api_calls']:>9} "
+        line = (f"{r['name']:<{w}} {r['device_ns']:>12} {r['api_calls']:>9} "
                 f"{r['sqes']:>6} {r['wall_s'] * 1e3:>9.2f}")
         b = before.get(r["name"])
         if before:
