@@ -1,4 +1,5 @@
-"""Shared fixtures: every test starts from a fresh simulator (like a new process)."""
+"""Shared fixtures. Every test starts from a fresh simulator (like a new process): the npusim
+pytest plugin's ``npusim_autouse`` (pyproject.toml); ``acl`` / ``npusim`` are its fixtures."""
 from __future__ import annotations
 
 import pathlib
@@ -6,29 +7,17 @@ import sys
 
 import pytest
 
-import npusim
-from npusim import acl
-
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))   # ``import helpers.<name>``
 
 
-@pytest.fixture(autouse=True)
-def fresh_simulator():
-    """Forget all devices, handles, memory and thread bindings before each test."""
-    npusim.reset()
-    yield
-
-
 @pytest.fixture
-def dev0():
-    """``aclInit`` + ``aclrtSetDevice(0)`` on the test's thread."""
-    assert acl.init() == acl.ACL_SUCCESS
-    assert acl.rt.set_device(0) == acl.ACL_SUCCESS
+def dev0(acl):
+    """``aclInit`` + ``aclrtSetDevice(0)`` on the test's thread (the plugin's ``acl``)."""
     return 0
 
 
 @pytest.fixture
-def stream(dev0):
+def stream(acl):
     """A user stream of device 0's primary context."""
     s, ret = acl.rt.create_stream()
     assert ret == acl.ACL_SUCCESS
@@ -36,7 +25,7 @@ def stream(dev0):
 
 
 @pytest.fixture
-def buf(dev0):
+def buf(acl):
     """64 bytes of device memory, zeroed (16 u32 words: one per EasyOPf block)."""
     p, ret = acl.rt.malloc(64, acl.ACL_MEM_MALLOC_HUGE_FIRST)
     assert ret == acl.ACL_SUCCESS
