@@ -28,7 +28,6 @@ import json
 import os
 import re
 import sys
-import threading
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -122,57 +121,60 @@ def _user_site(frame) -> str:
     return f"{path}:{f.f_lineno}" + (f" in {func}()" if func != "<module>" else "")
 
 
+_TRACKED = {"context", "stream", "event", "notify", "model", "binary", "cond", "malloc"}
+"""What a test creates and must free: handles of these kinds, and its allocations."""
+
+
 class SiteTracker:
-    """Where each handle / pointer / capture of the test was created: a profile hook that acts
-    only on the return of the facade's creating functions (other frames cost one dict test)."""
+    """Where each handle and allocation of the test was created: a creation hook of the runtime
+    (``npusim.runtime.handles.CREATE_HOOKS``), so nothing else the test runs is slowed down."""
 
-    def __init__(self, acl):
-        rt, mdl = acl.rt, acl.mdl
-        self.codes: dict = {}
-        for mod, prefix in ((rt, "acl.rt"), (mdl, "acl.mdl")):
-            for attr in dir(mod):
-                if attr.startswith(("create_", "malloc")) or attr in (
-                        "ri_capture_begin", "ri_capture_end", "ri_cond_handle_create", "binary_load",
-                        "binary_load_from_data", "binary_load_from_file"):
-                    fn = getattr(mod, attr)
-                    code = getattr(fn, "__code__", None)
-                    if code is not None:
-                        self.codes[code] = f"{prefix}.{attr}"
-        self.created: list = []          # (api, value, site)
-        self._prev = None
+    def __init__(self):
+        self.created: list = []          # (kind, value, facade API, site)
 
-    def _hook(self, frame, event, arg):
-        if event == "return":
-            api = self.codes.get(frame.f_code)
-            if api is not None:
-                self._record(api, frame, arg)
-        if self._prev is not None:
-            self._prev(frame, event, arg)
-
-    def _record(self, api, frame, arg):
-        if api.endswith("ri_capture_begin"):
-            if arg == 0:
-                self.created.append((api, frame.f_locals.get("stream"), _user_site(frame.f_back)))
-        elif arg.__class__ is tuple and arg and arg[-1] == 0:
-            self.created.append((api, arg[0], _user_site(frame.f_back)))
+    def _hook(self, kind: str, value: int) -> None:
+        if kind in _TRACKED:
+            frame = sys._getframe(1)
+            self.created.append((kind, value, _facade_api(frame), _user_site(frame)))
 
     def start(self) -> None:
-        self._prev = sys.getprofile()
-        sys.setprofile(self._hook)
-        threading.setprofile(self._hook)
+        from npusim.runtime.handles import CREATE_HOOKS     # deferred with the package
+        CREATE_HOOKS.append(self._hook)
 
     def stop(self) -> None:
-        sys.setprofile(self._prev)
-        threading.setprofile(None)
+        from npusim.runtime.handles import CREATE_HOOKS
+        if self._hook in CREATE_HOOKS:
+            CREATE_HOOKS.remove(self._hook)
 
 
-def _still_live(RT, acl, api: str, value) -> bool:
-    if api.endswith("ri_capture_begin"):
-        status = acl.mdl.ri_capture_get_info(value)
-        return status[-1] == 0 and status[0] == acl.ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE
-    if api.startswith("acl.rt.malloc"):
+def _facade_api(frame) -> str:
+    """The ``acl.*`` function the creation happened in: the outermost facade wrapper on the
+    stack (a generated wrapper keeps its API name in its globals as ``_name``)."""
+    api, f = "", frame
+    while f is not None and f.f_code.co_filename.startswith(_PKG):
+        name = f.f_globals.get("_name")
+        if name.__class__ is str and name.startswith("acl."):
+            api = name
+        f = f.f_back
+    return api
+
+
+def _still_live(RT, kind: str, value) -> bool:
+    if kind == "malloc":
         return any(d.state.mem.allocation_of(value) is not None for d in RT.devices.values())
     return RT.handles.entry(value) is not None
+
+
+def _describe(RT, kind: str, value, api: str, site: str) -> str:
+    if kind == "model":
+        m = RT.handles.entry(value)[1]
+        if m.is_capturing:
+            origin = m.streams[0].user_stream if m.streams else None
+            on = f" on stream 0x{origin.handle:x}" if origin is not None and origin.handle else ""
+            return f"  open capture{on} ({api or 'aclmdlRICaptureBegin'}) at {site}"
+    what = "allocation 0x%x" % value if kind == "malloc" else f"{kind} 0x{value:x}"
+    by = f" by {api}" if api else ""
+    return f"  {what} created{by} at {site}"
 
 
 # ---------------------------------------------------------------- the session of one test
@@ -200,7 +202,7 @@ def _start(request, trace: bool) -> _Session:
     npusim.analysis.clear_errors()
     st.base = npusim.census()
     if st.settings.leaks != "off":
-        st.tracker = SiteTracker(acl)
+        st.tracker = SiteTracker()
         st.tracker.start()
     return st
 
@@ -217,11 +219,9 @@ def _leak_report(npusim, st: _Session) -> str:
     diff = {k: v for k, v in npusim.census().diff(st.base).items() if v > 0}
     if not diff:
         return ""
-    sites = []
-    for api, value, site in (st.tracker.created if st.tracker else ()):
-        if _still_live(RT, npusim.acl, api, value):
-            sites.append(f"  open capture on stream 0x{int(value):x} ({api}) at {site}"
-                         if api.endswith("capture_begin") else f"  created by {api} at {site}")
+    sites = [_describe(RT, kind, value, api, site)
+             for kind, value, api, site in (st.tracker.created if st.tracker else ())
+             if _still_live(RT, kind, value)]
     if not sites and not any(k.split(" ", 2)[-1] in _USER_KINDS for k in diff):
         return ""
     return "\n".join(["npusim: the test left resources behind: "
@@ -319,17 +319,23 @@ def npusim_trace(request, npusim):
         request.node.add_report_section("teardown", "npusim trace", f"trace written to {path}")
 
 
-@pytest.fixture(autouse=True)
-def _npusim_marker(request):
+def pytest_collection_modifyitems(config, items):
     """A test with the ``npusim`` marker (or every test, ``npusim_autouse = true``) that does not
-    request the fixture still gets a fresh simulator before and after it."""
-    if "npusim" in request.fixturenames:
-        yield
-        return
-    if request.node.get_closest_marker("npusim") is None and \
-            not request.config.getini("npusim_autouse"):
-        yield
-        return
+    request the ``npusim`` fixture still gets a fresh simulator before and after it
+    (``_npusim_fresh``). Added here, per test that needs it, rather than as an autouse fixture:
+    a suite that does not use npusim pays nothing per test."""
+    every = config.getini("npusim_autouse")
+    for item in items:
+        names = getattr(item, "fixturenames", None)     # pytest Function items only
+        if names is None or "npusim" in names:
+            continue
+        if every or item.get_closest_marker("npusim") is not None:
+            names.insert(0, "_npusim_fresh")
+
+
+@pytest.fixture
+def _npusim_fresh(request):
+    """The fresh simulator of a marked test that does not request ``npusim``."""
     import npusim   # deferred: only for marked tests
     npusim.reset()
     npusim.configure(profile=_settings(request.node).profile)

@@ -10,6 +10,7 @@ from ..device.memory import OutOfMemory
 from . import api_stream as AS
 from .capture import stream_capturing, unsafe_call_blocked
 from .device import DeadlockError
+from .handles import CREATE_HOOKS
 from .hostmem import DEVICE, PAGEABLE, PINNED, host_bytes, in_device_memory, locate
 from .runtime import RT
 from .stream import refused
@@ -56,9 +57,17 @@ def _malloc_device(size, policy, pad: bool):
     nbytes = -(-(int(size) + pad) // 32) * 32 if pad else -(-int(size) // 32) * 32
     RT.tick(dev.timing.host_malloc_ns)
     try:
-        return dev.state.mem.malloc(nbytes, user=True), ERR.ACL_SUCCESS
+        return _created(dev.state.mem.malloc(nbytes, user=True)), ERR.ACL_SUCCESS
     except OutOfMemory:
         return None, ERR.ACL_ERROR_RT_MEMORY_ALLOCATION
+
+
+def _created(ptr: int) -> int:
+    """A program's allocation, told to the creation hooks (``handles.CREATE_HOOKS``)."""
+    if CREATE_HOOKS:
+        for hook in CREATE_HOOKS:
+            hook("malloc", ptr)
+    return ptr
 
 
 def malloc_align32(size, policy=ACL_MEM_MALLOC_HUGE_FIRST):
@@ -159,8 +168,8 @@ def malloc_host(size):
         return None, ERR.ACL_ERROR_RT_CONTEXT_NULL
     RT.tick(ctx.device.timing.host_malloc_ns)
     try:
-        return (ctx.device.state.mem.malloc(-(-int(size) // 32) * 32, host=True, user=True),
-                ERR.ACL_SUCCESS)
+        return (_created(ctx.device.state.mem.malloc(-(-int(size) // 32) * 32, host=True,
+                                                     user=True)), ERR.ACL_SUCCESS)
     except OutOfMemory:
         return None, ERR.ACL_ERROR_RT_MEMORY_ALLOCATION
 

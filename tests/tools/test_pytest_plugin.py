@@ -41,7 +41,7 @@ def test_leak_reported_with_creation_line(pytester):
     r = run(pytester)
     r.assert_outcomes(passed=2, warnings=1)
     r.stdout.fnmatch_lines(["*NpusimLeakWarning*streams +1*",
-                            "*created by acl.rt.create_stream at test_leaky.py:2 in "
+                            "*stream 0x* created by acl.rt.create_stream at test_leaky.py:2 in "
                             "test_leaks_a_stream()*"])
 
 
@@ -151,17 +151,37 @@ def test_profile_marker_takes_effect(pytester):
 
 
 BENCH = textwrap.dedent("""
-    def decode_step(npu, stream, buf, kernels):
-        for i in range(kernels):
-            stream.launch("EasyOPf", 1, (int(buf),))
+    import npusim
+
+    def make_graph(npu, s):
+        # a decode step's graph: its attention task group waits on an ExternalEvent
+        q = npu.malloc(64)
+        ev = npu.external_event()
+        with npusim.graph(stream=s) as g:
+            ev.wait(s)
+            ev.reset(s)
+            npusim.graph_task_group_begin(s)
+            s.launch("EasyOPf", 1, (q,))
+            handle = npusim.graph_task_group_end(s)
+        return g, handle, ev, q
+
+    def decode_step(npu, s, u, g, handle, ev, q, kernels):
+        npusim.graph_task_update_begin(u, handle)     # update the group, then replay
+        u.launch("EasyOPf", 1, (q,))
+        npusim.graph_task_update_end(u)
+        ev.record(u)
+        g.replay(s)
+        for i in range(kernels):                      # the eager tail of the step
+            s.launch("EasyOPf", 1, (q,))
 
     def test_decode(npu, npusim_benchmark):
-        s = npu.stream()
-        buf = npu.malloc(64)
-        r = npusim_benchmark(decode_step, npu, s, buf, KERNELS)
-        assert r.device_ns > 0 and r.sqes == KERNELS and r.api_calls == KERNELS
+        s, u = npu.stream(), npu.stream()
+        g, handle, ev, q = make_graph(npu, s)
+        r = npusim_benchmark(decode_step, npu, s, u, g, handle, ev, q, KERNELS)
+        assert r.device_ns > 0 and r.sqes > KERNELS and r.api_calls > KERNELS
         print("DEVICE_NS", r.device_ns)
-        s.destroy(); buf.free()
+        s.synchronize()
+        g.destroy(); s.destroy(); u.destroy(); q.free(); ev.destroy()
 """)
 
 
@@ -178,7 +198,7 @@ def test_benchmark_is_deterministic_and_gated(pytester):
     r.stdout.fnmatch_lines(["*npusim simulated-time benchmarks*",
                             f"*test_bench.py::test_decode*{figures.pop()}*"])
     saved = json.loads((pytester.path / ".npusim-benchmarks" / "base.json").read_text())
-    assert saved["benchmarks"][0]["sqes"] == 3
+    assert saved["benchmarks"][0]["sqes"] > 3          # update, record, replay, 3 kernels
     run(pytester, "--npusim-compare", "base", "--npusim-fail-over", "5%").assert_outcomes(passed=1)
     pytester.makepyfile(test_bench="KERNELS = 4\n" + BENCH)        # one more kernel per step
     r = run(pytester, "--npusim-compare", "base", "--npusim-fail-over", "5%")
@@ -228,19 +248,48 @@ def test_disabled_with_no_npusim(pytester):
 
 
 def test_decode_step_benchmark_same_device_time_every_run(npusim, npu, npusim_benchmark):
-    """The simulated time of a decode step (a captured graph replayed, then an eager kernel on
-    its output) is the same on every measured run; only the wall time moves."""
-    s = npu.stream()
-    x = npu.malloc(64)
+    """The simulated time of a decode step — the attention task group updated on an update
+    stream, an ExternalEvent ordering the update before the replay, the graph replayed, an eager
+    kernel on its output — is the same on every measured run; only the wall time moves."""
+    s, u = npu.stream(), npu.stream()
+    q, k = npu.malloc(64), npu.malloc(64)
+    ev, done = npu.external_event(), npu.event()
     with npusim.graph(stream=s) as g:
+        ev.wait(s)
+        ev.reset(s)
+        npusim.graph_task_group_begin(s)
+        s.launch("EasyOPf", 1, (q,))
+        handle = npusim.graph_task_group_end(s)
         for _ in range(3):
-            s.launch("EasyOPf", 1, (x,))
+            s.launch("EasyOPf", 1, (q,))
 
     def decode_step():
-        g.replay()
-        s.launch("ShortOPf", 1, (x,))
+        u.wait(done)                                  # the previous replay has finished
+        npusim.graph_task_update_begin(u, handle)
+        u.launch("EasyOPf", 1, (k,))
+        npusim.graph_task_update_end(u)
+        ev.record(u)                                  # the replay waits for the update
+        g.replay(s)
+        s.record(done)
+        s.launch("ShortOPf", 1, (q,))
 
     runs = [npusim_benchmark(decode_step, _label=f"run{i}") for i in range(10)]
     assert len({r.device_ns for r in runs}) == 1 and runs[0].device_ns > 0
     assert {(r.api_calls, r.sqes) for r in runs} == {(runs[0].api_calls, runs[0].sqes)}
     assert sum(runs[0].per_stream_ns.values()) >= runs[0].device_ns
+
+
+def test_doctest_modules_run_with_the_plugin(pytester):
+    """``pytest --doctest-modules`` collects a module whose examples use npusim, plugin active."""
+    pytester.makepyfile(example_mod='''
+        def add_one(npu_values):
+            """
+            >>> import npusim
+            >>> dev = npusim.Device()
+            >>> s, x = dev.stream(), dev.malloc(64).fill(0)
+            >>> s.launch("EasyOPf", 1, (x,)); s.synchronize()
+            >>> int(x.read()[0])
+            1
+            """
+    ''')
+    run(pytester, "--doctest-modules", "example_mod.py").assert_outcomes(passed=1)
