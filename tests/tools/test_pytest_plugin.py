@@ -18,7 +18,12 @@ ARGS = ("-p", "no:nbmake", "-p", "no:cacheprovider", "-W", "ignore::DeprecationW
 
 
 def run(pytester, *args):
-    return pytester.runpytest_subprocess(*ARGS, *args)
+    # the inner run is a pytest session of its own, even when this suite runs under xdist
+    # (pytest-benchmark turns itself off in a process that looks like an xdist worker)
+    with pytest.MonkeyPatch.context() as mp:
+        for var in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
+            mp.delenv(var, raising=False)
+        return pytester.runpytest_subprocess(*ARGS, *args)
 
 
 def test_plugin_import_is_cheap():
