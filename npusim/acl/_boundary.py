@@ -379,6 +379,9 @@ OVERRIDES: dict[tuple[str, str], Spec] = {
     ("memcpy2d", "kind"): Spec(ENUM, E_ACL),
     ("memset_d32", "value"): Spec(U32),                     # uint32_t value
     ("notify_batch_reset", "notifies"): Spec(SEQ),          # aclrtNotify* notifies
+    ("check_mem_type", "addr_list"): Spec(SEQ),             # void** addrList
+    ("check_mem_type", "size"): Spec(U32), ("check_mem_type", "mem_type"): Spec(U32),
+    ("check_mem_type", "reserve"): Spec(U32),
     ("ri_cond_handle_create", "flag"): Spec(ENUM, E_ACL),
     ("launch_callback", "block_type"): Spec(ENUM, E_ACL),
     ("process_report", "timeout"): Spec(I32, E_ACL),

@@ -79,3 +79,5 @@ from ..runtime.api_callback import (ACL_CALLBACK_BLOCK, ACL_CALLBACK_NO_BLOCK,  
 
 # the ACL version aclrtGetVersion reports (include/external/acl/acl_rt.h:25-27)
 ACL_MAJOR_VERSION, ACL_MINOR_VERSION, ACL_PATCH_VERSION = 1, 17, 0
+from ..runtime.api_memory import (ACL_RT_MEM_TYPE_DEV, ACL_RT_MEM_TYPE_DVPP,  # noqa: F401,E402
+                                  ACL_RT_MEM_TYPE_RSVD)

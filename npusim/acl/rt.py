@@ -18,7 +18,8 @@ from ..runtime.api_event import (create_event, create_event_ex_with_flag,  # noq
                                  stream_wait_event, stream_wait_event_with_timeout,
                                  synchronize_event, synchronize_event_with_timeout,
                                  wait_and_reset_notify)
-from ..runtime.api_memory import (free, free_host, free_host_with_dev_sync,  # noqa: F401
+from ..runtime.api_memory import (check_mem_type, free, free_host,  # noqa: F401
+                                  free_host_with_dev_sync,
                                   free_with_dev_sync, get_mem_info, malloc, malloc_align32,
                                   malloc_cached, malloc_for_task_scheduler, malloc_host,
                                   malloc_host_with_cfg, malloc_with_cfg, memcpy, memcpy2d, memcpy_async,

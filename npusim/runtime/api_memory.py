@@ -462,3 +462,27 @@ def memset_d32(ptr, mem_size, value, n) -> int:
     host_bytes(w, int(ptr), 4 * n).view(np.uint32)[:] = np.uint32(int(value) & 0xFFFF_FFFF)
     RT.tick(w.device.timing.host_api_ns + _copy_cost(w.device.timing, 1, 4 * n))
     return ERR.ACL_SUCCESS
+
+
+ACL_RT_MEM_TYPE_DEV, ACL_RT_MEM_TYPE_DVPP, ACL_RT_MEM_TYPE_RSVD = 0x2, 0x8, 0x10   # acl_rt.h
+_RT_MEM_TYPES = 0x2 | 0x20 | 0x8     # RT_MEM_MASK_DEV / RSVD / DVPP_TYPE (ApiErrorDecorator)
+
+
+def check_mem_type(addr_list, size, mem_type, reserve=0):
+    """aclrtCheckMemType: (1 when each of the first ``size`` addresses is memory of a type in
+    ``mem_type``, else 0, code). NULL list 100000 (acl); the rt layer (``ApiErrorDecorator::
+    CheckMemType``): reserve not 0, size 0 (or past the list), a type bit outside its mask
+    DEV 0x2 | RSVD 0x20 | DVPP 0x8 → 107000 — so ACL_RT_MEM_TYPE_RSVD (0x10 in ``acl_rt.h``) is
+    refused, as there; no context 107002. The simulator's device memory is all DEV memory (from
+    aclrtMalloc); pinned host memory and unknown addresses are no device memory type."""
+    if addr_list is None:
+        return None, ERR.ACL_ERROR_INVALID_PARAM
+    if reserve != 0 or size == 0 or size > len(addr_list) or mem_type & ~_RT_MEM_TYPES:
+        return None, ERR.ACL_ERROR_RT_PARAM_INVALID
+    if RT.current_context is None:
+        return None, ERR.ACL_ERROR_RT_CONTEXT_NULL
+    if not mem_type & ACL_RT_MEM_TYPE_DEV:
+        return 0, ERR.ACL_SUCCESS
+    ok = all(isinstance(a, (int, np.integer)) and locate(a).kind == DEVICE
+             for a in list(addr_list)[:size])
+    return int(ok), ERR.ACL_SUCCESS

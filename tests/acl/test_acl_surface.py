@@ -322,3 +322,23 @@ def test_op_timeouts_round_up_to_whole_steps(dev0):
     assert acl.rt.set_op_execute_time_out_with_ms(5000) == OK
     assert acl.rt.get_op_execute_timeout()[0] == -(-2 * step // 1000)
     assert in_fresh_thread(acl.rt.get_op_time_out_interval)[1] == E.ACL_ERROR_RT_CONTEXT_NULL
+
+
+def test_check_mem_type(dev0):
+    a, _ = acl.rt.malloc(64)
+    b, _ = acl.rt.malloc(64)
+    h, _ = acl.rt.malloc_host(64)
+    DEV = acl.ACL_RT_MEM_TYPE_DEV
+    assert acl.rt.check_mem_type([a, b], 2, DEV, 0) == (1, OK)
+    assert acl.rt.check_mem_type([a, h], 2, DEV, 0) == (0, OK)        # pinned host memory
+    assert acl.rt.check_mem_type([a, h], 1, DEV, 0) == (1, OK)        # only the first is read
+    assert acl.rt.check_mem_type([a], 1, acl.ACL_RT_MEM_TYPE_DVPP, 0) == (0, OK)
+    assert acl.rt.check_mem_type([a], 1, DEV | acl.ACL_RT_MEM_TYPE_DVPP, 0) == (1, OK)
+    assert acl.rt.check_mem_type(None, 1, DEV, 0)[1] == E.ACL_ERROR_INVALID_PARAM
+    assert acl.rt.check_mem_type([a], 0, DEV, 0)[1] == E.ACL_ERROR_RT_PARAM_INVALID
+    assert acl.rt.check_mem_type([a], 2, DEV, 0)[1] == E.ACL_ERROR_RT_PARAM_INVALID   # past it
+    assert acl.rt.check_mem_type([a], 1, DEV, 1)[1] == E.ACL_ERROR_RT_PARAM_INVALID   # reserve
+    # the acl header's RSVD bit (0x10) is not in the rt layer's mask (0x20): refused, as there
+    assert acl.rt.check_mem_type([a], 1, acl.ACL_RT_MEM_TYPE_RSVD, 0)[1] == \
+        E.ACL_ERROR_RT_PARAM_INVALID
+    assert in_fresh_thread(acl.rt.check_mem_type, [a], 1, DEV, 0)[1] == E.ACL_ERROR_RT_CONTEXT_NULL
