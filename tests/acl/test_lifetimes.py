@@ -9,6 +9,7 @@ import numpy as np
 
 import npusim as ns
 from npusim import acl
+from npusim.device import engine as E
 from npusim.runtime.runtime import RT
 
 OK = acl.ACL_SUCCESS
@@ -224,3 +225,78 @@ def test_an_elf_declaring_a_3_gb_text_costs_no_memory_and_gives_it_back(dev0):
     assert _rss() - before < 256 << 20
     assert acl.rt.binary_unload(b) == OK
     assert ns.census().devices[0]["device allocations"] <= 1        # the printf area
+
+
+def test_external_event_replay_cycles_stay_flat(stream):
+    """1,000 launches of a graph pair ordered by an external event: each launch rewrites the
+    external tasks through the update payload ring; nothing grows with the launches."""
+    side = out(acl.rt.create_stream())
+    x = out(acl.rt.malloc(256, 0))
+    ev = out(acl.rt.create_event_ex_with_flag(acl.ACL_EVENT_SYNC))
+    models = []
+    for s, external in ((stream, acl.rt.record_event_with_flag), (side, None)):
+        assert acl.mdl.ri_capture_begin(s, RELAXED) == OK
+        if external is None:
+            assert acl.rt.stream_wait_event_with_flag(s, ev, 0, acl.ACL_EVENT_WAIT_EXTERNAL) == OK
+        assert acl.rt.memset_async(x, 256, 1, 256, s) == OK
+        if external is not None:
+            assert external(ev, s, acl.ACL_EVENT_RECORD_EXTERNAL) == OK
+        models.append(out(acl.mdl.ri_capture_end(s)))
+    dev = dev_of(stream)
+    base = None
+    for i in range(1000):
+        assert acl.mdl.ri_execute_async(models[0], stream) == OK
+        assert acl.mdl.ri_execute_async(models[1], side) == OK
+        if i % 100 == 99:
+            assert acl.rt.synchronize_stream(side) == OK
+            if base is None:
+                base = ns.census()
+    assert acl.rt.synchronize_stream(stream) == OK
+    assert ns.census().diff(base) == {}
+    # the payload ring's bookkeeping is bounded by the ring (an entry goes when its row is
+    # reused), two rows per launch here
+    pay = dev.update_payload()
+    assert len(pay.users) <= min(2 * 1000, int(dev.state.sqs[pay.sq, E.Q_DEPTH]))
+    assert acl.rt.query_event_status(ev) == (acl.ACL_EVENT_RECORDED_STATUS_COMPLETE, OK)
+
+
+def test_host_func_cycles_stay_flat(stream):
+    from npusim.runtime import api_callback
+    ran = []
+    base = None
+    for i in range(1000):
+        assert acl.rt.launch_host_func(stream, ran.append, i) == OK
+        assert acl.rt.synchronize_stream(stream) == OK
+        if i == 9:
+            base = ns.census()
+    assert ran == list(range(1000))
+    assert ns.census().diff(base) == {}
+    assert len(api_callback.SUBS) == 1
+
+
+def test_host_funcs_on_real_threads(dev0):
+    """Threads each queue host functions on their own stream and synchronize it: every function
+    runs once, on a waiting thread, in its stream's order."""
+    import threading
+    ctx = out(acl.rt.get_current_context())
+    seen, errors = {}, []
+
+    def worker(k):
+        try:
+            assert acl.rt.set_current_context(ctx) == OK
+            s = out(acl.rt.create_stream())
+            for i in range(50):
+                assert acl.rt.launch_host_func(s, lambda d: seen.setdefault(k, []).append(d),
+                                               i) == OK
+            assert acl.rt.synchronize_stream(s) == OK
+            assert acl.rt.destroy_stream(s) == OK
+        except BaseException as e:      # reported on the test's thread
+            errors.append(e)
+
+    ts = [threading.Thread(target=worker, args=(k,)) for k in range(4)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join(60)
+    assert not errors, errors
+    assert seen == {k: list(range(50)) for k in range(4)}
