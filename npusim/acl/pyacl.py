@@ -20,12 +20,10 @@ module):
   (:func:`refused_getattr`), so they are not facade functions (no boundary wrapper, no
   injection point, not walked by the facade fuzz).
 
-Sources of the spellings (per row in docs/pyacl.md): Huawei's pyACL reference ("pyACL API
-reference", hiascend.com ``aclpythondevg_01_*`` pages: ``set_context`` / ``get_context``,
-``launch_callback``, ``subscribe_report`` / ``process_report``, ``start_thread`` /
-``stop_thread``, ``ptr_to_numpy`` / ``ptr_to_bytes`` / ``bytes_to_ptr``, ``get_run_mode``,
-``get_soc_name``, ``get_version``) and, for the rest, pyACL's naming rule, which the facade
-follows (C prefix -> module, CamelCase -> snake_case).
+Sources of the spellings (per row in docs/pyacl.md): the pages of Huawei's pyACL reference
+kept as data in :mod:`npusim.acl.pyacl_reference` (page id, edition, the page's Python form,
+which the table shows for those rows) and, for the rest, pyACL's naming rule, which the
+facade follows (C prefix -> module, CamelCase -> snake_case).
 """
 from __future__ import annotations
 
@@ -36,6 +34,7 @@ import types
 from .. import errors as _ERR
 from ..runtime.api_refused import BY_DESIGN, c_name
 from . import _boundary
+from .pyacl_reference import PAGES
 
 E_NOT_SUPPORTED = _ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT          # 207000
 
@@ -53,33 +52,25 @@ C_NAMES = {("rt", "unsubscribe_report"): "aclrtUnSubscribeReport",
            ("rt", "get_context"): "aclrtGetCurrentContext",
            ("rt", "set_context"): "aclrtSetCurrentContext"}
 
-# pyACL functions that are not a C-derived facade name: (module, name, C name, pyACL form)
-PYACL_ONLY: list[tuple[str, str, str, str]] = [
-    ("acl", "init", "aclInit", "ret = acl.init(config_path)"),
-    ("acl", "finalize", "aclFinalize", "ret = acl.finalize()"),
-    ("acl", "get_soc_name", "aclrtGetSocName", "name = acl.get_soc_name()"),
-    ("acl", "get_version", "aclrtGetVersion",
-     "major, minor, patch, ret = acl.get_version()"),
-    ("util", "ptr_to_numpy", "-", "arr = acl.util.ptr_to_numpy(ptr, shape, npy_type)"),
-    ("util", "numpy_to_ptr", "-", "ptr = acl.util.numpy_to_ptr(array)"),
-    ("util", "bytes_to_ptr", "-", "ptr = acl.util.bytes_to_ptr(data)"),
-    ("util", "ptr_to_bytes", "-", "data = acl.util.ptr_to_bytes(ptr, size)"),
-    ("util", "start_thread", "-", "thr_id, ret = acl.util.start_thread(thr_func, args_list)"),
-    ("util", "stop_thread", "-", "ret = acl.util.stop_thread(thr_id)"),
+# pyACL functions that are not a C-derived facade name: (module, name, C name); their forms
+# are their reference pages' (PAGES)
+PYACL_ONLY: list[tuple[str, str, str]] = [
+    ("acl", "init", "aclInit"),
+    ("acl", "finalize", "aclFinalize"),
+    ("acl", "get_soc_name", "aclrtGetSocName"),
+    ("acl", "get_version", "aclrtGetVersion"),
+    ("util", "ptr_to_numpy", "-"),
+    ("util", "numpy_to_ptr", "-"),
+    ("util", "numpy_contiguous_to_ptr", "-"),
+    ("util", "bytes_to_ptr", "-"),
+    ("util", "ptr_to_bytes", "-"),
+    ("util", "start_thread", "-"),
+    ("util", "stop_thread", "-"),
 ]
 
-# the pyACL forms of the facade functions whose spelling comes from the reference
-FORMS: dict[tuple[str, str], str] = {
-    ("rt", "set_context"): "ret = acl.rt.set_context(context)",
-    ("rt", "get_context"): "context, ret = acl.rt.get_context()",
-    ("rt", "get_run_mode"): "run_mode, ret = acl.rt.get_run_mode()",
-    ("rt", "subscribe_report"): "ret = acl.rt.subscribe_report(thread_id, stream)",
-    ("rt", "unsubscribe_report"): "ret = acl.rt.unsubscribe_report(thread_id, stream)",
-    ("rt", "launch_callback"): "ret = acl.rt.launch_callback(fn, user_data_list, block_type, "
-                               "stream)",
-    ("rt", "process_report"): "ret = acl.rt.process_report(timeout)",
-    ("rt", "query_event_wait_status"): "status, ret = acl.rt.query_event_wait_status(event)",
-}
+# (module, pyACL name) -> (page's Python form, "page id (edition)"): Huawei's pyACL reference
+PAGE_OF: dict[tuple[str, str], tuple[str, str]] = {
+    (mod, name): (form, f"{page} ({edition})") for mod, name, _, form, page, edition in PAGES}
 
 # refused: (module, name, C name, outputs before the code (-1: returns an object), area)
 _OM = "offline-model inference from .om files"
@@ -194,6 +185,10 @@ def _form(full: str, fn, outputs: int) -> str:
     return f"{outs}{full}({params})"
 
 
+def _source(page: str) -> str:
+    return f"{REF} `{page.split()[0]}` {page.split()[1]}" if page else RULE
+
+
 def rows(acl) -> list[tuple[str, str, str, str, str, str]]:
     """(pyACL name, C name, status, pyACL form, note, spelling source) for every row: the
     facade's functions under pyACL's names, pyACL's own functions, then the refused ones."""
@@ -209,21 +204,24 @@ def rows(acl) -> list[tuple[str, str, str, str, str, str]]:
             name = alias_of.get((short, attr), attr)
             full = f"acl.{short}.{name}"
             c = C_NAMES.get((short, name)) or c_name(f"acl.{short}.{attr}")
-            form = FORMS.get((short, name)) or \
-                _form(full, fn, _boundary.outputs_of(attr, inspect.unwrap(fn)))
+            form, page = PAGE_OF.get((short, name)) or \
+                (_form(full, fn, _boundary.outputs_of(attr, inspect.unwrap(fn))), "")
             note = f"alias: `acl.{short}.{attr}` (the same function)" if name != attr else ""
             by_design = BY_DESIGN.get(c_name(f"acl.{short}.{attr}"))
             if by_design:                 # present, but refused by design (runtime/api_refused)
-                out.append((full, c, f"refused: {E_NOT_SUPPORTED}", "",
-                            f"not simulated: {by_design[1]}", RULE))
+                out.append((full, c, f"refused: {E_NOT_SUPPORTED}", page and form,
+                            f"not simulated: {by_design[1]}", _source(page)))
                 continue
-            out.append((full, c, "simulated", form, note, REF if (short, name) in FORMS else RULE))
-    for mod, name, c, form in PYACL_ONLY:
+            out.append((full, c, "simulated", form, note, _source(page)))
+    for mod, name, c in PYACL_ONLY:
         full = f"acl.{name}" if mod == "acl" else f"acl.{mod}.{name}"
-        out.append((full, c, "simulated", form, "", REF))
+        form, page = PAGE_OF[(mod, name)]
+        out.append((full, c, "simulated", form, "", _source(page)))
     for mod, name, c, outputs, area in REFUSED:
         full = f"acl.{name}" if mod == "acl" else f"acl.{mod}.{name}"
-        out.append((full, c, f"refused: {E_NOT_SUPPORTED}", "", f"not simulated: {area}", RULE))
+        form, page = PAGE_OF.get((mod, name), ("", ""))
+        out.append((full, c, f"refused: {E_NOT_SUPPORTED}", form, f"not simulated: {area}",
+                    _source(page)))
     return sorted(out, key=lambda r: (r[2] != "simulated", r[0]))
 
 
@@ -235,9 +233,13 @@ def table_markdown(acl) -> str:
              "|---|---|---|---|---|---|"]
     lines += [f"| `{a}` | `{c}` | {st} | {'`' + f + '`' if f else ''} | {n} | {src} |"
               for a, c, st, f, n, src in rs]
+    paged = [r for r in rs if r[5].startswith(REF)]
+    psim = sum(r[2] == "simulated" for r in paged)
     lines += ["", f"Counts: {len(rs)} pyACL functions: {sim} simulated, {len(rs) - sim} "
-              f"refused with {E_NOT_SUPPORTED}; {len(ALIASES)} of the simulated ones are pyACL "
-              "spellings of a C-derived facade name (both names work)."]
+              f"refused with {E_NOT_SUPPORTED}; {len(paged)} of them ({psim} simulated, "
+              f"{len(paged) - psim} refused) checked against a page of the pyACL reference, "
+              f"the others named by the C-derived rule; {len(ALIASES)} of the simulated ones are "
+              "pyACL spellings of a C-derived facade name (both names work)."]
     return "\n".join(lines) + "\n"
 
 

@@ -34,6 +34,17 @@ def numpy_to_ptr(array: np.ndarray) -> int:
     return start
 
 
+
+def numpy_contiguous_to_ptr(data_in: np.ndarray):
+    """pyACL's ``ptr, data_out = acl.util.numpy_contiguous_to_ptr(data_in)``: ``data_out`` is
+    ``data_in`` itself when it is C-contiguous, else a C-contiguous copy of it, and ``ptr`` is
+    the address of ``data_out`` (:func:`numpy_to_ptr`), valid while ``data_out`` lives.
+    ``ValueError`` for anything but a numpy array."""
+    if not isinstance(data_in, np.ndarray):
+        raise ValueError("numpy_contiguous_to_ptr needs a numpy array")
+    data_out = np.ascontiguousarray(data_in)
+    return numpy_to_ptr(data_out), data_out
+
 def guarded(addr: int):
     """(start, bytes, writeable) of the guarded registration holding ``addr``, or None."""
     for start, (n, w) in GUARDED.items():

@@ -269,10 +269,11 @@ def test_unsimulated_areas_return_207000_in_pyacl_s_return_shape(fn, expect):
 
 
 def test_a_refusal_names_its_area_once_on_stderr(capsys):
-    fn = pyacl.refusal("acl.mdl.unload", 0, "offline-model inference from .om files")
+    # a name no other test refuses: "once" is per process, whatever ran before on this worker
+    fn = pyacl.refusal("acl.mdl.unload_once_test", 0, "offline-model inference from .om files")
     assert fn(1) == fn(1) == 207000
     err = capsys.readouterr().err
-    assert err.count("acl.mdl.unload is not simulated (offline-model inference") == 1
+    assert err.count("acl.mdl.unload_once_test is not simulated (offline-model inference") == 1
 
 
 def test_a_whole_unsimulated_area_answers_any_name_and_other_modules_do_not(capsys):
