@@ -496,9 +496,10 @@ def ri_destroy_unregister_callback(model_ri, func) -> int:
 
 
 def ri_abort(model_ri) -> int:
-    """aclmdlRIAbort: not for ACL Graph models (chapter 15: "不支持在模型捕获场景下使用"), and
-    every npusim model is one: after the model, context (107002) and model-context (107004)
-    checks, 207000. A NULL model: the rt layer's RT_ERROR_MODEL_NULL (507000)."""
+    """aclmdlRIAbort: not for ACL Graph models (chapter 15: "不支持在模型捕获场景下使用"); for a
+    built model the TS model abort is not simulated: after the model, context (107002) and
+    model-context (107004) checks, 207000 for both. A NULL model: the rt layer's
+    RT_ERROR_MODEL_NULL (507000)."""
     if not model_ri:
         return ERR.ACL_ERROR_RT_INTERNAL_ERROR
     m, code = model_of(model_ri)
@@ -509,7 +510,11 @@ def ri_abort(model_ri) -> int:
         return ERR.ACL_ERROR_RT_CONTEXT_NULL
     if m.ctx is not ctx:
         return ERR.ACL_ERROR_RT_MODEL_CONTEXT
-    RT.tls.explain("aclmdlRIAbort does not support ACL Graph (captured) models")
+    if m.normal:             # a built model (aclmdlRIBuildBegin): abort is not simulated yet
+        RT.tls.explain("aclmdlRIAbort of a built model is not simulated (docs/fidelity.md "
+                       "row 97)")
+    else:
+        RT.tls.explain("aclmdlRIAbort does not support ACL Graph (captured) models")
     return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
 
 

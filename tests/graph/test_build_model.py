@@ -371,3 +371,93 @@ def test_v200_refuses_a_non_persistent_stream_and_a_persistent_one_cannot_captur
     assert acl.mdl.ri_bind_stream(m, new_stream(), HEAD) == E.ACL_ERROR_RT_PARAM_INVALID
     assert acl.mdl.ri_capture_begin(p, GLOBAL) == E.ACL_ERROR_RT_INTERNAL_ERROR
     assert acl.mdl.ri_bind_stream(m, p, HEAD) == OK
+
+
+# ---- the Pythonic API ----
+def test_pythonic_built_model_with_a_switch():
+    import npusim
+    dev = npusim.Device()
+    x = dev.malloc(64).fill(0)
+    flag, one = dev.malloc(8).write(np.array([1], np.int64)), dev.malloc(8)
+    one.write(np.array([1], np.int64))
+    m = dev.build_model()
+    s1, s2 = m.bind(dev.stream(persistent=True), head=True), m.bind(dev.stream(persistent=True))
+    s1.switch(flag, "==", one, s2, dtype="int64")
+    s1.launch("EasyOPf", 1, args=(x,))                   # skipped when the switch is taken
+    s2.launch("EasyOPf", 2, args=(x,))
+    m.end_task(s2)
+    m.build_end()
+    assert m.streams == [s2.handle, s1.handle]
+    m.execute()
+    assert list(x.read(np.uint32, 2)) == [1, 1]
+    flag.write(np.array([0], np.int64))
+    m.launch(dev.stream())                               # s1 runs on, s2 never: no EndGraph
+    with pytest.raises(npusim.AclError) as e:
+        dev.synchronize()
+    assert e.value.code in (E.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, 507046)
+    assert list(x.read(np.uint32, 2)) == [2, 1]
+    with pytest.raises(npusim.AclError) as e:
+        s1.abort()                                       # bound: 507000
+    assert e.value.code == E.ACL_ERROR_RT_INTERNAL_ERROR
+
+
+def test_a_pageable_copy_on_a_bound_stream_is_made_at_once_and_not_recorded(dev0):
+    x = malloc()
+    m, s = build_begin(), new_stream(PERSISTENT)
+    assert acl.mdl.ri_bind_stream(m, s, HEAD) == OK
+    host = np.array([5, 6], np.uint32)
+    assert acl.rt.memcpy_async(x, 8, acl.util.numpy_to_ptr(host), 8,
+                               acl.ACL_MEMCPY_HOST_TO_DEVICE, s) == OK
+    assert list(read(x, 2)) == [5, 6]                      # already there
+    assert acl.mdl.ri_end_task(m, s) == OK
+    assert acl.mdl.ri_build_end(m, None) == OK
+    write(x, np.array([0, 0], np.uint32))
+    assert acl.mdl.ri_execute(m, -1) == OK
+    assert list(read(x, 2)) == [0, 0]                      # the model has no copy task
+
+
+def test_unbind_waits_for_the_model_s_launch_in_flight(dev0):
+    from helpers.acl import LONG_NS, host_ns
+    x = malloc()
+    m, s = build_begin(), new_stream(PERSISTENT)
+    assert acl.mdl.ri_bind_stream(m, s, HEAD) == OK
+    assert launch(s, "LongOPf", 1, (x,)) == OK
+    assert acl.mdl.ri_end_task(m, s) == OK
+    assert acl.mdl.ri_build_end(m, None) == OK
+    assert acl.mdl.ri_execute_async(m, new_stream()) == OK
+    t = host_ns()
+    assert acl.mdl.ri_unbind_stream(m, s) == OK
+    assert host_ns() - t >= LONG_NS * 9 // 10
+
+
+def test_a_bound_stream_holds_the_capture_depth_then_507002(chip):
+    chip("Ascend310P")                                     # classic: depth = rtsq_depth (2048)
+    from npusim.runtime.runtime import profile
+    depth = profile().rtsq_depth
+    x = malloc()
+    m, s = build_begin(), new_stream(PERSISTENT)
+    assert acl.mdl.ri_bind_stream(m, s, HEAD) == OK
+    for _ in range(depth):
+        assert acl.rt.memset_async(x, 4, 1, 4, s) == OK
+    assert acl.rt.memset_async(x, 4, 1, 4, s) == E.ACL_ERROR_RT_STREAM_TASK_FULL == 507002
+    assert acl.mdl.ri_end_task(m, s) == E.ACL_ERROR_RT_STREAM_TASK_FULL
+
+
+def test_events_on_a_bound_stream_are_207000_and_launch_args_outlive_the_ring(dev0):
+    m, s = build_begin(), new_stream(PERSISTENT)
+    assert acl.mdl.ri_bind_stream(m, s, HEAD) == OK
+    ev, ret = acl.rt.create_event_ex_with_flag(acl.ACL_EVENT_SYNC)
+    assert ret == OK
+    assert acl.rt.record_event(ev, s) == E.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    assert acl.rt.stream_wait_event(s, ev) == E.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    x = malloc()
+    assert launch(s, "EasyOPf", 1, (x,)) == OK
+    assert acl.mdl.ri_end_task(m, s) == OK
+    assert acl.mdl.ri_build_end(m, None) == OK
+    from npusim.runtime.runtime import RT
+    mdl, _ = RT.handles.get("model", m)
+    assert mdl.args_chunks                         # the kernel's args are the model's
+    y = malloc()
+    for _ in range(3):
+        assert launch(new_stream(), "EasyOPf", 1, (y,)) == OK
+    assert acl.mdl.ri_execute(m, -1) == OK and read(x, 1)[0] == 1
