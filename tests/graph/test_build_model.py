@@ -461,3 +461,20 @@ def test_events_on_a_bound_stream_are_207000_and_launch_args_outlive_the_ring(de
     for _ in range(3):
         assert launch(new_stream(), "EasyOPf", 1, (y,)) == OK
     assert acl.mdl.ri_execute(m, -1) == OK and read(x, 1)[0] == 1
+
+
+def test_get_tasks_by_stream_lists_a_bound_stream_s_tasks_in_the_model(dev0):
+    x = malloc()
+    m, s = build_begin(), new_stream(PERSISTENT)
+    t = new_stream(PERSISTENT)
+    assert acl.mdl.ri_get_tasks_by_stream(s) == (None, E.ACL_ERROR_RT_PARAM_INVALID)  # unbound
+    assert acl.mdl.ri_bind_stream(m, s, HEAD) == OK
+    assert acl.mdl.ri_bind_stream(m, t, DEFAULT) == OK
+    assert launch(s, "EasyOPf", 1, (x,)) == OK
+    assert acl.rt.active_stream(t, s) == OK
+    assert acl.mdl.ri_end_task(m, s) == OK
+    tasks, ret = acl.mdl.ri_get_tasks_by_stream(s)
+    assert ret == OK and len(tasks) == 3
+    types = [acl.mdl.ri_task_get_type(h) for h in tasks]
+    assert types[0] == (acl.ACL_MODEL_RI_TASK_KERNEL, OK)
+    assert [c for _, c in types] == [OK] * 3
