@@ -478,3 +478,17 @@ def test_get_tasks_by_stream_lists_a_bound_stream_s_tasks_in_the_model(dev0):
     types = [acl.mdl.ri_task_get_type(h) for h in tasks]
     assert types[0] == (acl.ACL_MODEL_RI_TASK_KERNEL, OK)
     assert [c for _, c in types] == [OK] * 3
+
+
+def test_a_bound_stream_cannot_join_a_capture_by_stream_add_to_model(dev0):
+    s, x = new_stream(), malloc()
+    assert acl.mdl.ri_capture_begin(s, GLOBAL) == OK
+    _, cm, ret = acl.mdl.ri_capture_get_info(s)
+    assert ret == OK
+    m, p = build_begin(), new_stream(PERSISTENT)
+    assert acl.mdl.ri_bind_stream(m, p, HEAD) == OK
+    assert acl.rt.stream_add_to_model(p, cm) == E.ACL_ERROR_RT_STREAM_MODEL
+    assert acl.mdl.ri_capture_get_info(s)[0] == acl.ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE
+    assert launch(s, "EasyOPf", 1, (x,)) == OK
+    _, ret = acl.mdl.ri_capture_end(s)
+    assert ret == OK                                  # the capture was not invalidated
