@@ -17,6 +17,7 @@ from .api import (Binary, Buffer, Device, Event, ExternalEvent, Function,  # noq
                   Graph, Stream, configure, graph, graph_task_group_begin, graph_task_group_end,
                   graph_task_update_begin, graph_task_update_end, load_binary, reset,
                   set_kernel_cost)
+from .api import BuiltModel  # noqa: E402,F401
 from .errors import AclError  # noqa: E402
 from . import analysis  # noqa: E402  (races, capture linter, deadlock chains)
 from .faults import clear_injections, inject  # noqa: E402
@@ -27,7 +28,7 @@ from .runtime.census import Census, census  # noqa: E402
 
 __version__ = "0.1.0"
 __all__ = ["acl", "errors", "AclError", "Device", "Stream", "Event", "ExternalEvent", "Buffer",
-           "Graph", "graph",
+           "Graph", "graph", "BuiltModel",
            "configure", "reset", "graph_task_group_begin", "graph_task_group_end",
            "graph_task_update_begin", "graph_task_update_end", "load_binary", "Binary",
            "Function", "kernel", "samples", "cpu_kernel", "register_cpu_kernel", "set_kernel_cost",

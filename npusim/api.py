@@ -167,8 +167,43 @@ class Stream:
         """Launch a built-in kernel by name with its arguments packed into 8-byte slots."""
         self.device.launch(kernel, self, blocks, args, duration_ns)
 
-    def destroy(self) -> None:
-        _ok(acl.rt.destroy_stream(self.handle))
+    def destroy(self, force: bool = False) -> None:
+        """aclrtDestroyStream (waits for the stream's tasks); ``force=True``:
+        aclrtDestroyStreamForce (the tasks not started yet are discarded)."""
+        _ok((acl.rt.destroy_stream_force if force else acl.rt.destroy_stream)(self.handle))
+
+    # ---- stream control (chapter 06) ----
+    def abort(self) -> None:
+        """aclrtStreamAbort: discard the tasks not started yet; the stream stays usable."""
+        _ok(acl.rt.stream_abort(self.handle))
+
+    def stop(self) -> None:
+        """aclrtStreamStop: the task running now ends; queued tasks stay."""
+        _ok(acl.rt.stream_stop(self.handle))
+
+    def activate(self, other: "Stream") -> None:
+        """aclrtActiveStream(other, self): when this stream's task runs (both bound to a built
+        model), ``other`` starts from its first task."""
+        _ok(acl.rt.active_stream(other.handle, self.handle))
+
+    def switch(self, left, op: str, right, target: "Stream", dtype: str = "int32") -> None:
+        """aclrtSwitchStream: when this task runs, ``*left op *right`` (device addresses of
+        int32 or int64 values; ``op`` one of == != > >= < <=) starts ``target`` and stops this
+        stream. Both streams must be bound to a built model."""
+        _ok(acl.rt.switch_stream(int(left), _CONDITIONS[op], int(right),
+                                 {"int32": acl.ACL_RT_SWITCH_INT32,
+                                  "int64": acl.ACL_RT_SWITCH_INT64}[dtype],
+                                 target.handle, None, self.handle))
+
+    def clean(self) -> None:
+        """aclrtPersistentTaskClean: drop the tasks of a bound persistent stream (its model
+        built and idle) so new ones can be issued."""
+        _ok(acl.rt.persistent_task_clean(self.handle))
+
+
+_CONDITIONS = {"==": acl.ACL_RT_EQUAL, "!=": acl.ACL_RT_NOT_EQUAL, ">": acl.ACL_RT_GREATER,
+               ">=": acl.ACL_RT_GREATER_OR_EQUAL, "<": acl.ACL_RT_LESS,
+               "<=": acl.ACL_RT_LESS_OR_EQUAL}
 
 
 class Event:
@@ -232,8 +267,16 @@ class Device:
     def default_stream(self) -> Stream:
         return Stream(self, None)
 
-    def stream(self) -> Stream:
+    def stream(self, persistent: bool = False) -> Stream:
+        """A new stream; ``persistent=True``: ACL_STREAM_PERSISTENT, for a built model."""
+        if persistent:
+            return Stream(self, _out(acl.rt.create_stream_with_config(
+                0, acl.ACL_STREAM_PERSISTENT)))
         return Stream(self, _out(acl.rt.create_stream()))
+
+    def build_model(self) -> "BuiltModel":
+        """aclmdlRIBuildBegin: a model built from bound persistent streams (``BuiltModel``)."""
+        return BuiltModel(_out(acl.mdl.ri_build_begin(0)))
 
     def event(self, flag: int = acl.ACL_EVENT_SYNC, kind: str = "ex") -> Event:
         """An event: ``kind`` "ex" (aclrtCreateEventExWithFlag with ``flag`` | TIME_LINE, the
@@ -443,6 +486,55 @@ class Graph:
             with open(path, "w") as f:
                 f.write(text)
         return text
+
+
+class BuiltModel:
+    """A model built with aclmdlRIBuildBegin (``spec/aclgraph.md`` §1.13): bind persistent
+    streams (``Device.stream(persistent=True)``), issue their tasks (they are kept, not run),
+    ``end_task`` on one stream, ``build_end``, then ``execute`` / ``launch`` any number of
+    times. Streams bound with ``head=False`` run when another stream's ``activate`` or taken
+    ``switch`` task starts them."""
+
+    def __init__(self, handle: int):
+        self.handle = handle
+
+    def __repr__(self):
+        return f"BuiltModel(0x{self.handle or 0:x})"
+
+    def bind(self, stream: Stream, head: bool = False) -> Stream:
+        """aclmdlRIBindStream; ``head``: the stream starts when the model runs."""
+        _ok(acl.mdl.ri_bind_stream(self.handle, stream.handle,
+                                   acl.ACL_MODEL_STREAM_FLAG_HEAD if head
+                                   else acl.ACL_MODEL_STREAM_FLAG_DEFAULT))
+        return stream
+
+    def unbind(self, stream: Stream) -> None:
+        _ok(acl.mdl.ri_unbind_stream(self.handle, stream.handle))
+
+    def end_task(self, stream: Stream) -> None:
+        """aclmdlRIEndTask: the model's EndGraph after ``stream``'s tasks (one per model)."""
+        _ok(acl.mdl.ri_end_task(self.handle, stream.handle))
+
+    def build_end(self) -> "BuiltModel":
+        _ok(acl.mdl.ri_build_end(self.handle, None))
+        return self
+
+    def execute(self, timeout_ms: int = -1) -> None:
+        """aclmdlRIExecute: run the model on the default stream and wait (``timeout_ms`` of
+        simulated time, -1 for ever)."""
+        _ok(acl.mdl.ri_execute(self.handle, timeout_ms))
+
+    def launch(self, stream: Stream | None = None) -> None:
+        """aclmdlRIExecuteAsync on ``stream`` (default: the default stream)."""
+        _ok(acl.mdl.ri_execute_async(self.handle, stream.handle if stream else None))
+
+    @property
+    def streams(self) -> list[int]:
+        return _out(acl.mdl.ri_get_streams(self.handle))
+
+    def destroy(self) -> None:
+        _ok(acl.mdl.ri_destroy(self.handle))
+        self.handle = None
 
 
 def graph(stream: Stream | None = None, mode: str | int = "global") -> Graph:

@@ -149,6 +149,9 @@ class Timing:
     """COND_JUMP_BACK of a WHILE: back to the condition check."""
     sqe_update_ns: int = 500
     """SQE_UPDATE: copy one rebuilt SQE into a model SQ (task update)."""
+    stream_switch_ns: int = 800
+    """STREAM_SWITCH (aclrtSwitchStream): read two values, compare, maybe activate an SQ; costed
+    like a cond task's COND_FIRST, which does the same work. [chosen]"""
 
     def kernel_ns(self, num_blocks: int, cores: int, body_ns: int | None = None) -> int:
         """Duration of a kernel of ``num_blocks`` blocks on ``cores`` cores: ceil(blocks/cores)
@@ -169,7 +172,7 @@ class Timing:
             "STREAM_ACTIVE": self.stream_active_ns, "END_GRAPH": self.end_graph_ns,
             "MODEL_EXECUTE": self.model_execute_ns, "COND_FIRST": self.cond_eval_ns,
             "COND_NOTIFY_WAIT": self.notify_wait_ns, "COND_JUMP_BACK": self.cond_jump_back_ns,
-            "SQE_UPDATE": self.sqe_update_ns,
+            "SQE_UPDATE": self.sqe_update_ns, "STREAM_SWITCH": self.stream_switch_ns,
         }
 
 
@@ -252,6 +255,11 @@ class Profile:
     """Events per device (07_event_management.md: 65536 on 950/A3/A2, 1023 on 310P)."""
     max_notifies: int
     """Notifies per device (08_notify_management.md: 65535 on 950, 8192 on A3/A2, 1024 on 310P)."""
+    stream_clear_supported: bool = True
+    """aclrtStreamAbort / aclrtStreamStop / aclrtPersistentTaskClean work (chapter 06: Ascend 950,
+    Atlas A3 and A2 "支持", Atlas 推理系列 (310P) "不支持"; the STARS stream-clear, TS stream-abort
+    and DFX snapshot features, ``ApiImpl::StreamClear``, ``Context::StreamAbort``,
+    ``ApiErrorDecorator::StreamTaskClean``): 207000 where not."""
     max_user_streams: int = 1984
     """Streams a program can create, default streams included (06_stream_management.md: 1984 on
     950/A3/A2, 1024 on 310P); the next ``aclrtCreateStream`` returns 207008."""
@@ -322,7 +330,7 @@ Ascend310P = Profile(  # config/dc/dev_info_reg.cc (CHIP_DC): HWTS, classic capt
     rtsq_depth=2048, max_task_num_per_stream=2042, rtsq_reserved_task_num=6,
     expand_stream_rsv_task_num=0, additional_sqe_num=0, sq_depth_adapt=0, task_prefetch_count=10,
     max_physical_streams=992, max_streams=992, stub_event_count=1024,
-    max_events=1023, max_notifies=1024, max_user_streams=1024,
+    max_events=1023, max_notifies=1024, max_user_streams=1024, stream_clear_supported=False,
     # [chosen] inference card: host ~20 % and device ~40 % slower than A2; LPDDR4X (~200 GB/s)
     timing=_scaled(120, 140, memcpy_h2d_bytes_per_ns=20, memcpy_d2h_bytes_per_ns=20,
                    memcpy_d2d_bytes_per_ns=80, memset_bytes_per_ns=150),

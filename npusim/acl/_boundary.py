@@ -338,9 +338,10 @@ PARAMS: dict[str, Spec] = {
     # handles
     **{n: Spec(HANDLE) for n in ("stream", "sh", "h", "eh", "start_h", "end_h", "nh", "func",
                                  "binary", "args", "model_ri", "task", "handle", "cond",
-                                 "param")},
+                                 "param", "active_stream", "true_stream", "false_stream")},
     # pointers
-    **{n: Spec(POINTER) for n in ("ptr", "dst", "src", "args_ptr", "dev_addr")},
+    **{n: Spec(POINTER) for n in ("ptr", "dst", "src", "args_ptr", "dev_addr", "left_value",
+                                  "right_value")},
     # size_t
     **{n: Spec(SIZE) for n in ("dest_max", "count", "max_count", "size", "args_size",
                                "data_size", "user_args_size", "actual_args_size", "index",
@@ -357,10 +358,11 @@ PARAMS: dict[str, Spec] = {
     # int32_t and enums
     **{n: Spec(I32) for n in ("dev_id", "timeout_ms", "timeout", "value")},
     **{n: Spec(ENUM) for n in ("kind", "policy", "mode", "attr", "attr_id", "cond_type",
-                               "stm_attr_type", "block_type")},
+                               "stm_attr_type", "block_type", "condition", "data_type")},
     # strings, buffers, structs
     "path": Spec(PATH), "config_path": Spec(PATH),
-    **{n: Spec(NAME) for n in ("kernel_name", "func_name", "name")},
+    **{n: Spec(NAME) for n in ("kernel_name", "func_name", "name", "reg_name",
+                               "soc_version")},
     **{n: Spec(BUFFER) for n in ("data", "host_args", "args_handle_mem", "user_host_mem")},
     "place_holders": Spec(PLACEHOLDERS),
     **{n: Spec(ATTRS) for n in ("options", "cfg")},

@@ -18,3 +18,5 @@ from ..runtime.tasks import (ri_get_tasks_by_stream, ri_kernel_task_get_attribut
 from ..runtime import cond as _cond  # noqa: E402,F401  (registers the launch hook)
 from ..runtime.cond import (ri_add_cond_task, ri_cond_handle_create,  # noqa: F401,E402
                             ri_cond_handle_get_cond_ptr)
+from ..runtime.api_build import (ri_bind_stream, ri_build_begin,  # noqa: F401,E402
+                                 ri_build_end, ri_end_task, ri_unbind_stream)

@@ -54,6 +54,10 @@ from ..runtime.api_launch import (launch_kernel, launch_kernel_v2,  # noqa: F401
 from ..runtime.api_callback import (get_run_mode, launch_callback,  # noqa: F401,E402
                                     launch_host_func,
                                     process_report, subscribe_report, unsubscribe_report)
+from ..runtime.api_build import (active_stream, check_arch_compatibility,  # noqa: F401,E402
+                                 destroy_stream_force, persistent_task_clean,
+                                 reg_stream_state_callback, stream_abort, stream_stop,
+                                 switch_stream)
 
 from ..runtime.api_refused import BY_DESIGN as _BY_DESIGN  # noqa: E402
 from ..runtime.api_refused import facade_name as _facade_name, refusal as _refusal  # noqa: E402

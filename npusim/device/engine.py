@@ -565,6 +565,47 @@ def _op_sqe_update(e, sqs, pool, heap, sch):
             break
 
 
+@njit(cache=True)
+def _op_stream_switch(e, sqs, pool, st, heap, sch, lhead, q, pos, end, mem, ctx, rec_on):
+    """STREAM_SWITCH: compare the signed value at a0 with the one at a1 (4 bytes, 8 with
+    SWITCH_INT64; the condition in the flag's low nibble: left OP right). True: start SQ a2 from
+    position 0 at the SQE's end and stop this SQ (its later SQEs are skipped: next position its
+    tail), as a taken switch leaves only the target stream running. Trace value 1 taken, 0 not.
+    Returns (X_*, next position, trace value)."""
+    w = 8 if (e.flag & S.SWITCH_INT64) != 0 else 4
+    lo = _range_ok(ctx, mem, e.a0, w)
+    ro = _range_ok(ctx, mem, e.a1, w)
+    if lo < 0 or ro < 0:
+        _fault(sqs, st, q, pos, F_BAD_ADDRESS, e.a0 if lo < 0 else e.a1, w)
+        return X_FAULT, pos + 1, np.int64(0)
+    if rec_on:
+        rec_access(ctx, e.a0, w, ACC_R)
+        rec_access(ctx, e.a1, w, ACC_R)
+    if w == 8:
+        lv = mem[lo:lo + 8].view(np.int64)[0]
+        rv = mem[ro:ro + 8].view(np.int64)[0]
+    else:
+        lv = np.int64(mem[lo:lo + 4].view(np.int32)[0])
+        rv = np.int64(mem[ro:ro + 4].view(np.int32)[0])
+    c = e.flag & S.SWITCH_COND
+    if c == S.SWITCH_EQ:
+        taken = lv == rv
+    elif c == S.SWITCH_NE:
+        taken = lv != rv
+    elif c == S.SWITCH_GT:
+        taken = lv > rv
+    elif c == S.SWITCH_GE:
+        taken = lv >= rv
+    elif c == S.SWITCH_LT:
+        taken = lv < rv
+    else:
+        taken = lv <= rv
+    if not taken:
+        return X_DONE, pos + 1, np.int64(0)
+    _start_sq(sqs, pool, heap, sch, lhead, e.a2, end, q)
+    return X_DONE, sqs[q, Q_TAIL], np.int64(1)
+
+
 @njit(cache=True, inline="always")
 def _execute(e, op, q, pos, start, dur, pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx,
              kaddr, kcost, tc, st, heap, sch, lhead, memp, msize, ctxp, rec_on):
@@ -603,8 +644,11 @@ def _execute(e, op, q, pos, start, dur, pool, sqs, sync, mptr, msq, conds, cmode
                                      msq, mem, ctx, q, pos, start + dur, rec_on)
     elif op == S.OP_COND_JUMP_BACK:
         x, nxt, val = _op_cond_jump_back(e, sqs, st, conds, mem, ctx, q, pos, rec_on)
-    else:       # OP_SQE_UPDATE (the last opcode)
+    elif op == S.OP_SQE_UPDATE:
         _op_sqe_update(e, sqs, pool, heap, sch)
+    else:       # OP_STREAM_SWITCH (the last opcode)
+        x, nxt, val = _op_stream_switch(e, sqs, pool, st, heap, sch, lhead, q, pos, start + dur,
+                                        mem, ctx, rec_on)
     return x, start, dur, nxt, val, tstart
 
 

@@ -26,6 +26,10 @@ COND_FIRST          a0 cond id (function-call SQE that reads the cond word and s
 COND_NOTIFY_WAIT    a0 cond id (waits for the chosen branch's EndGraph notify)
 COND_JUMP_BACK      a0 cond id (WHILE: back to COND_FIRST)
 SQE_UPDATE          a0 source row in the pool, a1 destination row (task update, async on a stream)
+STREAM_SWITCH       a0 left value address, a1 right value address, a2 SQ to activate when the
+                    comparison holds, flag = condition (SWITCH_EQ ...) | SWITCH_INT64 (8-byte
+                    signed values; else 4-byte signed); taken, the switching SQ stops
+                    (aclrtSwitchStream, ``TS_TASK_TYPE_STREAM_SWITCH``)
 =================  =============================================================================
 
 ``a4``/``a5`` are never read by the engine; while ``npusim.analysis`` records, the host puts the
@@ -71,6 +75,7 @@ OPCODES = (
     ("COND_NOTIFY_WAIT", 15, "NOTIFY_WAIT"),
     ("COND_JUMP_BACK", 16, "CONDITION_OP"),
     ("SQE_UPDATE", 17, "SQE_UPDATE"),
+    ("STREAM_SWITCH", 18, "STREAM_SWITCH"),
 )
 N_OPCODES = len(OPCODES)
 OP_NAME = {v: n for n, v, _ in OPCODES}
@@ -85,6 +90,7 @@ OP_MEM_WRITE_VALUE, OP_MEM_WAIT_VALUE = 9, 10
 OP_STREAM_ACTIVE, OP_END_GRAPH, OP_MODEL_EXECUTE = 11, 12, 13
 OP_COND_FIRST, OP_COND_NOTIFY_WAIT, OP_COND_JUMP_BACK = 14, 15, 16
 OP_SQE_UPDATE = 17
+OP_STREAM_SWITCH = 18
 for _n, _v, _ in OPCODES:
     assert globals()["OP_" + _n] == _v, _n
 
@@ -95,6 +101,12 @@ WAIT_RESET = 1            # clear the slot once the wait is satisfied (hardware 
 # ``(int64)(*a - v) >= 0``, EQ, AND ``(*a & v) != 0``, NOR ``~(*a | v) != 0``); capture event
 # waits use GEQ
 WAIT_GEQ, WAIT_EQ, WAIT_AND, WAIT_NOR = 0, 1, 2, 3
+
+# STREAM_SWITCH flag: the condition in the low nibble, aclrtCondition's values (acl_rt.h:720-727:
+# left OP right), and the value width (aclrtCompareDataType: INT32 = 0, INT64 = 1) in bit 4
+SWITCH_EQ, SWITCH_NE, SWITCH_GT, SWITCH_GE, SWITCH_LT, SWITCH_LE = 0, 1, 2, 3, 4, 5
+SWITCH_COND = 0x0F
+SWITCH_INT64 = 0x10
 
 
 def empty(n: int) -> np.ndarray:

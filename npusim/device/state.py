@@ -126,6 +126,33 @@ class DeviceState:
         row[E.Q_STATE] = E.S_FREE
         self._free_sqs.append(q)
 
+    def discard(self, q: int, now: int) -> int:
+        """Drop the SQEs of SQ ``q`` that have not started (a stream abort or forced destroy):
+        staged rows are written first, then the head jumps to the tail; a parked wait leaves its
+        waiter count, and a task still running at ``now`` ends there. Returns how many SQEs
+        were dropped. (The engine rebuilds its waiter lists at every run from this table.)"""
+        self.flush(q)
+        row = self.sqs[q]
+        dropped = int(row[E.Q_TAIL] - row[E.Q_HEAD])
+        if row[E.Q_STATE] == E.S_PARKED:
+            w = int(row[E.Q_WAIT])
+            if w >= 0:
+                self.sync[w, E.Y_WAITERS] = max(0, int(self.sync[w, E.Y_WAITERS]) - 1)
+            elif w == E.W_MEMORY:
+                self.st[E.E_MEM_WAITERS] = max(0, int(self.st[E.E_MEM_WAITERS]) - 1)
+            row[E.Q_STATE] = E.S_ACTIVE if row[E.Q_KIND] == E.K_EAGER else E.S_IDLE
+        row[E.Q_WAIT] = E.W_NONE
+        row[E.Q_HEAD] = row[E.Q_TAIL]
+        if row[E.Q_TIME] > now:
+            row[E.Q_TIME] = now
+        return dropped
+
+    def clear_sq(self, q: int) -> None:
+        """Empty an idle model SQ (head and tail back to 0, staged rows dropped): its tasks are
+        gone and new ones are written from position 0 (aclrtPersistentTaskClean)."""
+        self._staged.pop(q, None)
+        self.sqs[q, E.Q_HEAD] = self.sqs[q, E.Q_TAIL] = 0
+
     def tail(self, q: int) -> int:
         """Position after the last SQE pushed on ``q`` (staged ones included)."""
         staged = self._staged.get(q)

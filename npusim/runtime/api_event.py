@@ -98,6 +98,12 @@ def _event_and_stream(eh, sh, need_wait_task: bool, refuse_new_mode: bool = Fals
         return None, None, code
     if refuse_new_mode and ev.new_mode:
         return None, None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    if s.bound is not None:
+        # a stream bound to a built model (ApiImpl::EventRecord / StreamWaitEvent: new-mode and
+        # default events on a model stream, 207000); npusim refuses every event there
+        # (docs/fidelity.md row 90)
+        RT.tls.explain("events on a stream bound to a built model are not simulated")
+        return None, None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
     if s.ctx is not RT.current_context:
         return None, None, ERR.ACL_ERROR_RT_STREAM_CONTEXT
     if s.ctx.failure_code:

@@ -80,7 +80,7 @@ def _begin(s, mode, sub_model) -> int:
     code = _ctx_checks(s)
     if code:
         return code
-    if s.is_model:
+    if s.is_model or s.bound is not None:      # a model stream: a bound one too (§1.13)
         return ERR.ACL_ERROR_RT_STREAM_MODEL
     if s.is_default:
         return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
@@ -187,7 +187,7 @@ def stream_add_to_model(stream, model_ri) -> int:
     code = _ctx_checks(s)
     if code:
         return code
-    if s.is_model:
+    if s.is_model or s.bound is not None:
         return ERR.ACL_ERROR_RT_STREAM_MODEL
     if s.is_default:
         return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
@@ -213,8 +213,8 @@ def ri_execute_async(model_ri, stream) -> int:
     s, code = AS.lookup(stream)
     if code:
         return code
-    if s is not None and s.is_model:
-        return ERR.ACL_ERROR_RT_PARAM_INVALID
+    if s is not None and (s.is_model or s.bound is not None):
+        return ERR.ACL_ERROR_RT_PARAM_INVALID              # a model stream (bound ones too)
     if s is not None and s.capture is not None:
         return ERR.ACL_ERROR_RT_STREAM_CAPTURED
     if s is not None and s.flags & AS.NO_SYNC_FLAGS and profile().is_v200:
@@ -231,7 +231,7 @@ def ri_execute_async(model_ri, stream) -> int:
         return ERR.ACL_ERROR_RT_MODEL_CAPTURED
     if m.status != M.READY:
         return ERR.ACL_ERROR_RT_MODEL_EXECUTE
-    if s is None and m.sw_sq:
+    if s is None and m.sw_sq and not m.normal:
         # the software-SQ BuildSqCq dereferences the NULL stream (spec/aclgraph.md §12 item 4):
         # undefined on the real runtime, refused here (docs/fidelity.md)
         RT.tls.explain("a NULL execution stream on a software-SQ chip crashes the real runtime "
@@ -242,6 +242,13 @@ def ri_execute_async(model_ri, stream) -> int:
         return code
     if s.ctx.failure_code:
         return s.ctx.failure_code
+    return launch(m, s)
+
+
+def launch(m, s) -> int:
+    """A model's launch on stream ``s`` once the checks passed: build (first launch), the
+    added streams' notifies, cond defaults, external events, MODEL_EXECUTE and the EndGraph
+    wait (§6.3)."""
     with RT.lock:
         code = _build(m)
         if code:
@@ -361,6 +368,12 @@ def _recycle(dev, m, need: int, pool: int) -> int:
 
 
 def ri_execute(model_ri, timeout) -> int:
+    """aclmdlRIExecute (``rtsModelExecute`` -> ``ModelExecuteSync``, ``Model::ExecuteSync``):
+    launch a built model on the context's default stream and wait for it. NULL 100000; handle
+    107017; ``timeout`` < -1 or 0 107000; a capture model 107000 ("ACL Graph mode is not
+    supported", §1.7); context 107002 / 107004; not built (aclmdlRIBuildEnd) 507011; then the
+    launch's codes; a wait longer than ``timeout`` ms of simulated time (or one that can never
+    end) 507046, the launch staying queued."""
     if not model_ri:
         return ERR.ACL_ERROR_INVALID_PARAM
     m, code = model_of(model_ri)
@@ -368,7 +381,24 @@ def ri_execute(model_ri, timeout) -> int:
         return code
     if timeout < -1 or timeout == 0:
         return ERR.ACL_ERROR_RT_PARAM_INVALID
-    return ERR.ACL_ERROR_RT_PARAM_INVALID                  # capture models: not supported
+    if not m.normal:
+        RT.tls.explain("aclmdlRIExecute: ACL Graph mode is not supported (a captured model runs "
+                       "with aclmdlRIExecuteAsync)")
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
+    ctx = RT.current_context
+    if ctx is None:
+        return ERR.ACL_ERROR_RT_CONTEXT_NULL
+    if m.ctx is not ctx:
+        return ERR.ACL_ERROR_RT_MODEL_CONTEXT
+    if m.status != M.READY:
+        return ERR.ACL_ERROR_RT_MODEL_EXECUTE
+    s = ctx.default_stream
+    if s.ctx.failure_code:
+        return s.ctx.failure_code
+    code = launch(m, s)
+    if code:
+        return code
+    return AS.synchronize_stream(0, timeout)
 
 
 # ---- destroy / update ----
@@ -466,9 +496,10 @@ def ri_destroy_unregister_callback(model_ri, func) -> int:
 
 
 def ri_abort(model_ri) -> int:
-    """aclmdlRIAbort: not for ACL Graph models (chapter 15: "不支持在模型捕获场景下使用"), and
-    every npusim model is one: after the model, context (107002) and model-context (107004)
-    checks, 207000. A NULL model: the rt layer's RT_ERROR_MODEL_NULL (507000)."""
+    """aclmdlRIAbort: not for ACL Graph models (chapter 15: "不支持在模型捕获场景下使用"); for a
+    built model the TS model abort is not simulated: after the model, context (107002) and
+    model-context (107004) checks, 207000 for both. A NULL model: the rt layer's
+    RT_ERROR_MODEL_NULL (507000)."""
     if not model_ri:
         return ERR.ACL_ERROR_RT_INTERNAL_ERROR
     m, code = model_of(model_ri)
@@ -479,7 +510,11 @@ def ri_abort(model_ri) -> int:
         return ERR.ACL_ERROR_RT_CONTEXT_NULL
     if m.ctx is not ctx:
         return ERR.ACL_ERROR_RT_MODEL_CONTEXT
-    RT.tls.explain("aclmdlRIAbort does not support ACL Graph (captured) models")
+    if m.normal:             # a built model (aclmdlRIBuildBegin): abort is not simulated yet
+        RT.tls.explain("aclmdlRIAbort of a built model is not simulated (docs/fidelity.md "
+                       "row 97)")
+    else:
+        RT.tls.explain("aclmdlRIAbort does not support ACL Graph (captured) models")
     return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
 
 
@@ -489,8 +524,8 @@ def ri_update(model_ri) -> int:
     m, code = model_of(model_ri)
     if code:
         return code
-    if m.sub or not m.device.profile.model_update_supported:
-        return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    if m.normal or m.sub or not m.device.profile.model_update_supported:
+        return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT          # a built model: not a capture one
     if m.status == M.READY:
         return ERR.ACL_SUCCESS
     if m.status != M.UPDATING:
@@ -521,7 +556,8 @@ def ri_get_streams(model_ri, num_streams=None):
         return None, code
     if m.sub:
         return None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
-    out = [capture_stream_handle(cs) for cs in reversed(m.streams)]
+    out = [(cs.user_stream.handle if m.normal else capture_stream_handle(cs))
+           for cs in reversed(m.streams)]           # a built model's: its bound user streams
     if num_streams is None:
         return out, ERR.ACL_SUCCESS
     if num_streams < len(out):

@@ -10,7 +10,8 @@ from .runtime import RT
 from .stream import (ACL_CONTINUE_ON_FAILURE, ACL_STOP_ON_FAILURE,  # noqa: F401
                      ACL_STREAM_CPU_SCHEDULE, ACL_STREAM_DEVICE_USE_ONLY, ACL_STREAM_FAST_LAUNCH,
                      ACL_STREAM_FAST_SYNC, ACL_STREAM_HUGE, ACL_STREAM_PERSISTENT, NO_SYNC_FLAGS,
-                     STREAM_FLAGS, Stream, lookup, resolve, resolve_same_ctx)
+                     STREAM_FLAGS, Stream, lookup, notify_state, resolve, resolve_same_ctx)
+from .stream import ACL_RT_STREAM_STATE_CREATE_POST
 
 ACL_STREAM_STATUS_COMPLETE, ACL_STREAM_STATUS_NOT_READY = 0, 1
 
@@ -35,7 +36,9 @@ def create_stream_with_config(priority: int = 0, flag: int = 0):
         return None, ERR.ACL_ERROR_RT_NO_STREAM_RESOURCE
     RT.tick(dev.timing.host_api_ns)
     s = Stream(ctx, flags=flag, priority=min(max(int(priority), 0), 7))
-    return RT.handles.add("stream", s), ERR.ACL_SUCCESS
+    h = RT.handles.add("stream", s)
+    notify_state(s, ACL_RT_STREAM_STATE_CREATE_POST)     # aclrtRegStreamStateCallback
+    return h, ERR.ACL_SUCCESS
 
 
 def destroy_stream(h) -> int:
@@ -51,6 +54,9 @@ def destroy_stream(h) -> int:
     s, code = resolve_same_ctx(s)
     if code:
         return code
+    if s.bound is not None:     # TearDownOwnedStream: a stream bound to a model (107005)
+        RT.tls.explain("The stream is bound to a model: unbind it (aclmdlRIUnbindStream) first")
+        return ERR.ACL_ERROR_RT_STREAM_MODEL
     try:                                                   # waits for pending tasks [doc 06]
         s.device.wait_sq(s.sq, s.tail)
     except DeadlockError:

@@ -26,10 +26,13 @@ def pack(values) -> bytes:
 
 
 def owner_model(stream):
-    """The model a launch on ``stream`` writes into (capturing, or updating a task group): its
-    args must live as long as the model, since every replay re-reads them."""
+    """The model a launch on ``stream`` writes into (capturing, bound to a built model, or
+    updating a task group): its args must live as long as the model, since every replay
+    re-reads them."""
     if stream.capture is not None:
         return stream.capture.model
+    if stream.bound is not None:                # bound to a built model: every run re-reads
+        return stream.bound.model
     g = None if stream.is_model else stream.tg_update
     if g is not None and g.entries:
         return g.entries[0][0].model

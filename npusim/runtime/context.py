@@ -7,7 +7,7 @@ Per thread the runtime keeps (``curCtx``, ``curRef``): an explicit context set b
 """
 from __future__ import annotations
 
-from .stream import Stream
+from .stream import ACL_RT_STREAM_STATE_CREATE_POST, Stream, notify_state
 
 
 class Context:
@@ -25,6 +25,7 @@ class Context:
         self.capture_refs = [0, 0, 0]  # captures of this context's streams per mode (§3.2)
         device.contexts.append(self)
         self.default_stream = Stream(self, is_default=True)
+        notify_state(self.default_stream, ACL_RT_STREAM_STATE_CREATE_POST)
 
     def describe(self) -> str:
         return f"{'primary ' if self.primary else ''}context of device {self.device.id}"

@@ -15,6 +15,7 @@ import sys
 import itertools
 from collections import deque
 
+from .. import errors as ERR
 from ..device import engine as E
 from ..progress import Progress
 from ..device import sqe as S
@@ -82,6 +83,14 @@ class CaptureStream(SqStream):
             self._ring_base = self.state.row_of(self.sq, 0)
         return self._ring_base
 
+    def append_task(self, op: int, a0=0, a1=0, a2=0, a3=0, flag=0, blocks=0) -> int:
+        """A task of the persistent user stream bound to this model stream (``Stream.submit``):
+        its position, or -507002 (RT_ERROR_STREAM_FULL) once the ring holds ``depth`` SQEs (a
+        model stream never wraps)."""
+        if self.task_count >= self.depth:
+            return -ERR.ACL_ERROR_RT_STREAM_TASK_FULL
+        return self.append(op, 1, a0, a1, a2, a3, flag, blocks)
+
     def append(self, op: int, sqe_count: int = 1, a0=0, a1=0, a2=0, a3=0, flag=0,
                blocks=0) -> int:
         """Write one task's SQE at the tail; returns its position (= its index in the stream:
@@ -134,6 +143,10 @@ class CaptureModel:
                  "staged_updates", "last_debug_lines", "slots", "last_run_stream",
                  "seq_runs", "seq_last", "next_seq", "task_cfgs", "ext_records", "ext_waits",
                  "destroy_callbacks")
+
+    normal = False
+    """True for a model built with aclmdlRIBuildBegin (``BuildModel``, RT_MODEL_NORMAL); a
+    capture model (RT_MODEL_CAPTURE_MODEL) otherwise."""
 
     def __init__(self, ctx, sub: bool = False, parent=None):
         dev = ctx.device
@@ -291,7 +304,9 @@ class CaptureModel:
                 m.free()
             ch.release()
         self.cond_handles = []
-        for cs in self.streams:
+        for cs in self.streams + self.detached_streams():
+            if cs.user_stream is not None and cs.user_stream.bound is cs:
+                cs.user_stream.bound = None         # a bound persistent stream is free again
             dev.streams_by_sq_model.pop(cs.sq, None)
             dev.state.free_sq(cs.sq)
             for h in cs.task_handles.values():
@@ -311,6 +326,7 @@ class CaptureModel:
             dev.retire_slot(slot, fences)
         self.slots = []
         self.streams.clear()
+        self.detached_streams().clear()
         self.destroyed = True
         if self.sub:
             RT.handles.remove(self.handle)
@@ -321,6 +337,34 @@ class CaptureModel:
                 fn(user_data)
             except Exception as e:                 # a user callback must not break a destroy
                 print(f"npusim: model destroy callback raised {e!r}", file=sys.stderr)
+
+
+    def detached_streams(self) -> list:
+        """Model streams no longer in ``streams`` but still owning an SQ (unbound streams of a
+        built model); none for a capture model."""
+        return []
+
+
+class BuildModel(CaptureModel):
+    """A model built with aclmdlRIBuildBegin (RT_MODEL_NORMAL, ``spec/aclgraph.md`` §1.13): no
+    capture; each persistent user stream bound to it (aclmdlRIBindStream) writes its tasks into
+    a model stream of its own (``bindings``); aclmdlRIEndTask adds the EndGraph, aclmdlRIBuildEnd
+    makes it READY (load complete); execution is the capture models' (``api_mdl``)."""
+
+    __slots__ = ("bindings", "unbound")
+    normal = True
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self.bindings: dict = {}       # bound user stream -> its model stream
+        self.unbound: list = []        # model streams of unbound user streams (SQs kept: a
+                                       # STREAM_ACTIVE/SWITCH recorded elsewhere may name them)
+
+    def describe(self) -> str:
+        return f"model {self.id} (built)"
+
+    def detached_streams(self) -> list:
+        return self.unbound
 
 
 def sqe_count(op: int, flag: int = 0) -> int:

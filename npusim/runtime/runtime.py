@@ -50,7 +50,8 @@ class Runtime:
     __slots__ = ("initialized", "init_refs", "finalized", "profile_name", "profile_overrides",
                  "profile", "devices", "handles", "tls", "host_ns", "lock", "trace_on",
                  "host_trace", "device_options", "pageable", "progress", "users", "stalled",
-                 "stall_wait_s", "op_wait_timeout_s", "op_execute_timeout_us")
+                 "stall_wait_s", "op_wait_timeout_s", "op_execute_timeout_us",
+                 "stream_state_callbacks")
 
     def __init__(self):
         self.initialized = False
@@ -70,6 +71,8 @@ class Runtime:
         self.pageable = PageableRegistry()   # numpy arrays given to acl.util.numpy_to_ptr
         self.op_wait_timeout_s = 0           # aclrtSetOpWaitTimeout (0: none)
         self.op_execute_timeout_us = 0       # aclrtSetOpExecuteTimeOut* (0: the default)
+        # aclrtRegStreamStateCallback: name -> (callback, args), process-wide (runtime/stream.py)
+        self.stream_state_callbacks: dict = {}
         # threads (docs/architecture.md, "Threads"): every facade call holds ``lock``; a thread
         # whose wait nothing queued can satisfy waits on ``progress`` while another user thread
         # (one that set a device or context) is alive and not itself stalled
@@ -175,6 +178,7 @@ class Runtime:
     def reset(self, config: bool = False) -> None:
         """Forget every device, handle and thread binding (a fresh process, for tests); with
         ``config`` also the configuration (profile from NPUSIM_PROFILE, tracing off, options)."""
+        self.stream_state_callbacks = {}        # none called while the devices close
         if config:
             self.profile_name = os.environ.get("NPUSIM_PROFILE", DEFAULT_PROFILE)
             self.profile_overrides = {}

@@ -13,8 +13,19 @@ Two kinds of stream own an SQ, and both are ``SqStream``s:
 While a user stream captures or updates a task group, ``submit`` hands the task to the object
 that owns that state — the stream's ``CaptureLink`` (``capture.py``) or the ``TaskGroup`` it
 updates (``taskgroup.py``) — through their ``submit`` methods, so this module imports neither.
+A persistent stream bound to a built model (``aclmdlRIBindStream``, ``api_build.py``) hands its
+tasks to the model stream it is bound to (``bound``, a ``model.CaptureStream``): they are kept in
+the model and run at every execution, not now (chapter 06, ACL_STREAM_PERSISTENT).
+
+``RT.stream_state_callbacks`` are the stream-state callbacks of ``aclrtRegStreamStateCallback``
+(``StreamStateCallbackManager``, ``stream_state_callback_manager.cc``): every user and default
+stream calls them once it is made and has its handle (CREATE_POST: ``api_stream.
+create_stream_with_config``, ``Context`` for its default stream) and before it is torn down
+(DESTROY_PRE, ``Stream.release``).
 """
 from __future__ import annotations
+
+import sys
 
 from .. import errors as ERR
 from ..device import engine as E
@@ -28,6 +39,22 @@ STREAM_FLAGS = 0x3F
 NO_SYNC_FLAGS = ACL_STREAM_PERSISTENT | ACL_STREAM_CPU_SCHEDULE | ACL_STREAM_DEVICE_USE_ONLY
 """Streams a synchronize skips (AICPU, persistent and device-only streams)."""
 ACL_CONTINUE_ON_FAILURE, ACL_STOP_ON_FAILURE = 0, 1
+ACL_RT_STREAM_STATE_CREATE_POST, ACL_RT_STREAM_STATE_DESTROY_PRE = 1, 2   # aclrtStreamState
+
+
+def notify_state(stream, state: int) -> None:
+    """Call every registered stream-state callback (a copy of the table: a callback may
+    register or remove one). The stream gets a handle if it had none (a default stream)."""
+    callbacks = RT.stream_state_callbacks
+    if not callbacks:
+        return
+    if not stream.handle:
+        RT.handles.add("stream", stream)
+    for name, (fn, args) in list(callbacks.items()):
+        try:
+            fn(stream.handle, state, args)
+        except Exception as e:                 # a user callback must not break the runtime
+            print(f"npusim: stream state callback {name!r} raised {e!r}", file=sys.stderr)
 
 
 def refused(pos: int) -> int:
@@ -40,7 +67,7 @@ class SqStream:
     """What every stream that owns an SQ has: user streams and capture streams alike."""
 
     __slots__ = ("ctx", "device", "sq", "id", "handle", "flags", "capture", "is_default",
-                 "destroyed", "stop_on_failure")
+                 "destroyed", "stop_on_failure", "bound")
     is_model = False
     """True for a model's capture stream (``model.CaptureStream``)."""
 
@@ -55,6 +82,7 @@ class SqStream:
         self.stop_on_failure = False
         self.sq = -1
         self.id = -1
+        self.bound = None              # the model stream a bound persistent stream writes into
 
 
 class Stream(SqStream):
@@ -108,6 +136,9 @@ class Stream(SqStream):
             return self.tg_update.submit_update(self, op, a0, a1, a2, a3, flag, blocks)
         if self.capture is not None:
             return self.capture.submit(self, op, a0, a1, a2, a3, flag, blocks)
+        if self.bound is not None:              # kept in the built model (aclmdlRIBindStream)
+            RT.host_ns += host_cost_ns
+            return self.bound.append_task(op, a0, a1, a2, a3, flag, blocks)
         dev = self.device
         RT.host_ns += host_cost_ns
         st = dev.state
@@ -150,6 +181,7 @@ class Stream(SqStream):
 
     def release(self) -> None:
         """Free the SQ and the args areas (after the stream's work is done)."""
+        notify_state(self, ACL_RT_STREAM_STATE_DESTROY_PRE)
         self.destroyed = True
         self.device.streams.pop(self.sq, None)
         if self in self.ctx.streams:

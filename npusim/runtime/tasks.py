@@ -57,7 +57,8 @@ def _task(h):
 
 
 def ri_get_tasks_by_stream(stream):
-    """(list of task handles, code): the stream must be a model (capture) stream."""
+    """(list of task handles, code): the stream must be a model stream (a capture stream, or a
+    stream bound to a built model: its tasks in the model)."""
     code = _feature()                       # rtStreamGetTasks checks the chip first
     if code:
         return None, code
@@ -67,6 +68,8 @@ def ri_get_tasks_by_stream(stream):
     cs, code = RT.handles.get("stream", stream)
     if code:
         return None, code
+    if cs.bound is not None:           # a stream bound to a built model is a model stream
+        cs = cs.bound
     if not cs.is_model:
         return None, ERR.ACL_ERROR_RT_PARAM_INVALID
     if cs.model.sub:

@@ -454,6 +454,32 @@ def op_sqe_update(m, t):
     return X_DONE
 
 
+def op_stream_switch(m, t):
+    """STREAM_SWITCH: compare the signed value at a0 with the one at a1 (4 bytes, 8 with
+    SWITCH_INT64; the flag's low nibble: left OP right). True: start SQ a2 at the task's end and
+    stop this SQ (next position its tail). Trace value 1 taken, 0 not."""
+    w = 8 if t.flag & S.SWITCH_INT64 else 4
+    lo, ro = _range_ok(m, t.a0, w), _range_ok(m, t.a1, w)
+    if lo < 0 or ro < 0:
+        return _fault(m, t, F_BAD_ADDRESS, t.a0 if lo < 0 else t.a1, w)
+    if m.rec_on:
+        rec_access(m.ctx, t.a0, w, ACC_R)
+        rec_access(m.ctx, t.a1, w, ACC_R)
+    lv = int.from_bytes(m.mem[lo:lo + w].tobytes(), "little", signed=True)
+    rv = int.from_bytes(m.mem[ro:ro + w].tobytes(), "little", signed=True)
+    taken = _SWITCH[t.flag & S.SWITCH_COND](lv, rv) if (t.flag & S.SWITCH_COND) < 5 else lv <= rv
+    if taken:
+        _start_sq(m, t.a2, t.end)
+        t.nxt = m.Q[t.q][Q_TAIL]
+    t.val = 1 if taken else 0
+    return X_DONE
+
+
+_SWITCH = (lambda a, b: a == b, lambda a, b: a != b, lambda a, b: a > b, lambda a, b: a >= b,
+           lambda a, b: a < b)
+"""aclrtCondition EQ, NE, GT, GE, LT (LE, and anything above it, is the engine's last branch)."""
+
+
 OPCODES = {
     S.OP_NOP: op_nop, S.OP_KERNEL: op_kernel, S.OP_MEMCPY: op_memcpy, S.OP_MEMSET: op_memset,
     S.OP_EVENT_RECORD: op_event_record, S.OP_EVENT_WAIT: op_event_wait,
@@ -463,6 +489,7 @@ OPCODES = {
     S.OP_END_GRAPH: op_notify_record, S.OP_MODEL_EXECUTE: op_model_execute,
     S.OP_COND_FIRST: op_cond_first, S.OP_COND_NOTIFY_WAIT: op_notify_wait,
     S.OP_COND_JUMP_BACK: op_cond_jump_back, S.OP_SQE_UPDATE: op_sqe_update,
+    S.OP_STREAM_SWITCH: op_stream_switch,
 }
 assert sorted(OPCODES) == list(range(S.N_OPCODES))
 _OP_FN = [OPCODES[op] for op in range(S.N_OPCODES)]

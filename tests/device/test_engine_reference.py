@@ -186,9 +186,14 @@ def programs(draw):
             e = _data_op(draw, kind)
         elif kind == "activate":
             m = draw(st.integers(0, len(models) - 1))
+            w, w2 = draw(st.integers(0, N_WORDS - 1)), draw(st.integers(0, N_WORDS - 1))
+            switch = dict(op=S.OP_STREAM_SWITCH, a0=("word", w), a1=("word", w2),
+                          a2=("model_sq", m), flag=draw(st.integers(0, 5))
+                          | draw(st.sampled_from((0, S.SWITCH_INT64))))
             e = draw(st.sampled_from((dict(op=S.OP_STREAM_ACTIVE, a0=("model_sq", m)),
                                       dict(op=S.OP_MODEL_EXECUTE, a0=m),
-                                      dict(op=S.OP_MODEL_EXECUTE, a0=len(models)))))  # all
+                                      dict(op=S.OP_MODEL_EXECUTE, a0=len(models)),  # all
+                                      switch)))
         elif kind == "update":
             m = draw(st.integers(0, len(models) - 1))
             e = dict(op=S.OP_SQE_UPDATE, a0=("row", -1, draw(st.integers(0, N_TEMPLATES - 1))),
@@ -221,7 +226,7 @@ def programs(draw):
                          a1=draw(st.integers(1, wval[w])), flag=S.WAIT_GEQ)
         else:                                           # rare: may fault or deadlock
             which = draw(st.sampled_from(("future_wait", "wait_reset", "event_reset", "oob_kernel",
-                                          "bad_memset", "mwait_other")))
+                                          "bad_memset", "mwait_other", "bad_switch")))
             ev = draw(st.integers(0, N_EVENTS - 1))
             if which == "future_wait":
                 e = dict(op=S.OP_EVENT_WAIT, a0=("event", ev), a1=rec[ev] + 1)
@@ -235,6 +240,9 @@ def programs(draw):
                          blocks=draw(st.integers(1, 3)))
             elif which == "bad_memset":
                 e = dict(op=S.OP_MEMSET, a0=0x1000, a1=1, a2=8)
+            elif which == "bad_switch":                 # an unmapped left or right value
+                e = dict(op=S.OP_STREAM_SWITCH, a0=draw(st.sampled_from((0x1000, ("word", 0)))),
+                         a1=0x2000, a2=0)
             else:
                 w = draw(st.integers(0, N_WORDS - 1))
                 e = dict(op=S.OP_MEM_WAIT_VALUE, a0=("word", w), a2=widths[w],
@@ -416,6 +424,47 @@ def test_stream_active_replays_a_model_sq_which_then_goes_idle():
     assert u32_at(eng[MEM], d, x)[0] == 2
     assert sqs[m, E.Q_STATE] == E.S_IDLE and sqs[m, E.Q_HEAD] == 2 and sqs[m, E.Q_DONE] == 4
     assert sqs[q, E.Q_HEAD] == 4
+
+
+@pytest.mark.parametrize("cond, left, right, dtype, taken", [
+    (S.SWITCH_EQ, 1, 1, 0, True), (S.SWITCH_EQ, 1, 2, 0, False),
+    (S.SWITCH_NE, 1, 2, 0, True), (S.SWITCH_GT, -1, -2, 0, True),
+    (S.SWITCH_GE, 2, 2, S.SWITCH_INT64, True), (S.SWITCH_LT, -5, 3, 0, True),
+    (S.SWITCH_LE, 1 << 40, 0, S.SWITCH_INT64, False), (S.SWITCH_LE, 1 << 40, 0, 0, True),
+])
+def test_stream_switch_starts_the_true_sq_and_stops_its_own(cond, left, right, dtype, taken):
+    """STREAM_SWITCH compares signed 4- or 8-byte values (1 << 40 is 0 as an int32); taken, the
+    target SQ runs from position 0 and the switching SQ skips the rest of its SQEs."""
+    d = small_device()
+    lv, rv, x = d.mem.malloc(8), d.mem.malloc(8), d.mem.malloc(4)
+    put_i64(d, lv, left)
+    put_i64(d, rv, right)
+    argv = d.mem.malloc(8)
+    put_i64(d, argv, x)
+    target = d.alloc_sq(1, kind=E.K_MODEL)
+    fill(d, target, [dict(op=S.OP_KERNEL, a0=EASY, a1=argv, a2=8, blocks=1, t_submit=0)])
+    q = d.alloc_sq(8)
+    fill(d, q, [dict(op=S.OP_STREAM_SWITCH, a0=lv, a1=rv, a2=target, flag=cond | dtype,
+                     t_submit=0),
+                dict(op=S.OP_KERNEL, a0=EASY, a1=argv, a2=8, blocks=1, t_submit=0),
+                dict(op=S.OP_KERNEL, a0=EASY, a1=argv, a2=8, blocks=1, t_submit=0)])
+    d.set_tracing(True)
+    eng, log = run_both(d)
+    assert log[-1][0] == E.R_IDLE
+    assert u32_at(eng[MEM], d, x)[0] == (1 if taken else 2)
+    assert eng[SQS][q, E.Q_HEAD] == 3 and eng[SQS][q, E.Q_DONE] == (1 if taken else 3)
+    assert eng[SQS][target, E.Q_DONE] == (1 if taken else 0)
+
+
+def test_stream_switch_on_an_unmapped_value_faults():
+    d = small_device()
+    lv = d.mem.malloc(8)
+    target = d.alloc_sq(1, kind=E.K_MODEL)
+    q = d.alloc_sq(2)
+    fill(d, q, [dict(op=S.OP_STREAM_SWITCH, a0=lv, a1=0x1000, a2=target, t_submit=0)])
+    eng, log = run_both(d)
+    assert log[0][0] == E.R_FAULT
+    assert eng[ST][E.E_FKIND] == E.F_BAD_ADDRESS and eng[ST][E.E_INFO] == 0x1000
 
 
 def test_model_execute_activates_every_head_sq():
