@@ -55,6 +55,8 @@ from ..runtime.api_callback import (get_run_mode, launch_callback,  # noqa: F401
                                     launch_host_func,
                                     process_report, subscribe_report, unsubscribe_report)
 
+from ..runtime.api_device import (device_get_stream_priority_range,  # noqa: F401,E402
+                                  synchronize_device_with_timeout)
 from ..runtime.api_refused import BY_DESIGN as _BY_DESIGN  # noqa: E402
 from ..runtime.api_refused import facade_name as _facade_name, refusal as _refusal  # noqa: E402
 
