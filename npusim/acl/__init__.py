@@ -73,6 +73,7 @@ for (_short, _name), _target in pyacl.ALIASES.items():
     _module = globals()[_short]
     setattr(_module, _name, vars(_module)[_target])
 mdl.__getattr__ = pyacl.refused_getattr("mdl")      # aclmdl offline-model and dump functions
+rt.__getattr__ = pyacl.refused_getattr("rt")        # aclrt functions of areas not simulated
 __getattr__ = pyacl.refused_getattr("acl")          # aclCreateDataBuffer ...
 
 

@@ -419,7 +419,8 @@ OUTPUTS = {"launch_kernel": 0, "launch_kernel_v2": 0, "launch_kernel_with_args_a
            "launch_kernel_with_config": 0, "launch_kernel_with_host_args": 0,
            "binary_get_dev_address": 2, "binary_get_global": 2, "function_get_param_info": 2,
            "get_args_from_exception_info": 2, "get_function_addr": 2, "get_function_size": 2,
-           "ri_capture_get_info": 2, "create_binary": -1, "get_mem_info": 2}
+           "ri_capture_get_info": 2, "create_binary": -1, "get_mem_info": 2,
+           "device_get_stream_priority_range": 2}
 
 
 def outputs_of(attr: str, fn) -> int:

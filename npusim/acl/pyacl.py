@@ -12,7 +12,9 @@ module):
 * :data:`PYACL_ONLY` — pyACL functions with no C-derived twin in ``npusim.acl`` (the acl-level
   queries, the callback / report-thread functions and ``acl.util``'s helpers);
 * :data:`REFUSED` — pyACL functions of areas npusim does not simulate (offline-model inference
-  from ``.om`` files, media / DVPP, profiling, dumps, single-operator execution). Each exists,
+  from ``.om`` files, media / DVPP, profiling, dumps, single-operator execution, and the
+  ``acl.rt`` functions outside what npusim models: peer access, hardware counters, task abort,
+  virtual memory ...). Each exists,
   returns 207000 ``ACL_ERROR_RT_FEATURE_NOT_SUPPORT`` in its pyACL return shape (outputs ``None``,
   the code last; a function whose C form returns an object returns ``None``) and says once on
   stderr which area is not simulated. ``acl.media``, ``acl.prof`` and ``acl.op`` refuse every
@@ -22,8 +24,9 @@ module):
 
 Sources of the spellings (per row in docs/pyacl.md): the pages of Huawei's pyACL reference
 kept as data in :mod:`npusim.acl.pyacl_reference` (page id, edition, the page's Python form,
-which the table shows for those rows) and, for the rest, pyACL's naming rule, which the
-facade follows (C prefix -> module, CamelCase -> snake_case).
+which the table shows for those rows), pyACL's own documentation source for functions without a
+page found (file and commit), and, for the rest, pyACL's naming rule, which the facade follows
+(C prefix -> module, CamelCase -> snake_case).
 """
 from __future__ import annotations
 
@@ -34,17 +37,20 @@ import types
 from .. import errors as _ERR
 from ..runtime.api_refused import BY_DESIGN, c_name
 from . import _boundary
-from .pyacl_reference import PAGES
+from .pyacl_reference import PAGES, SOURCE_REPO, SOURCES
 
 E_NOT_SUPPORTED = _ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT          # 207000
 
 REF = "pyACL reference"          # the spelling is on a page of Huawei's pyACL reference
+SRC = "pyACL doc source"         # ... in pyACL's own documentation source (SOURCES), no page found
 RULE = "C-derived rule"          # pyACL's naming rule applied to the C name (design.md §3.1)
 
 # pyACL name -> the facade name it is an alias of (module "rt" / "mdl")
 ALIASES: dict[tuple[str, str], str] = {
     ("rt", "set_context"): "set_current_context",
     ("rt", "get_context"): "get_current_context",
+    ("rt", "get_op_timeout_interval"): "get_op_time_out_interval",     # "Timeout", not "TimeOut"
+    ("rt", "set_op_execute_timeout_v2"): "set_op_execute_time_out_v2",
 }
 
 # C names the naming rule cannot derive
@@ -59,6 +65,7 @@ PYACL_ONLY: list[tuple[str, str, str]] = [
     ("acl", "finalize", "aclFinalize"),
     ("acl", "get_soc_name", "aclrtGetSocName"),
     ("acl", "get_version", "aclrtGetVersion"),
+    ("acl", "get_recent_err_msg", "aclGetRecentErrMsg"),
     ("util", "ptr_to_numpy", "-"),
     ("util", "numpy_to_ptr", "-"),
     ("util", "numpy_contiguous_to_ptr", "-"),
@@ -68,9 +75,14 @@ PYACL_ONLY: list[tuple[str, str, str]] = [
     ("util", "stop_thread", "-"),
 ]
 
-# (module, pyACL name) -> (page's Python form, "page id (edition)"): Huawei's pyACL reference
+# (module, pyACL name) -> (the documented Python form, the table's "spelling from" text):
+# Huawei's pyACL reference pages, then pyACL's documentation source for the functions without a
+# page found
 PAGE_OF: dict[tuple[str, str], tuple[str, str]] = {
-    (mod, name): (form, f"{page} ({edition})") for mod, name, _, form, page, edition in PAGES}
+    **{(mod, name): (form, f"{SRC} `{path}` ({SOURCE_REPO}@{commit[:8]})")
+       for mod, name, _, form, path, commit in SOURCES},
+    **{(mod, name): (form, f"{REF} `{page}` ({edition})")
+       for mod, name, _, form, page, edition in PAGES}}
 
 # refused: (module, name, C name, outputs before the code (-1: returns an object), area)
 _OM = "offline-model inference from .om files"
@@ -78,6 +90,18 @@ _DVPP = "media / DVPP"
 _PROF = "profiling"
 _DUMP = "dumps"
 _OP = "single-operator execution"
+_PEER = "peer access between devices"
+_HW = "hardware attributes, topology, ids and counters of a real device"
+_SAT = "floating-point saturation modes and overflow status"
+_LIMIT = "runtime system parameters, resource limits and the primary context's state"
+_ABORT = "aborting unfinished tasks (forced reset and destroy, stream and device task abort)"
+_COPY = "2-D asynchronous, descriptor-based, conditional copies and on-device reduction"
+_VMM = "virtual memory management, shareable memory handles and pointer attributes"
+_IPC = "inter-process memory sharing (IPC): npusim simulates one process"
+_CMO = "cache maintenance of real hardware: simulated device memory is always coherent"
+_ALLOC = "user memory allocators registered on a stream"
+_EXC = "exception-information callbacks"
+_LASTERR = "the per-thread last-error API (use acl.get_recent_err_msg)"
 REFUSED: list[tuple[str, str, str, int, str]] = [
     ("acl", "create_data_buffer", "aclCreateDataBuffer", -1, _OM),
     ("acl", "destroy_data_buffer", "aclDestroyDataBuffer", 0, _OM),
@@ -86,6 +110,7 @@ REFUSED: list[tuple[str, str, str, int, str]] = [
     ("mdl", "load_from_file", "aclmdlLoadFromFile", 1, _OM),
     ("mdl", "load_from_mem", "aclmdlLoadFromMem", 1, _OM),
     ("mdl", "load_from_file_with_mem", "aclmdlLoadFromFileWithMem", 1, _OM),
+    ("mdl", "load_from_mem_with_mem", "aclmdlLoadFromMemWithMem", 1, _OM),
     ("mdl", "query_size", "aclmdlQuerySize", 2, _OM),
     ("mdl", "unload", "aclmdlUnload", 0, _OM),
     ("mdl", "execute", "aclmdlExecute", 0, _OM),
@@ -127,6 +152,81 @@ REFUSED: list[tuple[str, str, str, int, str]] = [
     ("op", "execute_v2", "aclopExecuteV2", 0, _OP),
     ("op", "compile", "aclopCompile", 0, _OP),
     ("op", "set_model_dir", "aclopSetModelDir", 0, _OP),
+    # acl.rt functions of pyACL's runtime reference that npusim does not simulate (the names are
+    # pyACL's index, hicann/runtime python/docs/zh/api_ref/runtime/README.md; the output counts
+    # are the C functions' out-parameters, include/external/acl/acl_rt.h)
+    ("rt", "device_can_access_peer", "aclrtDeviceCanAccessPeer", 1, _PEER),
+    ("rt", "device_enable_peer_access", "aclrtDeviceEnablePeerAccess", 0, _PEER),
+    ("rt", "device_disable_peer_access", "aclrtDeviceDisablePeerAccess", 0, _PEER),
+    ("rt", "device_peer_access_status", "aclrtDevicePeerAccessStatus", 1, _PEER),
+    ("rt", "get_device_info", "aclrtGetDeviceInfo", 1, _HW),
+    ("rt", "get_device_capability", "aclrtGetDeviceCapability", 1, _HW),
+    ("rt", "get_devices_topo", "aclrtGetDevicesTopo", 1, _HW),
+    ("rt", "get_device_utilization_rate", "aclrtGetDeviceUtilizationRate", 1, _HW),
+    ("rt", "query_device_status", "aclrtQueryDeviceStatus", 1, _HW),
+    ("rt", "device_get_uuid", "aclrtDeviceGetUuid", 1, _HW),
+    ("rt", "device_get_bare_tgid", "aclrtDeviceGetBareTgid", 1, _HW),
+    ("rt", "get_user_dev_id_by_logic_dev_id", "aclrtGetUserDevIdByLogicDevId", 1, _HW),
+    ("rt", "get_logic_dev_id_by_user_dev_id", "aclrtGetLogicDevIdByUserDevId", 1, _HW),
+    ("rt", "get_thread_last_task_id", "aclrtGetThreadLastTaskId", 1, _HW),
+    ("rt", "set_device_sat_mode", "aclrtSetDeviceSatMode", 0, _SAT),
+    ("rt", "get_device_sat_mode", "aclrtGetDeviceSatMode", 1, _SAT),
+    ("rt", "get_overflow_status", "aclrtGetOverflowStatus", 0, _SAT),
+    ("rt", "reset_overflow_status", "aclrtResetOverflowStatus", 0, _SAT),
+    ("rt", "set_ts_device", "aclrtSetTsDevice", 0, _LIMIT),
+    ("rt", "device_set_limit", "aclrtDeviceSetLimit", 0, _LIMIT),
+    ("rt", "device_get_limit", "aclrtDeviceGetLimit", 1, _LIMIT),
+    ("rt", "set_sys_param_opt", "aclrtSetSysParamOpt", 0, _LIMIT),
+    ("rt", "get_sys_param_opt", "aclrtGetSysParamOpt", 1, _LIMIT),
+    ("rt", "ctx_set_sys_param_opt", "aclrtCtxSetSysParamOpt", 0, _LIMIT),
+    ("rt", "ctx_get_sys_param_opt", "aclrtCtxGetSysParamOpt", 1, _LIMIT),
+    ("rt", "get_primary_ctx_state", "aclrtGetPrimaryCtxState", 2, _LIMIT),
+    ("rt", "get_device_res_limit", "aclrtGetDeviceResLimit", 1, _LIMIT),
+    ("rt", "set_device_res_limit", "aclrtSetDeviceResLimit", 0, _LIMIT),
+    ("rt", "reset_device_res_limit", "aclrtResetDeviceResLimit", 0, _LIMIT),
+    ("rt", "get_stream_res_limit", "aclrtGetStreamResLimit", 1, _LIMIT),
+    ("rt", "set_stream_res_limit", "aclrtSetStreamResLimit", 0, _LIMIT),
+    ("rt", "reset_stream_res_limit", "aclrtResetStreamResLimit", 0, _LIMIT),
+    ("rt", "use_stream_res_in_current_thread", "aclrtUseStreamResInCurrentThread", 0, _LIMIT),
+    ("rt", "unuse_stream_res_in_current_thread", "aclrtUnuseStreamResInCurrentThread", 0, _LIMIT),
+    ("rt", "get_res_in_current_thread", "aclrtGetResInCurrentThread", 1, _LIMIT),
+    ("rt", "reset_device_force", "aclrtResetDeviceForce", 0, _ABORT),
+    ("rt", "destroy_stream_force", "aclrtDestroyStreamForce", 0, _ABORT),
+    ("rt", "stream_abort", "aclrtStreamAbort", 0, _ABORT),
+    ("rt", "device_task_abort", "aclrtDeviceTaskAbort", 0, _ABORT),
+    ("rt", "memcpy2d_async", "aclrtMemcpy2dAsync", 0, _COPY),
+    ("rt", "get_memcpy_desc_size", "aclrtGetMemcpyDescSize", 1, _COPY),
+    ("rt", "set_memcpy_desc", "aclrtSetMemcpyDesc", 0, _COPY),
+    ("rt", "memcpy_async_with_desc", "aclrtMemcpyAsyncWithDesc", 0, _COPY),
+    ("rt", "memcpy_async_with_condition", "aclrtMemcpyAsyncWithCondition", 0, _COPY),
+    ("rt", "reduce_async", "aclrtReduceAsync", 0, _COPY),
+    ("rt", "malloc_physical", "aclrtMallocPhysical", 1, _VMM),
+    ("rt", "free_physical", "aclrtFreePhysical", 0, _VMM),
+    ("rt", "reserve_mem_address", "aclrtReserveMemAddress", 1, _VMM),
+    ("rt", "release_mem_address", "aclrtReleaseMemAddress", 0, _VMM),
+    ("rt", "map_mem", "aclrtMapMem", 0, _VMM),
+    ("rt", "unmap_mem", "aclrtUnmapMem", 0, _VMM),
+    ("rt", "mem_get_allocation_granularity", "aclrtMemGetAllocationGranularity", 1, _VMM),
+    ("rt", "mem_export_to_shareable_handle", "aclrtMemExportToShareableHandle", 1, _VMM),
+    ("rt", "mem_set_pid_to_shareable_handle", "aclrtMemSetPidToShareableHandle", 0, _VMM),
+    ("rt", "mem_import_from_shareable_handle", "aclrtMemImportFromShareableHandle", 1, _VMM),
+    ("rt", "pointer_get_attributes", "aclrtPointerGetAttributes", 1, _VMM),
+    ("rt", "ipc_mem_get_export_key", "aclrtIpcMemGetExportKey", 1, _IPC),
+    ("rt", "ipc_mem_set_import_pid", "aclrtIpcMemSetImportPid", 0, _IPC),
+    ("rt", "ipc_mem_import_by_key", "aclrtIpcMemImportByKey", 1, _IPC),
+    ("rt", "ipc_mem_close", "aclrtIpcMemClose", 0, _IPC),
+    ("rt", "cmo_async", "aclrtCmoAsync", 0, _CMO),
+    ("rt", "allocator_register", "aclrtAllocatorRegister", 0, _ALLOC),
+    ("rt", "allocator_unregister", "aclrtAllocatorUnregister", 0, _ALLOC),
+    ("rt", "set_exception_info_callback", "aclrtSetExceptionInfoCallback", 0, _EXC),
+    ("rt", "get_task_id_from_exception_info", "aclrtGetTaskIdFromExceptionInfo", -1, _EXC),
+    ("rt", "get_stream_id_from_exception_info", "aclrtGetStreamIdFromExceptionInfo", -1, _EXC),
+    ("rt", "get_thread_id_from_exception_info", "aclrtGetThreadIdFromExceptionInfo", -1, _EXC),
+    ("rt", "get_device_id_from_exception_info", "aclrtGetDeviceIdFromExceptionInfo", -1, _EXC),
+    ("rt", "get_error_code_from_exception_info", "aclrtGetErrorCodeFromExceptionInfo", -1,
+     _EXC),
+    ("rt", "peek_at_last_error", "aclrtPeekAtLastError", 0, _LASTERR),
+    ("rt", "get_last_error", "aclrtGetLastError", 0, _LASTERR),
 ]
 WHOLE_AREAS = {"media": _DVPP, "prof": _PROF, "op": _OP}   # modules that refuse any name
 
@@ -186,7 +286,14 @@ def _form(full: str, fn, outputs: int) -> str:
 
 
 def _source(page: str) -> str:
-    return f"{REF} `{page.split()[0]}` {page.split()[1]}" if page else RULE
+    return page or RULE
+
+
+def _defined(acl, mod: str, name: str) -> bool:
+    """Whether the facade itself defines ``name`` (a refused name a facade function shadows is
+    simulated: the module's ``__getattr__`` is never asked for it)."""
+    module = acl if mod == "acl" else vars(acl)[mod]
+    return isinstance(vars(module).get(name), types.FunctionType)
 
 
 def rows(acl) -> list[tuple[str, str, str, str, str, str]]:
@@ -194,7 +301,7 @@ def rows(acl) -> list[tuple[str, str, str, str, str, str]]:
     facade's functions under pyACL's names, pyACL's own functions, then the refused ones."""
     out = []
     alias_of = {(m, v): n for (m, n), v in ALIASES.items()}
-    refused = {(m, n) for m, n, _, _, _ in REFUSED}
+    refused = {(m, n) for m, n, _, _, _ in REFUSED if not _defined(acl, m, n)}
     for short in ("rt", "mdl"):
         module = vars(acl)[short]
         for attr, fn in sorted(vars(module).items()):
@@ -218,6 +325,8 @@ def rows(acl) -> list[tuple[str, str, str, str, str, str]]:
         form, page = PAGE_OF[(mod, name)]
         out.append((full, c, "simulated", form, "", _source(page)))
     for mod, name, c, outputs, area in REFUSED:
+        if (mod, name) not in refused:
+            continue
         full = f"acl.{name}" if mod == "acl" else f"acl.{mod}.{name}"
         form, page = PAGE_OF.get((mod, name), ("", ""))
         out.append((full, c, f"refused: {E_NOT_SUPPORTED}", form, f"not simulated: {area}",
@@ -235,10 +344,14 @@ def table_markdown(acl) -> str:
               for a, c, st, f, n, src in rs]
     paged = [r for r in rs if r[5].startswith(REF)]
     psim = sum(r[2] == "simulated" for r in paged)
+    sourced = [r for r in rs if r[5].startswith(SRC)]
+    ssim = sum(r[2] == "simulated" for r in sourced)
     lines += ["", f"Counts: {len(rs)} pyACL functions: {sim} simulated, {len(rs) - sim} "
               f"refused with {E_NOT_SUPPORTED}; {len(paged)} of them ({psim} simulated, "
-              f"{len(paged) - psim} refused) checked against a page of the pyACL reference, "
-              f"the others named by the C-derived rule; {len(ALIASES)} of the simulated ones are "
+              f"{len(paged) - psim} refused) checked against a page of the pyACL reference and "
+              f"{len(sourced)} ({ssim} simulated, {len(sourced) - ssim} refused) against pyACL's "
+              "documentation source, the others named by the C-derived rule; "
+              f"{len(ALIASES)} of the simulated ones are "
               "pyACL spellings of a C-derived facade name (both names work)."]
     return "\n".join(lines) + "\n"
 

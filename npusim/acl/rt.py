@@ -59,6 +59,8 @@ from ..runtime.api_build import (active_stream, check_arch_compatibility,  # noq
                                  reg_stream_state_callback, stream_abort, stream_stop,
                                  switch_stream)
 
+from ..runtime.api_device import (device_get_stream_priority_range,  # noqa: F401,E402
+                                  synchronize_device_with_timeout)
 from ..runtime.api_refused import BY_DESIGN as _BY_DESIGN  # noqa: E402
 from ..runtime.api_refused import facade_name as _facade_name, refusal as _refusal  # noqa: E402
 

@@ -96,6 +96,33 @@ def synchronize_device() -> int:
     return ctx.failure_code or code
 
 
+
+def synchronize_device_with_timeout(timeout_ms: int) -> int:
+    """aclrtSynchronizeDeviceWithTimeout returns as aclrtSynchronizeDevice, or 507046
+    ACL_ERROR_RT_STREAM_SYNC_TIMEOUT when the wait took longer than ``timeout_ms`` of simulated
+    time; -1 waits for ever. Below -1 is refused by the ACL layer and 0 by the runtime, both
+    107000 (src/acl/aclrt_impl/device.cpp:168-183, src/runtime/api/impl/api_error.cc:3477-3483)."""
+    if timeout_ms < -1 or timeout_ms == 0:
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
+    start = RT.host_ns
+    code = synchronize_device()
+    if code == ERR.ACL_SUCCESS and timeout_ms > 0 and RT.host_ns - start > timeout_ms * 1_000_000:
+        return ERR.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
+    return code
+
+
+STREAM_LEAST_PRIORITY, STREAM_GREATEST_PRIORITY = 7, 0
+"""The stream priority range the runtime reports (src/runtime/core/inc/spec/base_info.hpp:168-169:
+0 is the highest priority)."""
+
+
+def device_get_stream_priority_range():
+    """aclrtDeviceGetStreamPriorityRange returns (least priority, greatest priority, code) =
+    (7, 0, 0), the runtime's constants, with or without a device
+    (src/runtime/api/impl/api_impl.cc:3828-3839)."""
+    return STREAM_LEAST_PRIORITY, STREAM_GREATEST_PRIORITY, ERR.ACL_SUCCESS
+
+
 # ---- contexts ----
 def create_context(dev_id):
     if not valid_device_id(dev_id):

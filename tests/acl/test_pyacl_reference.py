@@ -12,7 +12,9 @@ import pytest
 
 from npusim import acl
 from npusim.acl import pyacl
-from npusim.acl.pyacl_reference import PAGES, PTR_TO_NUMPY_TYPES
+from npusim.acl.pyacl_reference import PAGES, PTR_TO_NUMPY_TYPES, SOURCES
+
+DOCUMENTED = PAGES + SOURCES      # a page of the reference, or pyACL's documentation source
 
 ROWS = {r[0]: r for r in pyacl.rows(acl)}
 
@@ -52,7 +54,24 @@ def test_every_documented_function_is_a_table_row_citing_its_page(entry):
     assert row[3] == form and page in row[5] and edition in row[5]
 
 
-@pytest.mark.parametrize("entry", PAGES, ids=lambda e: _full(e[0], e[1]))
+def test_the_documentation_source_rows_are_unique_well_formed_and_have_no_page():
+    assert len({(m, n) for m, n, *_ in DOCUMENTED}) == len(DOCUMENTED)
+    for mod, name, c, form, path, commit in SOURCES:
+        _parse(form)
+        assert re.search(rf"\b{_full(mod, name)}\(", form), form
+        assert re.fullmatch(r"\w+/function-\w+\.md", path) and name in path, path
+        assert re.fullmatch(r"[0-9a-f]{40}", commit) and c.startswith("acl")
+
+
+@pytest.mark.parametrize("entry", SOURCES, ids=lambda e: _full(e[0], e[1]))
+def test_every_documentation_source_row_is_a_table_row_citing_its_file(entry):
+    mod, name, c, form, path, commit = entry
+    row = ROWS[_full(mod, name)]
+    assert row[1] == c and row[3] == form
+    assert row[5].startswith(pyacl.SRC) and path in row[5] and commit[:8] in row[5]
+
+
+@pytest.mark.parametrize("entry", DOCUMENTED, ids=lambda e: _full(e[0], e[1]))
 def test_every_documented_function_takes_the_page_s_arguments_in_its_order(entry):
     mod, name, _, form, _, _ = entry
     _, args = _parse(form)
@@ -66,7 +85,8 @@ _NOT_CALLED_HOSTILE = {"acl.init", "acl.finalize", "acl.util.ptr_to_numpy", "acl
                        "acl.util.ptr_to_bytes"}
 
 
-@pytest.mark.parametrize("entry", [e for e in PAGES if _full(e[0], e[1]) not in _NOT_CALLED_HOSTILE],
+@pytest.mark.parametrize("entry",
+                         [e for e in DOCUMENTED if _full(e[0], e[1]) not in _NOT_CALLED_HOSTILE],
                          ids=lambda e: _full(e[0], e[1]))
 def test_every_documented_function_answers_in_the_page_s_return_shape(entry):
     """Called with ``None`` for every argument (no device set: a fresh simulator), each function
@@ -113,7 +133,7 @@ def test_numpy_contiguous_to_ptr_copies_a_non_contiguous_array_and_points_at_the
 
 
 def test_the_rows_without_a_page_say_so():
-    paged = {_full(m, n) for m, n, *_ in PAGES}
+    paged = {_full(m, n) for m, n, *_ in DOCUMENTED}
     for full, row in ROWS.items():
         assert (row[5] == pyacl.RULE) == (full not in paged), full
 
