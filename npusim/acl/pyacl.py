@@ -191,8 +191,6 @@ REFUSED: list[tuple[str, str, str, int, str]] = [
     ("rt", "unuse_stream_res_in_current_thread", "aclrtUnuseStreamResInCurrentThread", 0, _LIMIT),
     ("rt", "get_res_in_current_thread", "aclrtGetResInCurrentThread", 1, _LIMIT),
     ("rt", "reset_device_force", "aclrtResetDeviceForce", 0, _ABORT),
-    ("rt", "destroy_stream_force", "aclrtDestroyStreamForce", 0, _ABORT),
-    ("rt", "stream_abort", "aclrtStreamAbort", 0, _ABORT),
     ("rt", "device_task_abort", "aclrtDeviceTaskAbort", 0, _ABORT),
     ("rt", "memcpy2d_async", "aclrtMemcpy2dAsync", 0, _COPY),
     ("rt", "get_memcpy_desc_size", "aclrtGetMemcpyDescSize", 1, _COPY),

@@ -94,11 +94,11 @@ def test_every_refused_rt_function_answers_207000_in_its_shape_and_names_its_are
 
 
 def test_a_refusal_says_its_area_once_on_stderr(capsys):
-    pyacl._SAID.discard("acl.rt.stream_abort")
-    acl.rt.stream_abort(0)
-    acl.rt.stream_abort(0)
+    pyacl._SAID.discard("acl.rt.device_task_abort")
+    acl.rt.device_task_abort(0)
+    acl.rt.device_task_abort(0)
     err = capsys.readouterr().err
-    assert err.count("acl.rt.stream_abort is not simulated (aborting unfinished tasks") == 1
+    assert err.count("acl.rt.device_task_abort is not simulated (aborting unfinished tasks") == 1
 
 
 def test_an_unknown_rt_name_is_still_an_attribute_error():
