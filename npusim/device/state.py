@@ -76,6 +76,11 @@ class DeviceState:
     def trace_rows(self) -> np.ndarray:
         return self.trace[:min(int(self.st[E.E_TRACE_N]), len(self.trace))]
 
+    def clear_trace(self) -> None:
+        """Forget the recorded trace rows (the buffer is kept; recording goes on)."""
+        self.st[E.E_TRACE_N] = 0
+        self.trace_dropped = False
+
     # ---- pool and SQs ----
     def _pool_alloc(self, depth: int) -> int:
         free = self._free_rings.get(depth)

@@ -413,9 +413,12 @@ class Device:
     def describe_fault(self, f) -> str:
         what = FAULT_NAMES.get(f.kind, "device fault")
         if 0 <= f.kernel < len(TABLE.entries):
-            what += f" in kernel {TABLE.name(f.kernel)}"
+            what += f" in kernel {TABLE.label(f.kernel)}"
         if f.kind in (E.F_KERNEL_OOB, E.F_BAD_ADDRESS):
             what += f" at 0x{f.info:x} ({f.info2} bytes)"
+            label = self.state.mem.label_of(f.info)
+            if label:
+                what += f" in buffer {label!r}"
         if f.kind == E.F_RUNAWAY and 0 <= f.info < len(self.conds):
             ch = self.conds[f.info]
             stopped = self.state.runaway_stopped.pop(f.info, None)
@@ -567,7 +570,7 @@ class Device:
                         if n and st.mem.check_range(int(e["a1"]), 8 * n):
                             slots = st.mem.view(int(e["a1"]), 8 * n).view(np.int64)
                             hit = bool((slots == word).any())
-                        what = f"kernel {TABLE.name(int(e['a0']))}"
+                        what = f"kernel {TABLE.label(int(e['a0']))}"
                     elif op in (S.OP_MEMCPY, S.OP_MEMSET, S.OP_MEM_WRITE_VALUE):
                         a, nb = int(e["a0"]), int(e["a2"])
                         hit = a <= word < a + max(nb, 1) or word <= a < word + 8

@@ -71,6 +71,13 @@ class CaptureStream(SqStream):
         what = "origin" if self.original else ("added" if self.added else "joined")
         return f"capture stream {self.id} ({what}, model {self.model.id})"
 
+    def display_name(self) -> str:
+        """Trace rows: the user stream's name with the model (``comm (model 3)``), else
+        ``describe()``."""
+        u = self.user_stream
+        label = self.label or (u.label if u is not None else "")
+        return f"{label} (model {self.model.id})" if label else self.describe()
+
     @property
     def tail(self) -> int:
         return self.task_count

@@ -40,7 +40,7 @@ class SqStream:
     """What every stream that owns an SQ has: user streams and capture streams alike."""
 
     __slots__ = ("ctx", "device", "sq", "id", "handle", "flags", "capture", "is_default",
-                 "destroyed", "stop_on_failure")
+                 "destroyed", "stop_on_failure", "label")
     is_model = False
     """True for a model's capture stream (``model.CaptureStream``)."""
 
@@ -55,6 +55,15 @@ class SqStream:
         self.stop_on_failure = False
         self.sq = -1
         self.id = -1
+        self.label = ""                # the user's name for it (``Device.stream(name=...)``)
+
+    def set_label(self, name: str) -> None:
+        """Name the stream: traces, plots and messages show the name."""
+        self.label = str(name)
+
+    def display_name(self) -> str:
+        """The row name of traces and plots: the user's name, else ``describe()``."""
+        return self.label or self.describe()
 
 
 class Stream(SqStream):
@@ -92,7 +101,8 @@ class Stream(SqStream):
 
     def describe(self) -> str:
         kind = "default stream" if self.is_default else "stream"
-        return f"{kind} {self.id} (device {self.device.id})"
+        name = f" {self.label!r}" if self.label else ""
+        return f"{kind} {self.id}{name} (device {self.device.id})"
 
     # ---- submission ----
     @property

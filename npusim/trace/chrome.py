@@ -1,18 +1,44 @@
-"""Trace export: the engine's trace rows as Chrome trace / Perfetto JSON.
+"""Trace export: the engine's trace rows as Chrome trace / Perfetto JSON, and their summary.
 
-One row per executed SQE: which SQ (stream), opcode, unit, start and end in simulated ns. The
-Chrome format wants microseconds; ``ph: "X"`` complete events, one ``tid`` per stream.
+One row per executed SQE (``device/engine.py`` ``TRACE_DTYPE``): which SQ (stream), opcode,
+unit, start and end in simulated ns. The Chrome format wants microseconds; ``ph: "X"`` complete
+events, one ``tid`` per stream (the user's name for it when it has one, ``Device.stream(name=)``),
+kernels by their defined name (``@npusim.kernel``), copies and memsets with the name of the
+buffer they write (``Device.malloc(name=)``), a host row of API calls and a row of the user's
+markers (``npusim.trace.mark`` / ``range``, ``docs/timing.md`` "Traces").
+
+A wait's row starts when the wait began and ends when it finished, so its length includes the
+time the SQ sat parked: :attr:`Trace.waiting` is that part per row (the row's length less the
+SQ's dispatch and the opcode's fixed cost), which ``summary`` reports apart from busy time.
+
+The export is vectorised (``chrome_json``): rows are grouped by what their text shares (name and
+stream, opcode, unit) and the numbers are turned into text a column at a time with numpy's
+string ufuncs, so a million rows take about a second (``bench/test_trace_export.py`` against
+:meth:`Trace.events`, the per-row path kept as the reference). Timestamps are written as exact
+decimal ``<ns>e-3`` µs.
 """
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..device import engine as E
 from ..device.kernels import TABLE, UNIT_NAMES
-from ..device.sqe import OP_KERNEL, OP_NAME, OP_TASK_TYPE
+from ..device.sqe import (N_OPCODES, OP_COND_FIRST, OP_COND_JUMP_BACK, OP_COND_NOTIFY_WAIT,
+                          OP_EVENT_WAIT, OP_KERNEL, OP_MEM_WAIT_VALUE, OP_MEMCPY, OP_MEMSET,
+                          OP_NAME, OP_NOTIFY_WAIT, OP_TASK_TYPE)
 from ..runtime.runtime import RT
+
+WAIT_OPS = (OP_EVENT_WAIT, OP_NOTIFY_WAIT, OP_MEM_WAIT_VALUE, OP_COND_NOTIFY_WAIT)
+"""Opcodes whose row may include time parked on a wait."""
+_CHUNK = 1 << 18                    # rows turned into text at once (bounded memory)
+
+
+def _strings_ok() -> bool:
+    """numpy's variable-width strings and their ufuncs (numpy >= 2) drive the fast export."""
+    return hasattr(np, "strings") and hasattr(np.dtypes, "StringDType")
 
 
 @dataclass
@@ -21,53 +47,214 @@ class Trace:
     stream_names: dict            # sq -> display name
     device_id: int = 0
     host: tuple = ()              # (api name, host start ns, host end ns)
+    markers: tuple = ()           # (name, host ns, end ns; -1 for a mark): npusim.trace.mark
+    waiting: np.ndarray | None = None   # per row: ns parked on a wait (0: none), int64
+    buffer_names: dict = field(default_factory=dict)   # a0 of copy/memset rows -> buffer name
+
+    def __post_init__(self):
+        if self.waiting is None:
+            self.waiting = np.zeros(len(self.rows), np.int64)
 
     @classmethod
     def from_device(cls, dev) -> "Trace":
-        names = {sq: s.describe() for sq, s in dev.streams.items()}
-        names.update({sq: cs.describe() for sq, cs in dev.streams_by_sq_model.items()})
-        return cls(dev.state.trace_rows().copy(), names, dev.id, tuple(RT.host_trace))
+        names = {sq: s.display_name() for sq, s in dev.streams.items()}
+        names.update({sq: cs.display_name() for sq, cs in dev.streams_by_sq_model.items()})
+        state = dev.state
+        rows = state.trace_rows().copy()
+        # parked time of waits: the row less the SQ's dispatch and the opcode's fixed cost
+        sq = np.minimum(rows["sq"], len(state.sqs) - 1)
+        op = np.minimum(rows["op"], N_OPCODES - 1)
+        service = state.sqs[sq, E.Q_DISPATCH] + state.tc[op]
+        waiting = np.where(np.isin(rows["op"], WAIT_OPS),
+                           np.maximum(rows["end"] - rows["start"] - service, 0), 0)
+        mem = state.mem
+        bufs = {}
+        if mem.labels:
+            for a in np.unique(rows["a0"][np.isin(rows["op"], (OP_MEMCPY, OP_MEMSET))]):
+                label = mem.label_of(int(a))
+                if label:
+                    bufs[int(a)] = label
+        return cls(rows, names, dev.id, tuple(RT.host_trace), tuple(RT.markers),
+                   waiting.astype(np.int64), bufs)
 
     def __len__(self):
         return len(self.rows)
 
+    def stream_name(self, sq: int) -> str:
+        return self.stream_names.get(int(sq), f"sq{int(sq)}")
+
     def name_of(self, r) -> str:
         if r["op"] == OP_KERNEL and 0 <= r["a0"] < len(TABLE.entries):
-            return TABLE.name(int(r["a0"]))
+            return TABLE.label(int(r["a0"]))
         return OP_NAME[int(r["op"])]
 
+    # ---- time windows ----
+    def range_bounds(self, name: str) -> tuple[int, int]:
+        """(start, end) host ns of the first ``npusim.trace.range(name)``; KeyError if none."""
+        for n, t0, t1 in self.markers:
+            if n == name and t1 >= 0:
+                return t0, t1
+        raise KeyError(f"no trace range called {name!r}")
+
+    def window(self, start=None, end: int | None = None) -> "Trace":
+        """The part of the trace that overlaps ``[start, end)`` (simulated ns; None: open), or
+        ``window("step 3")``: the span of that ``npusim.trace.range``. Rows, host calls and
+        markers that overlap the window are kept whole."""
+        if isinstance(start, str):
+            start, end = self.range_bounds(start)
+        lo = -(1 << 62) if start is None else int(start)
+        hi = 1 << 62 if end is None else int(end)
+        r = self.rows
+        keep = (r["end"] > lo) & (r["start"] < hi) | ((r["start"] == r["end"]) &
+                                                      (r["start"] >= lo) & (r["start"] < hi))
+        host = tuple(h for h in self.host if h[2] > lo and h[1] < hi or lo <= h[1] == h[2] < hi)
+        marks = tuple(m for m in self.markers
+                      if ((lo <= m[1] < hi) if m[2] < 0 else (m[2] > lo and m[1] < hi)))
+        return Trace(r[keep], self.stream_names, self.device_id, host, marks,
+                     self.waiting[keep], self.buffer_names)
+
+    # ---- the per-row path (reference of the vectorised export) ----
     def events(self) -> list[dict]:
+        """The Chrome trace events, one dict each (the reference the export is tested
+        against)."""
         out = [{"name": name, "ph": "X", "pid": "host", "tid": "API calls", "ts": t0 / 1000.0,
                 "dur": (t1 - t0) / 1000.0} for name, t0, t1 in self.host]
-        for r in self.rows:
+        out += [self._marker_event(m) for m in self.markers]
+        for r, w in zip(self.rows, self.waiting):
             sq = int(r["sq"])
-            out.append({
+            op = int(r["op"])
+            ev = {
                 "name": self.name_of(r), "ph": "X", "pid": f"device {self.device_id}",
-                "tid": self.stream_names.get(sq, f"sq{sq}"),
+                "tid": self.stream_name(sq),
                 "ts": int(r["start"]) / 1000.0, "dur": (int(r["end"]) - int(r["start"])) / 1000.0,
-                "args": {"task_type": OP_TASK_TYPE[int(r["op"])], "task_id": int(r["task_id"]),
+                "args": {"task_type": OP_TASK_TYPE[op], "task_id": int(r["task_id"]),
                          "unit": UNIT_NAMES[int(r["unit"])], "blocks": int(r["blocks"]),
                          "position": int(r["pos"])},
-            })
-            if int(r["op"]) in (14, 16):          # COND_FIRST / COND_JUMP_BACK
-                out[-1]["args"]["branch" if int(r["op"]) == 14 else "value"] = int(r["val"])
+            }
+            if op in (OP_COND_FIRST, OP_COND_JUMP_BACK):
+                ev["args"]["branch" if op == OP_COND_FIRST else "value"] = int(r["val"])
+            if op in WAIT_OPS:
+                ev["args"]["waiting_ns"] = int(w)
+            if op in (OP_MEMCPY, OP_MEMSET) and int(r["a0"]) in self.buffer_names:
+                ev["args"]["buffer"] = self.buffer_names[int(r["a0"])]
+            out.append(ev)
         return out
+
+    @staticmethod
+    def _marker_event(m) -> dict:
+        name, t0, t1 = m
+        if t1 < 0:
+            return {"name": name, "ph": "i", "s": "g", "pid": "host", "tid": "markers",
+                    "ts": t0 / 1000.0}
+        return {"name": name, "ph": "X", "pid": "host", "tid": "markers", "ts": t0 / 1000.0,
+                "dur": (t1 - t0) / 1000.0}
+
+    # ---- the vectorised export ----
+    def chrome_json(self) -> str:
+        """``{"traceEvents": [...], "displayTimeUnit": "ns"}`` as text: the same events as
+        :meth:`events`, built a column at a time."""
+        if not _strings_ok():                    # numpy < 2: the per-row path
+            return json.dumps({"traceEvents": self.events(), "displayTimeUnit": "ns"},
+                              separators=(",", ":"))
+        parts = []
+        if self.host:
+            parts.append(self._host_text())
+        parts += [json.dumps(self._marker_event(m), separators=(",", ":"))
+                  for m in self.markers]
+        for i in range(0, len(self.rows), _CHUNK):
+            parts.append(self._rows_text(self.rows[i:i + _CHUNK], self.waiting[i:i + _CHUNK]))
+        return '{"traceEvents":[' + ",".join(p for p in parts if p) + \
+            '],"displayTimeUnit":"ns"}'
+
+    def _host_text(self) -> str:
+        names = [h[0] for h in self.host]
+        t = np.array([(h[1], h[2]) for h in self.host], np.int64).reshape(-1, 2)
+        uniq, inv = np.unique(np.array(names, dtype=object), return_inverse=True)
+        pre = np.array(['{"name":' + json.dumps(str(n)) + ',"ph":"X","pid":"host",'
+                        '"tid":"API calls","ts":' for n in uniq], dtype=np.dtypes.StringDType())
+        out = _cat(pre[inv], _num(t[:, 0]), 'e-3,"dur":', _num(t[:, 1] - t[:, 0]), "e-3}")
+        return ",".join(out.tolist())
+
+    def _rows_text(self, r, waiting) -> str:
+        if len(r) == 0:
+            return ""
+        SD = np.dtypes.StringDType()
+        op = r["op"].astype(np.int64)
+        # the head of each row: its name and stream, shared by all rows of one (name, stream)
+        code = np.where(op == OP_KERNEL, r["a0"], -1 - op)
+        sq = r["sq"].astype(np.int64)
+        key = (code - code.min()) * (int(sq.max()) + 1) + (sq - sq.min())
+        uniq, first, inv = np.unique(key, return_index=True, return_inverse=True)
+        dev = f"device {self.device_id}"
+        heads = np.array(['{"name":' + json.dumps(self.name_of(r[i])) + ',"ph":"X","pid":'
+                          + json.dumps(dev) + ',"tid":' + json.dumps(self.stream_name(r[i]["sq"]))
+                          + ',"ts":' for i in first], dtype=SD)
+        types = np.array(['"' + OP_TASK_TYPE.get(o, "?") + '","task_id":'
+                          for o in range(N_OPCODES + 1)], dtype=SD)
+        units = np.array([',"unit":"' + u + '","blocks":' for u in UNIT_NAMES], dtype=SD)
+        start, end = r["start"], r["end"]
+        # what a few opcodes add to their args
+        extra = np.full(len(r), "}}", dtype=SD)
+        for o, key_name in ((OP_COND_FIRST, "branch"), (OP_COND_JUMP_BACK, "value")):
+            m = op == o
+            if m.any():
+                extra[m] = _cat(f',"{key_name}":', _num(r["val"][m]), "}}")
+        m = np.isin(op, WAIT_OPS)
+        if m.any():
+            extra[m] = _cat(',"waiting_ns":', _num(waiting[m]), "}}")
+        if self.buffer_names:
+            m = np.isin(op, (OP_MEMCPY, OP_MEMSET))
+            for a, label in self.buffer_names.items():
+                mm = m & (r["a0"] == a)
+                if mm.any():
+                    extra[mm] = ',"buffer":' + json.dumps(label) + "}}"
+        out = _cat(heads[inv], _num(start), 'e-3,"dur":', _num(end - start),
+                   'e-3,"args":{"task_type":', types[np.minimum(op, N_OPCODES)],
+                   _num(r["task_id"]), units[np.minimum(r["unit"], len(UNIT_NAMES) - 1)],
+                   _num(r["blocks"]), ',"position":', _num(r["pos"]), extra)
+        return ",".join(out.tolist())
 
     def to_chrome(self, path) -> str:
         """Write ``{"traceEvents": [...]}`` (opens in chrome://tracing and ui.perfetto.dev)."""
         with open(path, "w") as f:
-            json.dump({"traceEvents": self.events(), "displayTimeUnit": "ns"}, f)
+            f.write(self.chrome_json())
         return str(path)
 
+    # ---- summary ----
     def summary(self) -> str:
-        """A few lines: per stream, tasks, busy time, first start, last end (simulated µs)."""
+        """Per stream: tasks, busy time (without time parked on waits), waiting time (parked),
+        first start and last end (simulated µs); then the markers' ranges."""
         if len(self.rows) == 0:
             return "(empty trace)"
-        lines = [f"{'stream':<28}{'tasks':>7}{'busy us':>11}{'start us':>11}{'end us':>11}"]
-        for sq in np.unique(self.rows["sq"]):
-            r = self.rows[self.rows["sq"] == sq]
-            busy = int((r["end"] - r["start"]).sum())
-            lines.append(f"{self.stream_names.get(int(sq), f'sq{sq}'):<28}{len(r):>7}"
-                         f"{busy / 1e3:>11.1f}{r['start'].min() / 1e3:>11.1f}"
+        lines = [f"{'stream':<28}{'tasks':>7}{'busy us':>11}{'waiting us':>12}{'start us':>11}"
+                 f"{'end us':>11}"]
+        sqs = self.rows["sq"]
+        for sq in np.unique(sqs):
+            m = sqs == sq
+            r = self.rows[m]
+            wait = int(self.waiting[m].sum())
+            busy = int((r["end"] - r["start"]).sum()) - wait
+            lines.append(f"{self.stream_name(sq):<28}{len(r):>7}{busy / 1e3:>11.1f}"
+                         f"{wait / 1e3:>12.1f}{r['start'].min() / 1e3:>11.1f}"
                          f"{r['end'].max() / 1e3:>11.1f}")
+        ranges = [m for m in self.markers if m[2] >= 0]
+        if ranges:
+            lines.append(f"{'range':<28}{'':>7}{'length us':>11}{'':>12}{'start us':>11}"
+                         f"{'end us':>11}")
+            for name, t0, t1 in ranges:
+                lines.append(f"{name:<28}{'':>7}{(t1 - t0) / 1e3:>11.1f}{'':>12}"
+                             f"{t0 / 1e3:>11.1f}{t1 / 1e3:>11.1f}")
         return "\n".join(lines)
+
+
+def _num(a) -> np.ndarray:
+    """Integers as decimal text, a column at a time."""
+    return np.asarray(a).astype(np.int64).astype(np.dtypes.StringDType())
+
+
+def _cat(*parts) -> np.ndarray:
+    """Concatenate string columns (and constant strings) element-wise."""
+    out = parts[0]
+    for p in parts[1:]:
+        out = np.strings.add(out, p)
+    return out
