@@ -11,11 +11,11 @@ A wait's row starts when the wait began and ends when it finished, so its length
 time the SQ sat parked: :attr:`Trace.waiting` is that part per row (the row's length less the
 SQ's dispatch and the opcode's fixed cost), which ``summary`` reports apart from busy time.
 
-The export is vectorised (``chrome_json``): rows are grouped by what their text shares (name and
-stream, opcode, unit) and the numbers are turned into text a column at a time with numpy's
-string ufuncs, so a million rows take about a second (``bench/test_trace_export.py`` against
-:meth:`Trace.events`, the per-row path kept as the reference). Timestamps are written as exact
-decimal ``<ns>e-3`` µs.
+The export is vectorised (``chrome_json``): the text of all rows is built a column at a time in
+a byte matrix — the parts rows share (name and stream, opcode, unit) taken from small tables,
+the numbers written digit by digit with integer array arithmetic — and the padding dropped at
+the end (``bench/test_trace_export.py`` measures it against :meth:`Trace.events`, the per-row
+path kept as the reference). Timestamps are written as exact decimal ``<ns>e-3`` µs.
 """
 from __future__ import annotations
 
@@ -34,11 +34,6 @@ from ..runtime.runtime import RT
 WAIT_OPS = (OP_EVENT_WAIT, OP_NOTIFY_WAIT, OP_MEM_WAIT_VALUE, OP_COND_NOTIFY_WAIT)
 """Opcodes whose row may include time parked on a wait."""
 _CHUNK = 1 << 18                    # rows turned into text at once (bounded memory)
-
-
-def _strings_ok() -> bool:
-    """numpy's variable-width strings and their ufuncs (numpy >= 2) drive the fast export."""
-    return hasattr(np, "strings") and hasattr(np.dtypes, "StringDType")
 
 
 @dataclass
@@ -117,8 +112,9 @@ class Trace:
     def events(self) -> list[dict]:
         """The Chrome trace events, one dict each (the reference the export is tested
         against)."""
-        out = [{"name": name, "ph": "X", "pid": "host", "tid": "API calls", "ts": t0 / 1000.0,
-                "dur": (t1 - t0) / 1000.0} for name, t0, t1 in self.host]
+        out = [self._meta_event()]
+        out += [{"name": name, "ph": "X", "pid": "host", "tid": "API calls", "ts": t0 / 1000.0,
+                 "dur": (t1 - t0) / 1000.0} for name, t0, t1 in self.host]
         out += [self._marker_event(m) for m in self.markers]
         for r, w in zip(self.rows, self.waiting):
             sq = int(r["sq"])
@@ -140,6 +136,11 @@ class Trace:
             out.append(ev)
         return out
 
+    def _meta_event(self) -> dict:
+        """The metadata event naming the device's process row."""
+        return {"name": "process_name", "ph": "M", "pid": f"device {self.device_id}",
+                "args": {"name": f"npusim device {self.device_id}"}}
+
     @staticmethod
     def _marker_event(m) -> dict:
         name, t0, t1 = m
@@ -152,72 +153,85 @@ class Trace:
     # ---- the vectorised export ----
     def chrome_json(self) -> str:
         """``{"traceEvents": [...], "displayTimeUnit": "ns"}`` as text: the same events as
-        :meth:`events`, built a column at a time."""
-        if not _strings_ok():                    # numpy < 2: the per-row path
-            return json.dumps({"traceEvents": self.events(), "displayTimeUnit": "ns"},
-                              separators=(",", ":"))
-        parts = []
+        :meth:`events`, built a column at a time (:class:`_Text`)."""
+        return b"".join(self._chrome_parts()).decode("ascii")
+
+    def _chrome_parts(self) -> list:
+        """The export as a list of ASCII byte strings (every event after the first starts with
+        its comma, so nothing is copied to join them)."""
+        parts = [b'{"traceEvents":[' + json.dumps(self._meta_event(),
+                                                  separators=(",", ":")).encode()]
         if self.host:
             parts.append(self._host_text())
-        parts += [json.dumps(self._marker_event(m), separators=(",", ":"))
+        parts += [("," + json.dumps(self._marker_event(m), separators=(",", ":"))).encode()
                   for m in self.markers]
         for i in range(0, len(self.rows), _CHUNK):
             parts.append(self._rows_text(self.rows[i:i + _CHUNK], self.waiting[i:i + _CHUNK]))
-        return '{"traceEvents":[' + ",".join(p for p in parts if p) + \
-            '],"displayTimeUnit":"ns"}'
+        parts.append(b'],"displayTimeUnit":"ns"}')
+        return parts
 
-    def _host_text(self) -> str:
-        names = [h[0] for h in self.host]
+    def _host_text(self) -> bytes:
+        names = np.array([h[0] for h in self.host], dtype=object)
         t = np.array([(h[1], h[2]) for h in self.host], np.int64).reshape(-1, 2)
-        uniq, inv = np.unique(np.array(names, dtype=object), return_inverse=True)
-        pre = np.array(['{"name":' + json.dumps(str(n)) + ',"ph":"X","pid":"host",'
-                        '"tid":"API calls","ts":' for n in uniq], dtype=np.dtypes.StringDType())
-        out = _cat(pre[inv], _num(t[:, 0]), 'e-3,"dur":', _num(t[:, 1] - t[:, 0]), "e-3}")
-        return ",".join(out.tolist())
+        uniq, inv = np.unique(names, return_inverse=True)
+        out = _Text(len(t))
+        out.table([',{"name":' + json.dumps(str(n)) + ',"ph":"X","pid":"host","tid":"API calls",'
+                   '"ts":' for n in uniq], inv)
+        out.num(t[:, 0])
+        out.const('e-3,"dur":')
+        out.num(t[:, 1] - t[:, 0])
+        out.const("e-3}")
+        return out.text()
 
-    def _rows_text(self, r, waiting) -> str:
-        if len(r) == 0:
-            return ""
-        SD = np.dtypes.StringDType()
+    def _rows_text(self, r, waiting) -> bytes:
+        n = len(r)
+        if n == 0:
+            return b""
         op = r["op"].astype(np.int64)
         # the head of each row: its name and stream, shared by all rows of one (name, stream)
         code = np.where(op == OP_KERNEL, r["a0"], -1 - op)
         sq = r["sq"].astype(np.int64)
-        key = (code - code.min()) * (int(sq.max()) + 1) + (sq - sq.min())
-        uniq, first, inv = np.unique(key, return_index=True, return_inverse=True)
-        dev = f"device {self.device_id}"
-        heads = np.array(['{"name":' + json.dumps(self.name_of(r[i])) + ',"ph":"X","pid":'
-                          + json.dumps(dev) + ',"tid":' + json.dumps(self.stream_name(r[i]["sq"]))
-                          + ',"ts":' for i in first], dtype=SD)
-        types = np.array(['"' + OP_TASK_TYPE.get(o, "?") + '","task_id":'
-                          for o in range(N_OPCODES + 1)], dtype=SD)
-        units = np.array([',"unit":"' + u + '","blocks":' for u in UNIT_NAMES], dtype=SD)
-        start, end = r["start"], r["end"]
-        # what a few opcodes add to their args
-        extra = np.full(len(r), "}}", dtype=SD)
-        for o, key_name in ((OP_COND_FIRST, "branch"), (OP_COND_JUMP_BACK, "value")):
-            m = op == o
-            if m.any():
-                extra[m] = _cat(f',"{key_name}":', _num(r["val"][m]), "}}")
+        key = (code - code.min()) * (int(sq.max() - sq.min()) + 1) + (sq - sq.min())
+        _, first, inv = np.unique(key, return_index=True, return_inverse=True)
+        pid = json.dumps(f"device {self.device_id}")
+        out = _Text(n)
+        out.table([',{"name":' + json.dumps(self.name_of(r[i])) + ',"ph":"X","pid":' + pid
+                   + ',"tid":' + json.dumps(self.stream_name(r[i]["sq"])) + ',"ts":'
+                   for i in first], inv)
+        out.num(r["start"])
+        out.const('e-3,"dur":')
+        out.num(r["end"] - r["start"])
+        out.const('e-3,"args":{"task_type":')
+        out.table(['"' + OP_TASK_TYPE.get(o, "?") + '","task_id":' for o in range(N_OPCODES + 1)],
+                  np.minimum(op, N_OPCODES))
+        out.num(r["task_id"])
+        out.table([',"unit":"' + u + '","blocks":' for u in UNIT_NAMES],
+                  np.minimum(r["unit"], len(UNIT_NAMES) - 1))
+        out.num(r["blocks"])
+        out.const(',"position":')
+        out.num(r["pos"])
+        # what a few opcodes add to their args: a key (and a number)
+        keys = ["", ',"branch":', ',"value":', ',"waiting_ns":']
+        which = np.zeros(n, np.int64)
+        value = np.zeros(n, np.int64)
+        for k, m in ((1, op == OP_COND_FIRST), (2, op == OP_COND_JUMP_BACK)):
+            which[m], value[m] = k, r["val"][m]
         m = np.isin(op, WAIT_OPS)
-        if m.any():
-            extra[m] = _cat(',"waiting_ns":', _num(waiting[m]), "}}")
+        which[m], value[m] = 3, waiting[m]
         if self.buffer_names:
             m = np.isin(op, (OP_MEMCPY, OP_MEMSET))
             for a, label in self.buffer_names.items():
-                mm = m & (r["a0"] == a)
-                if mm.any():
-                    extra[mm] = ',"buffer":' + json.dumps(label) + "}}"
-        out = _cat(heads[inv], _num(start), 'e-3,"dur":', _num(end - start),
-                   'e-3,"args":{"task_type":', types[np.minimum(op, N_OPCODES)],
-                   _num(r["task_id"]), units[np.minimum(r["unit"], len(UNIT_NAMES) - 1)],
-                   _num(r["blocks"]), ',"position":', _num(r["pos"]), extra)
-        return ",".join(out.tolist())
+                keys.append(',"buffer":' + json.dumps(label))
+                which[m & (r["a0"] == a)] = len(keys) - 1
+        out.table(keys, which)
+        out.num(value, (which >= 1) & (which <= 3))
+        out.const("}}")
+        return out.text()
 
     def to_chrome(self, path) -> str:
         """Write ``{"traceEvents": [...]}`` (opens in chrome://tracing and ui.perfetto.dev)."""
-        with open(path, "w") as f:
-            f.write(self.chrome_json())
+        with open(path, "wb") as f:
+            f.writelines(self._chrome_parts())
         return str(path)
 
     # ---- summary ----
@@ -247,14 +261,67 @@ class Trace:
         return "\n".join(lines)
 
 
-def _num(a) -> np.ndarray:
-    """Integers as decimal text, a column at a time."""
-    return np.asarray(a).astype(np.int64).astype(np.dtypes.StringDType())
+class _Text:
+    """Rows of JSON text built a column at a time: each column is a block of ``n`` rows of equal
+    width, shorter entries padded with spaces — JSON whitespace, so padding sits only where
+    whitespace may (after a comma or a colon, before a closing brace: a table entry ends with
+    one of those, a number is right-aligned after one); ``text`` lays the blocks side by side
+    (one copy, no pass to drop the padding)."""
 
+    __slots__ = ("n", "blocks")
 
-def _cat(*parts) -> np.ndarray:
-    """Concatenate string columns (and constant strings) element-wise."""
-    out = parts[0]
-    for p in parts[1:]:
-        out = np.strings.add(out, p)
-    return out
+    def __init__(self, n: int):
+        self.n = n
+        self.blocks: list = []
+
+    def const(self, s: str) -> None:
+        b = np.frombuffer(s.encode("ascii"), np.uint8)
+        self.blocks.append(np.broadcast_to(b, (self.n, len(b))))
+
+    def table(self, strings, codes) -> None:
+        """Row i gets ``strings[codes[i]]``."""
+        enc = [x.encode("ascii") for x in strings]
+        w = max((len(e) for e in enc), default=0)
+        if w == 0:
+            return
+        tab = np.full((len(enc), w), 32, np.uint8)
+        for i, e in enumerate(enc):
+            tab[i, :len(e)] = np.frombuffer(e, np.uint8)
+        self.blocks.append(tab[np.asarray(codes)])
+
+    def num(self, v, present=None) -> None:
+        """Integers in decimal (rows where ``present`` is False get nothing)."""
+        v = np.asarray(v).astype(np.int64)
+        neg = v < 0
+        a = np.abs(v)
+        top = int(a.max()) if len(a) else 0
+        w = max(1, len(str(top))) + (1 if neg.any() else 0)
+        block = np.empty((self.n, w), np.uint8)
+        nd = np.ones(self.n, np.int64)               # digits of each value
+        p = 10
+        while p <= top:
+            nd += a >= p
+            p *= 10
+        q = a.astype(np.uint32 if top < 1 << 32 else np.uint64)     # 32-bit division when it can
+        for j in range(w - 1, -1, -1):               # right to left
+            d = (q % 10).astype(np.uint8)
+            d += 48
+            q //= 10
+            if j < w - 1:
+                d[w - j > nd] = 32                   # left of the first digit: padding
+            block[:, j] = d
+        if neg.any():
+            rows = np.flatnonzero(neg)
+            block[rows, w - 1 - nd[rows]] = ord("-")
+        if present is not None:
+            block[~np.asarray(present)] = 32
+        self.blocks.append(block)
+
+    def text(self) -> bytes:
+        width = sum(b.shape[1] for b in self.blocks)
+        out = np.empty((self.n, width), np.uint8)
+        c = 0
+        for b in self.blocks:
+            out[:, c:c + b.shape[1]] = b
+            c += b.shape[1]
+        return out.tobytes()
