@@ -157,7 +157,7 @@ class Trace:
         return b"".join(self._chrome_parts()).decode("ascii")
 
     def _chrome_parts(self) -> list:
-        """The export as a list of ASCII byte strings (every event after the first starts with
+        """The export as a list of ASCII byte buffers (every event after the first starts with
         its comma, so nothing is copied to join them)."""
         parts = [b'{"traceEvents":[' + json.dumps(self._meta_event(),
                                                   separators=(",", ":")).encode()]
@@ -170,7 +170,7 @@ class Trace:
         parts.append(b'],"displayTimeUnit":"ns"}')
         return parts
 
-    def _host_text(self) -> bytes:
+    def _host_text(self):
         names = np.array([h[0] for h in self.host], dtype=object)
         t = np.array([(h[1], h[2]) for h in self.host], np.int64).reshape(-1, 2)
         uniq, inv = np.unique(names, return_inverse=True)
@@ -183,7 +183,7 @@ class Trace:
         out.const("e-3}")
         return out.text()
 
-    def _rows_text(self, r, waiting) -> bytes:
+    def _rows_text(self, r, waiting):
         n = len(r)
         if n == 0:
             return b""
@@ -275,8 +275,7 @@ class _Text:
         self.blocks: list = []
 
     def const(self, s: str) -> None:
-        b = np.frombuffer(s.encode("ascii"), np.uint8)
-        self.blocks.append(np.broadcast_to(b, (self.n, len(b))))
+        self.blocks.append(s.encode("ascii"))       # the same bytes in every row
 
     def table(self, strings, codes) -> None:
         """Row i gets ``strings[codes[i]]``."""
@@ -304,9 +303,9 @@ class _Text:
             p *= 10
         q = a.astype(np.uint32 if top < 1 << 32 else np.uint64)     # 32-bit division when it can
         for j in range(w - 1, -1, -1):               # right to left
-            d = (q % 10).astype(np.uint8)
+            q, d = np.divmod(q, 10)
+            d = d.astype(np.uint8)
             d += 48
-            q //= 10
             if j < w - 1:
                 d[w - j > nd] = 32                   # left of the first digit: padding
             block[:, j] = d
@@ -317,11 +316,20 @@ class _Text:
             block[~np.asarray(present)] = 32
         self.blocks.append(block)
 
-    def text(self) -> bytes:
-        width = sum(b.shape[1] for b in self.blocks)
-        out = np.empty((self.n, width), np.uint8)
+    def text(self) -> memoryview:
+        """The rows, one after the other (a buffer over the matrix: joined without a copy)."""
+        widths = [len(b) if isinstance(b, bytes) else b.shape[1] for b in self.blocks]
+        row = np.zeros(sum(widths), np.uint8)       # the constant parts, laid out once
         c = 0
-        for b in self.blocks:
-            out[:, c:c + b.shape[1]] = b
-            c += b.shape[1]
-        return out.tobytes()
+        for b, w in zip(self.blocks, widths):
+            if isinstance(b, bytes):
+                row[c:c + w] = np.frombuffer(b, np.uint8)
+            c += w
+        out = np.empty((self.n, len(row)), np.uint8)
+        out[:] = row
+        c = 0
+        for b, w in zip(self.blocks, widths):
+            if not isinstance(b, bytes):
+                out[:, c:c + w] = b
+            c += w
+        return out.reshape(-1).data
