@@ -300,6 +300,7 @@ class CaptureModel:
         self.cond_handles = []
         for cs in self.streams:
             dev.streams_by_sq_model.pop(cs.sq, None)
+            dev.sq_freed(cs.sq, cs.display_name())
             dev.state.free_sq(cs.sq)
             for h in cs.task_handles.values():
                 RT.handles.remove(h)

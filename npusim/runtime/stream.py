@@ -164,6 +164,7 @@ class Stream(SqStream):
         self.device.streams.pop(self.sq, None)
         if self in self.ctx.streams:
             self.ctx.streams.remove(self)
+        self.device.sq_freed(self.sq, self.display_name())
         self.device.state.free_sq(self.sq)
         mem = self.device.state.mem
         for addr in ([self.args_ring[0]] if self.args_ring else []) + self.extra_args:

@@ -52,14 +52,19 @@ class Trace:
 
     @classmethod
     def from_device(cls, dev) -> "Trace":
-        names = {sq: s.display_name() for sq, s in dev.streams.items()}
+        names = dict(dev.freed_sq_names)             # streams gone: the name they had
+        names.update({sq: s.display_name() for sq, s in dev.streams.items()})
         names.update({sq: cs.display_name() for sq, cs in dev.streams_by_sq_model.items()})
         state = dev.state
         rows = state.trace_rows().copy()
         # parked time of waits: the row less the SQ's dispatch and the opcode's fixed cost
         sq = np.minimum(rows["sq"], len(state.sqs) - 1)
         op = np.minimum(rows["op"], N_OPCODES - 1)
-        service = state.sqs[sq, E.Q_DISPATCH] + state.tc[op]
+        dispatch = state.sqs[:, E.Q_DISPATCH].copy()
+        for q, d in state.freed_dispatch.items():    # freed SQs: the dispatch they had
+            if q < len(dispatch) and dispatch[q] == 0:
+                dispatch[q] = d
+        service = dispatch[sq] + state.tc[op]
         waiting = np.where(np.isin(rows["op"], WAIT_OPS),
                            np.maximum(rows["end"] - rows["start"] - service, 0), 0)
         mem = state.mem

@@ -170,3 +170,23 @@ def test_an_empty_trace_exports():
     tr = dev.trace()
     assert json.loads(tr.chrome_json())["traceEvents"] == tr.events()
     assert tr.summary() == "(empty trace)"
+
+
+def test_rows_of_destroyed_streams_keep_their_names_and_waits():
+    dev = _dev()
+    t = dev.profile.timing
+    a, b = dev.stream(name="gone soon"), dev.stream(name="waiter")
+    x = dev.malloc(64).fill(0)
+    ev = dev.event()
+    a.launch("EasyOPf", 1, (x,), duration_ns=30_000)
+    a.record(ev)
+    b.wait(ev)
+    dev.synchronize()
+    b.destroy()
+    a.destroy()
+    tr = dev.trace()
+    assert {"gone soon", "waiter"} <= set(tr.stream_names.values())
+    w = int(np.flatnonzero(tr.rows["op"] == 5)[0])
+    r = tr.rows[w]
+    assert int(tr.waiting[w]) == int(r["end"] - r["start"]) - t.sqe_dispatch_eager_ns - \
+        t.event_wait_ns
