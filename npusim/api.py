@@ -19,6 +19,7 @@ from .kernel.printf import ensure_buffer
 from .runtime import api_device, args as _args
 from .runtime.api_device import profile
 from .runtime.api_mdl import model_of
+from .runtime.cost import Roofline, declared_params, restore_model, set_model
 from .runtime.dump import to_dot, to_dot_streams
 from .runtime.functions import table_function
 from .runtime.runtime import RT
@@ -80,10 +81,16 @@ def _out(result):
 
 
 class Buffer:
-    """Device (or pinned host) memory: ``int(buf)`` is its address, so it can be a kernel arg."""
+    """Device (or pinned host) memory: ``int(buf)`` is its address, so it can be a kernel arg.
+    ``name``: the user's name for it (``Device.malloc(size, name=...)``), shown by fault
+    messages and traces."""
 
-    def __init__(self, device: "Device", ptr: int, size: int, host: bool = False):
+    def __init__(self, device: "Device", ptr: int, size: int, host: bool = False,
+                 name: str = ""):
         self.device, self.ptr, self.size, self.host = device, ptr, size, host
+        self.name = name
+        if name:
+            device._dev.state.mem.set_label(ptr, name)
 
     def __int__(self):
         return self.ptr
@@ -91,7 +98,9 @@ class Buffer:
     __index__ = __int__
 
     def __repr__(self):
-        return f"Buffer(0x{self.ptr:x}, {self.size} bytes{', pinned host' if self.host else ''})"
+        name = f" {self.name!r}" if self.name else ""
+        return (f"Buffer{name}(0x{self.ptr:x}, {self.size} bytes"
+                f"{', pinned host' if self.host else ''})")
 
     def write(self, data, offset: int = 0) -> "Buffer":
         """Synchronous copy of a numpy array (or bytes) into this buffer."""
@@ -128,7 +137,27 @@ class Stream:
         self.device, self.handle = device, handle
 
     def __repr__(self):
-        return f"Stream(0x{self.handle or 0:x})"
+        name = self.name
+        return f"Stream(0x{self.handle or 0:x}{f', {name!r}' if name else ''})"
+
+    @property
+    def name(self) -> str:
+        """The user's name for the stream ("" when it has none)."""
+        return self._runtime_stream().label
+
+    @name.setter
+    def name(self, value: str) -> None:
+        self._runtime_stream().set_label(value)
+
+    def _runtime_stream(self):
+        if not self.handle:
+            ctx = RT.current_context
+            if ctx is None:
+                _ok(acl.ACL_ERROR_RT_CONTEXT_NULL)
+            return ctx.default_stream
+        s, code = RT.handles.get("stream", self.handle)
+        _ok(code)
+        return s
 
     def synchronize(self) -> None:
         _ok(acl.rt.synchronize_stream(self.handle))
@@ -267,12 +296,17 @@ class Device:
     def default_stream(self) -> Stream:
         return Stream(self, None)
 
-    def stream(self, persistent: bool = False) -> Stream:
-        """A new stream; ``persistent=True``: ACL_STREAM_PERSISTENT, for a built model."""
+    def stream(self, name: str = "", persistent: bool = False) -> Stream:
+        """A new stream; ``name`` labels it in traces, plots and messages; ``persistent=True``:
+        ACL_STREAM_PERSISTENT, for a built model."""
         if persistent:
-            return Stream(self, _out(acl.rt.create_stream_with_config(
+            s = Stream(self, _out(acl.rt.create_stream_with_config(
                 0, acl.ACL_STREAM_PERSISTENT)))
-        return Stream(self, _out(acl.rt.create_stream()))
+        else:
+            s = Stream(self, _out(acl.rt.create_stream()))
+        if name:
+            s.name = name
+        return s
 
     def build_model(self) -> "BuiltModel":
         """aclmdlRIBuildBegin: a model built from bound persistent streams (``BuiltModel``)."""
@@ -295,11 +329,13 @@ class Device:
         ``record(stream)``, ``wait(stream)``, ``reset(stream)``."""
         return ExternalEvent(_out(acl.rt.create_event_with_flag(acl.ACL_EVENT_EXTERNAL)))
 
-    def malloc(self, size: int, policy: int = acl.ACL_MEM_MALLOC_HUGE_FIRST) -> Buffer:
-        return Buffer(self, _out(acl.rt.malloc(size, policy)), size)
+    def malloc(self, size: int, policy: int = acl.ACL_MEM_MALLOC_HUGE_FIRST,
+               name: str = "") -> Buffer:
+        """Device memory; ``name`` labels it in fault messages and traces."""
+        return Buffer(self, _out(acl.rt.malloc(size, policy)), size, name=name)
 
-    def malloc_host(self, size: int) -> Buffer:
-        return Buffer(self, _out(acl.rt.malloc_host(size)), size, host=True)
+    def malloc_host(self, size: int, name: str = "") -> Buffer:
+        return Buffer(self, _out(acl.rt.malloc_host(size)), size, host=True, name=name)
 
     def synchronize(self) -> None:
         _ok(acl.rt.synchronize_device())
@@ -345,12 +381,52 @@ class Device:
         _ok(acl.rt.reset_device(self.id))
 
 
-def set_kernel_cost(name: str, ns: int | None = None, flops_per_block: float | None = None,
-                    bytes_per_block: float | None = None) -> int:
-    """Set how long kernel ``name`` runs per wave of blocks: a constant ``ns``, or a roofline
-    from the work of one block — max(flops / the core's throughput, a full wave's bytes / HBM
-    bandwidth) with the profile in force (``docs/timing.md``). Returns the body time in ns."""
-    kid = TABLE.id(name)
+def _kernel_id(kernel) -> int:
+    """The kernel-table id of a kernel named by its table name or defined name (a
+    ``@npusim.kernel``'s), or of a loaded binary's :class:`Function`; KeyError when there is
+    none."""
+    if isinstance(kernel, Function):
+        k, code = RT.handles.get("function", kernel.handle)
+        _ok(code)
+        return k.kid
+    if not isinstance(kernel, str):
+        raise TypeError(f"a kernel by its name or a loaded Function, not {kernel!r} "
+                        "(a @npusim.kernel has its own set_cost)")
+    kid = TABLE.find(kernel)
+    if kid is None:
+        raise KeyError(f"no kernel called {kernel!r} in the kernel table")
+    return kid
+
+
+def roofline(flops=0, bytes=0) -> Roofline:
+    """A per-launch roofline cost for ``set_kernel_cost(name, cost=...)`` or
+    ``@npusim.kernel(cost=...)``: ``flops`` and ``bytes`` of the whole launch, each a number or
+    a callable of ``(blocks, *args)``; the duration is ``ceil(max(flops / (rate * min(blocks,
+    cores)), bytes / hbm_bytes_per_ns)) + blocks * kernel_per_block_ns`` (``docs/timing.md``)."""
+    return Roofline(flops, bytes)
+
+
+def set_kernel_cost(name, ns: int | None = None, flops_per_block: float | None = None,
+                    bytes_per_block: float | None = None, *, cost=None, params=None) -> int:
+    """Set how long kernel ``name`` runs (a table name, a ``@npusim.kernel``'s defined name or
+    a loaded :class:`Function`; a ``@npusim.kernel`` object also has ``set_cost``).
+
+    * ``cost=``: per launch, evaluated on the host at every launch from the launch itself — a
+      callable ``cost(blocks, *args) -> ns`` or :func:`roofline` — and written into the task
+      (captured tasks keep it; a task update recomputes it from the new arguments). ``params``
+      tells how the argument slots are read (``"ptr"``, ``"i64"``, ``"u32"``, ``"f32"``, ...;
+      default: a ``@npusim.kernel``'s declared types, else every slot as an ``i64``).
+    * otherwise per wave of blocks: a constant ``ns``, or a roofline from the work of one block
+      — max(flops / the core's throughput, a full wave's bytes / HBM bandwidth) with the profile
+      in force; this removes a per-launch model.
+
+    The last call wins; :func:`reset_kernel_cost` goes back to the kernel's own. Returns the
+    body time per wave in ns (``docs/timing.md``)."""
+    kid = _kernel_id(name)
+    if cost is not None:
+        set_model(kid, cost, declared_params(kid) if params is None else params)
+        return int(TABLE.cost[kid, KC_BODY_NS])
+    set_model(kid, None)
     if ns is None:
         p = profile()
         t = p.timing
@@ -361,6 +437,14 @@ def set_kernel_cost(name: str, ns: int | None = None, flops_per_block: float | N
                  (bytes_per_block or 0) * cores / max(t.hbm_bytes_per_ns, 1))
     TABLE.set_cost(kid, max(1, int(round(ns))))
     return int(TABLE.cost[kid, KC_BODY_NS])
+
+
+def reset_kernel_cost(name) -> None:
+    """Undo :func:`set_kernel_cost`: the kernel's registered body time and the cost model its
+    ``@npusim.kernel(cost=...)`` declared, if any."""
+    kid = _kernel_id(name)
+    TABLE.set_cost(kid, TABLE.entries[kid].cost_ns)
+    restore_model(kid)
 
 
 _MODES = {"global": 0, "thread_local": 1, "relaxed": 2}
@@ -590,6 +674,10 @@ class Function:
         data = _host_args(args)
         h = stream.handle if isinstance(stream, Stream) else stream
         _ok(acl.rt.launch_kernel_with_host_args(self.handle, blocks, h, config, data, len(data)))
+
+    def set_cost(self, cost, params=None) -> None:
+        """A per-launch cost model for this kernel's body: ``set_kernel_cost(self, cost=...)``."""
+        set_kernel_cost(self, cost=cost, params=params)
 
     def attribute(self, attr: int) -> int:
         return _out(acl.rt.get_function_attribute(self.handle, attr))

@@ -78,6 +78,8 @@ class KernelEntry:
     cost_ns: int            # body time of one wave of blocks (0: the profile's default)
     unit: int
     build: Callable[[], object] | None = None   # a lazy body's builder (returns the cfunc)
+    label: str = ""         # the name users gave it (``@npusim.kernel``'s defined name) when it
+    #                         differs from the table name: traces and messages show it
 
 
 class KernelTable:
@@ -94,10 +96,12 @@ class KernelTable:
         self.cost = np.zeros((0, KC_COLS), np.int64)    # KC_* columns
         self.pending = np.zeros(0, np.bool_)    # True: a lazy body not built yet (addr 0)
 
-    def register(self, name: str, func, cost_ns: int = 0, unit: int = UNIT_AIV) -> int:
+    def register(self, name: str, func, cost_ns: int = 0, unit: int = UNIT_AIV,
+                 label: str = "") -> int:
         """Add a kernel body (a cfunc with KERNEL_SIG); returns its id. Re-registering a name
-        replaces the body behind the same id (the way a reloaded binary rebinds a stub)."""
-        return self._put(KernelEntry(name, func, int(cost_ns), int(unit)))
+        replaces the body behind the same id (the way a reloaded binary rebinds a stub).
+        ``label``: the name traces and messages show (default: ``name``)."""
+        return self._put(KernelEntry(name, func, int(cost_ns), int(unit), label=label))
 
     def register_lazy(self, name: str, build: Callable[[], object], cost_ns: int = 0,
                       unit: int = UNIT_AIV) -> int:
@@ -145,6 +149,21 @@ class KernelTable:
 
     def name(self, kid: int) -> str:
         return self.entries[kid].name
+
+    def label(self, kid: int) -> str:
+        """The name to show for kernel ``kid``: its label, else its table name."""
+        e = self.entries[kid]
+        return e.label or e.name
+
+    def find(self, name: str) -> int | None:
+        """The id of the kernel called ``name``: its table name, else the latest kernel
+        labelled so (a ``@npusim.kernel``'s defined name); None when there is none."""
+        kid = self.by_name.get(name)
+        if kid is None:
+            for i in range(len(self.entries) - 1, -1, -1):
+                if self.entries[i].label == name:
+                    return i
+        return kid
 
 
 TABLE = KernelTable()

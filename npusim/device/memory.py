@@ -143,6 +143,7 @@ class Memory:
         self._user: set = set()               # arena offsets of aclrtMalloc/MallocHost blocks
         self.ctx = np.zeros(CTX_HEADER, np.int64)
         self.observer = None                  # access recording: told of every malloc/free
+        self.labels: dict[int, str] = {}      # allocation start address -> the user's name
         h = self.ctx
         h[C_DEV_BASE], h[C_DEV_SIZE] = DEV_BASE, dev_size
         h[C_HOST_BASE], h[C_HOST_OFF], h[C_HOST_SIZE] = HOST_BASE, dev_size, host_size
@@ -213,6 +214,7 @@ class Memory:
             raise KeyError(addr)
         nbytes = region.free(off)
         self._user.discard(off)
+        self.labels.pop(addr, None)
         if nbytes >= DISCARD_MIN:            # a big block's pages go back to the OS
             zero_fill(self.arena, off, off + nbytes)
         i = bisect.bisect_left(self._lo, off)
@@ -232,6 +234,17 @@ class Memory:
         if i < 0 or off >= self._hi[i]:
             return None
         return self.to_addr(self._lo[i]), self._hi[i] - self._lo[i]
+
+    def set_label(self, addr: int, name: str) -> None:
+        """Name the allocation starting at ``addr`` (forgotten when it is freed)."""
+        self.labels[addr] = str(name)
+
+    def label_of(self, addr: int) -> str:
+        """The name of the live allocation holding ``addr`` ("" when it has none)."""
+        if not self.labels:
+            return ""
+        a = self.allocation_of(addr)
+        return self.labels.get(a[0], "") if a is not None else ""
 
     def n_allocations(self) -> tuple[int, int]:
         """Live allocations: (device, pinned host)."""

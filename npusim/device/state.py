@@ -48,6 +48,7 @@ class DeviceState:
         self._free_rings: dict[int, list[int]] = {}     # depth -> free bases
         self.sqs = np.zeros((64, E.Q_COLS), np.int64)
         self._free_sqs: list[int] = []
+        self.freed_dispatch: dict[int, int] = {}   # freed SQ -> its dispatch cost (trace rows)
         self.sync = np.zeros((256, E.Y_COLS), np.int64)
         self.nslots = 0
         self._free_slots: list[int] = []
@@ -75,6 +76,11 @@ class DeviceState:
 
     def trace_rows(self) -> np.ndarray:
         return self.trace[:min(int(self.st[E.E_TRACE_N]), len(self.trace))]
+
+    def clear_trace(self) -> None:
+        """Forget the recorded trace rows (the buffer is kept; recording goes on)."""
+        self.st[E.E_TRACE_N] = 0
+        self.trace_dropped = False
 
     # ---- pool and SQs ----
     def _pool_alloc(self, depth: int) -> int:
@@ -122,6 +128,7 @@ class DeviceState:
         self._staged.pop(q, None)
         row = self.sqs[q]
         self._free_rings.setdefault(int(row[E.Q_DEPTH]), []).append(int(row[E.Q_BASE]))
+        self.freed_dispatch[q] = int(row[E.Q_DISPATCH])     # its trace rows outlive it
         row[:] = 0
         row[E.Q_STATE] = E.S_FREE
         self._free_sqs.append(q)

@@ -53,6 +53,7 @@ from numba import cfunc, njit
 from ..device import kernels as _kernels
 from ..device import memview as V
 from ..device.kernels import KERNEL_SIG, KERNEL_TRAP, TABLE, UNIT_AIC, UNIT_AICPU, UNIT_AIV, arena
+from ..runtime import cost as _cost
 from .elf import FuncType
 from .elfwrite import KernelSpec, ParamSpec, write_elf
 from .program import BODY_TLV
@@ -191,7 +192,7 @@ class UserKernel:
     """A Python kernel: its body, its kernel-table id, and its ELF binary."""
 
     def __init__(self, fn, name: str | None = None, params=None, cost_ns: int = 0,
-                 unit: str = "aiv", entry: int | None = None, path=None):
+                 unit: str = "aiv", entry: int | None = None, path=None, cost=None):
         sig = inspect.signature(fn)
         names = list(sig.parameters)
         if len(names) < 4:
@@ -210,7 +211,9 @@ class UserKernel:
         self.entry = entry
         self.body = njit(boundscheck=True)(fn)
         self.cfunc = self._wrapper()
-        self.kid = TABLE.register(self.body_key, self.cfunc, cost_ns, self.unit)
+        self.kid = TABLE.register(self.body_key, self.cfunc, cost_ns, self.unit,
+                                  label=self.name)
+        _cost.declare(self.kid, self.param_types, cost)     # per-launch cost (runtime/cost.py)
         self.elf = write_elf([self.spec()])
         self._path = None
         if path is not None:
@@ -247,6 +250,11 @@ class UserKernel:
             sys.modules[name] = mod
         mod.body = self.body            # the generated module's one free name (see WRAPPER_HEAD)
         return cfunc(KERNEL_SIG, cache=True)(mod.kernel_entry)
+
+    def set_cost(self, cost, params=None) -> None:
+        """A per-launch cost model for this kernel (``npusim.set_kernel_cost``'s ``cost=``);
+        ``params`` default to the declared parameter types. None removes it."""
+        _cost.set_model(self.kid, cost, self.param_types if params is None else params)
 
     def spec(self) -> KernelSpec:
         return kernel_spec(self.name, self.param_types, self.body_key, self.entry, self.func_type)
@@ -286,11 +294,16 @@ class UserKernel:
 
 
 def kernel(fn=None, *, name: str | None = None, params=None, cost_ns: int = 0,
-           unit: str = "aiv", entry: int | None = None, path=None):
-    """Decorator: ``@npusim.kernel`` or ``@npusim.kernel(name=..., cost_ns=..., path=...)``."""
+           unit: str = "aiv", entry: int | None = None, path=None, cost=None):
+    """Decorator: ``@npusim.kernel`` or ``@npusim.kernel(name=..., cost_ns=..., path=...)``.
+
+    ``cost_ns``: the body time of one wave of blocks (the kernel table's cost model).
+    ``cost``: a per-launch cost instead — ``cost(blocks, *args) -> ns`` with the arguments read
+    as the parameters declare them, or ``npusim.roofline(flops=..., bytes=...)`` — evaluated on
+    the host at every launch (``runtime/cost.py``, ``docs/timing.md``)."""
     def wrap(f):
         return UserKernel(f, name=name, params=params, cost_ns=cost_ns, unit=unit, entry=entry,
-                          path=path)
+                          path=path, cost=cost)
     return wrap(fn) if fn is not None else wrap
 
 

@@ -35,6 +35,7 @@ from .api_kernel import (ACL_RT_LAUNCH_KERNEL_ATTR_BLOCK_TASK_PREFETCH,
                          E_STREAM_CTX, E_UNSUPPORTED, OK, SIMT_ALIGN, SIMT_REMAIN_UB_SIZE,
                          SIMT_UB_SIZE, _bytes_of, _ctx, _get, _items, _writable)
 from .capture import append as _capture_append
+from .cost import MODELS as _COST_MODELS, launch_ns as _cost_ns
 from .runtime import RT
 from .stream import refused
 
@@ -229,7 +230,8 @@ def submit_kernel(kernel, s, kid: int, num_blocks: int, args_addr: int, args_siz
     sticky failure code, lazy load (GetFunctionDevAddr), the mix check (CheckMixKernelValid),
     the SIMT shared-memory check, the kernel-injection hook, then one kernel SQE running body
     ``kid`` (the kernel's own, ``kernel.kid``, but for an AI Core launch of a CPU kernel), with
-    ``a3`` = the kernel's explicit duration. The ACL code."""
+    ``a3`` = the kernel's explicit duration, else what its per-launch cost model
+    (``runtime/cost.py``) makes of these blocks and arguments. The ACL code."""
     ctx = s.ctx
     if kernel.reg_type:                           # REG_NON_CPU
         prog = kernel.program
@@ -239,9 +241,14 @@ def submit_kernel(kernel, s, kid: int, num_blocks: int, args_addr: int, args_siz
                 and not ctx.failure_code:
             # the capture hot path: nothing below applies but the hook, and the task goes
             # straight into the capture stream (what Stream.submit does for a capturing stream)
+            dur = kernel.duration_ns
+            if _COST_MODELS and not dur:           # a per-launch cost model (runtime/cost.py)
+                dur = _cost_ns(kid, num_blocks, s.device, args_addr, args_size)
+                if dur < 0:
+                    return -dur
             if KERNEL_HOOK is not None:
                 kid = KERNEL_HOOK(s, kid, kernel.name)
-            pos = _capture_append(s, _OP_KERNEL, kid, args_addr, args_size, kernel.duration_ns,
+            pos = _capture_append(s, _OP_KERNEL, kid, args_addr, args_size, dur,
                                   0, num_blocks & 0xFFFF)
             if pos < 0:
                 return -pos
@@ -262,12 +269,17 @@ def submit_kernel(kernel, s, kid: int, num_blocks: int, args_addr: int, args_siz
             return E_PARAM
     elif ctx.failure_code:
         return ctx.failure_code
+    dur = kernel.duration_ns
+    if _COST_MODELS and not dur:                   # a per-launch cost model (runtime/cost.py)
+        dur = _cost_ns(kid, num_blocks, s.device, args_addr, args_size)
+        if dur < 0:
+            return -dur
     if KERNEL_HOOK is not None:
         kid = KERNEL_HOOK(s, kid, kernel.name)
     if s.tg_update is not None:       # a task update stages its row without DeviceState.push,
         TABLE.ensure(kid)             # which builds a lazy body before its SQE otherwise
     pos = s.submit(_OP_KERNEL, s.device.timing.host_kernel_launch_ns, kid, args_addr,
-                   args_size, kernel.duration_ns, 0, num_blocks & 0xFFFF)
+                   args_size, dur, 0, num_blocks & 0xFFFF)
     if pos < 0:
         return -pos
     if tc is not None and s.capture is not None:   # kept for GetAttribute (§13.4)

@@ -98,7 +98,7 @@ class Device:
                  "conds", "_max_while", "_update_payload",
                  "live_events", "live_notifies", "_retiring", "_free_model_ids",
                  "_free_cond_ids", "built_models", "_head_at", "_head_cap", "_msq_used",
-                 "__weakref__")
+                 "freed_sq_names", "__weakref__")
 
     def __init__(self, dev_id: int, profile):
         self.id = dev_id
@@ -127,6 +127,7 @@ class Device:
         self._head_cap: list = []              # model slot -> rows of that block
         self._msq_used = 0                     # msq rows laid out (blocks and relocations)
         self.streams_by_sq_model: dict = {}    # sq -> CaptureStream
+        self.freed_sq_names: dict = {}         # sq -> name of its last stream, once freed
         self.sqcq_used = 0                     # SQ/CQ pairs taken from the device pool
         self.conds: list = []                  # cond handles, index = engine cond id (None: free)
         self.live_events = 0                   # events not destroyed (the FLAG-event limit)
@@ -402,6 +403,10 @@ class Device:
         return code
 
     # ---- explanations ----
+    def sq_freed(self, sq: int, name: str) -> None:
+        """A stream gave its SQ back: remember its name for the trace rows it left."""
+        self.freed_sq_names[sq] = name
+
     def stream_name(self, sq: int) -> str:
         s = self.streams.get(sq) or self.streams_by_sq_model.get(sq)
         return s.describe() if s is not None else f"sq{sq}"
@@ -413,9 +418,12 @@ class Device:
     def describe_fault(self, f) -> str:
         what = FAULT_NAMES.get(f.kind, "device fault")
         if 0 <= f.kernel < len(TABLE.entries):
-            what += f" in kernel {TABLE.name(f.kernel)}"
+            what += f" in kernel {TABLE.label(f.kernel)}"
         if f.kind in (E.F_KERNEL_OOB, E.F_BAD_ADDRESS):
             what += f" at 0x{f.info:x} ({f.info2} bytes)"
+            label = self.state.mem.label_of(f.info)
+            if label:
+                what += f" in buffer {label!r}"
         if f.kind == E.F_RUNAWAY and 0 <= f.info < len(self.conds):
             ch = self.conds[f.info]
             stopped = self.state.runaway_stopped.pop(f.info, None)
@@ -567,7 +575,7 @@ class Device:
                         if n and st.mem.check_range(int(e["a1"]), 8 * n):
                             slots = st.mem.view(int(e["a1"]), 8 * n).view(np.int64)
                             hit = bool((slots == word).any())
-                        what = f"kernel {TABLE.name(int(e['a0']))}"
+                        what = f"kernel {TABLE.label(int(e['a0']))}"
                     elif op in (S.OP_MEMCPY, S.OP_MEMSET, S.OP_MEM_WRITE_VALUE):
                         a, nb = int(e["a0"]), int(e["a2"])
                         hit = a <= word < a + max(nb, 1) or word <= a < word + 8

@@ -72,6 +72,13 @@ class CaptureStream(SqStream):
         what = "origin" if self.original else ("added" if self.added else "joined")
         return f"capture stream {self.id} ({what}, model {self.model.id})"
 
+    def display_name(self) -> str:
+        """Trace rows: the user stream's name with the model (``comm (model 3)``), else
+        ``describe()``."""
+        u = self.user_stream
+        label = self.label or (u.label if u is not None else "")
+        return f"{label} (model {self.model.id})" if label else self.describe()
+
     @property
     def tail(self) -> int:
         return self.task_count
@@ -308,6 +315,7 @@ class CaptureModel:
             if cs.user_stream is not None and cs.user_stream.bound is cs:
                 cs.user_stream.bound = None         # a bound persistent stream is free again
             dev.streams_by_sq_model.pop(cs.sq, None)
+            dev.sq_freed(cs.sq, cs.display_name())
             dev.state.free_sq(cs.sq)
             for h in cs.task_handles.values():
                 RT.handles.remove(h)

@@ -49,8 +49,8 @@ class Runtime:
 
     __slots__ = ("initialized", "init_refs", "finalized", "profile_name", "profile_overrides",
                  "profile", "devices", "handles", "tls", "host_ns", "lock", "trace_on",
-                 "host_trace", "device_options", "pageable", "progress", "users", "stalled",
-                 "stall_wait_s", "op_wait_timeout_s", "op_execute_timeout_us",
+                 "host_trace", "markers", "device_options", "pageable", "progress", "users",
+                 "stalled", "stall_wait_s", "op_wait_timeout_s", "op_execute_timeout_us",
                  "stream_state_callbacks")
 
     def __init__(self):
@@ -67,6 +67,7 @@ class Runtime:
         self.lock = threading.RLock()
         self.trace_on = False
         self.host_trace: list = []       # (api name, host ns at entry, host ns at exit)
+        self.markers: list = []          # (name, host ns, end ns or -1 for a mark): trace.mark
         self.device_options: dict = {}
         self.pageable = PageableRegistry()   # numpy arrays given to acl.util.numpy_to_ptr
         self.op_wait_timeout_s = 0           # aclrtSetOpWaitTimeout (0: none)
@@ -196,6 +197,7 @@ class Runtime:
         self.profile = None
         self.host_ns = 0
         self.host_trace = []
+        self.markers = []
         self.op_wait_timeout_s = 0
         self.op_execute_timeout_us = 0
 

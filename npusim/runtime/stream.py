@@ -67,7 +67,7 @@ class SqStream:
     """What every stream that owns an SQ has: user streams and capture streams alike."""
 
     __slots__ = ("ctx", "device", "sq", "id", "handle", "flags", "capture", "is_default",
-                 "destroyed", "stop_on_failure", "bound")
+                 "destroyed", "stop_on_failure", "bound", "label")
     is_model = False
     """True for a model's capture stream (``model.CaptureStream``)."""
 
@@ -83,6 +83,15 @@ class SqStream:
         self.sq = -1
         self.id = -1
         self.bound = None              # the model stream a bound persistent stream writes into
+        self.label = ""                # the user's name for it (``Device.stream(name=...)``)
+
+    def set_label(self, name: str) -> None:
+        """Name the stream: traces, plots and messages show the name."""
+        self.label = str(name)
+
+    def display_name(self) -> str:
+        """The row name of traces and plots: the user's name, else ``describe()``."""
+        return self.label or self.describe()
 
 
 class Stream(SqStream):
@@ -120,7 +129,8 @@ class Stream(SqStream):
 
     def describe(self) -> str:
         kind = "default stream" if self.is_default else "stream"
-        return f"{kind} {self.id} (device {self.device.id})"
+        name = f" {self.label!r}" if self.label else ""
+        return f"{kind} {self.id}{name} (device {self.device.id})"
 
     # ---- submission ----
     @property
@@ -186,6 +196,7 @@ class Stream(SqStream):
         self.device.streams.pop(self.sq, None)
         if self in self.ctx.streams:
             self.ctx.streams.remove(self)
+        self.device.sq_freed(self.sq, self.display_name())
         self.device.state.free_sq(self.sq)
         mem = self.device.state.mem
         for addr in ([self.args_ring[0]] if self.args_ring else []) + self.extra_args:

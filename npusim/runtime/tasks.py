@@ -14,6 +14,7 @@ from .. import errors as ERR
 from ..device import sqe as S
 from ..device.kernels import TABLE, UNIT_AICPU
 from . import model as M
+from .cost import MODELS as COST_MODELS, launch_ns
 from .functions import function_handle_of, resolve_function
 from .runtime import RT, profile
 
@@ -189,6 +190,13 @@ def ri_task_set_params(task, params: dict) -> int:
         row["a0"], row["a1"] = kid, int(params.get("args", row["a1"]))
         row["a2"] = int(params.get("args_size", row["a2"]))
         row["blocks"] = int(params.get("num_blocks", row["blocks"])) & 0xFFFF
+        if COST_MODELS:                    # a per-launch cost model: from the new arguments
+            ns = launch_ns(kid, int(row["blocks"]), m.device, int(row["a1"]), int(row["a2"]))
+            if ns < 0:
+                m.status = M.FAULT
+                return -ns
+            if ns:
+                row["a3"] = ns
     elif ty in (ACL_MODEL_RI_TASK_VALUE_WRITE, ACL_MODEL_RI_TASK_VALUE_WAIT) and \
             _TYPE_OF_OP.get(int(row["op"])) == ty:
         row["a0"], row["a1"] = int(params.get("dev_addr", row["a0"])), int(params.get("value", 0))

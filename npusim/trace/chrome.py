@@ -1,18 +1,39 @@
-"""Trace export: the engine's trace rows as Chrome trace / Perfetto JSON.
+"""Trace export: the engine's trace rows as Chrome trace / Perfetto JSON, and their summary.
 
-One row per executed SQE: which SQ (stream), opcode, unit, start and end in simulated ns. The
-Chrome format wants microseconds; ``ph: "X"`` complete events, one ``tid`` per stream.
+One row per executed SQE (``device/engine.py`` ``TRACE_DTYPE``): which SQ (stream), opcode,
+unit, start and end in simulated ns. The Chrome format wants microseconds; ``ph: "X"`` complete
+events, one ``tid`` per stream (the user's name for it when it has one, ``Device.stream(name=)``),
+kernels by their defined name (``@npusim.kernel``), copies and memsets with the name of the
+buffer they write (``Device.malloc(name=)``), a host row of API calls and a row of the user's
+markers (``npusim.trace.mark`` / ``range``, ``docs/timing.md`` "Traces").
+
+A wait's row starts when the wait began and ends when it finished, so its length includes the
+time the SQ sat parked: :attr:`Trace.waiting` is that part per row (the row's length less the
+SQ's dispatch and the opcode's fixed cost), which ``summary`` reports apart from busy time.
+
+The export is vectorised (``chrome_json``): the text of all rows is built a column at a time in
+a byte matrix — the parts rows share (name and stream, opcode, unit) taken from small tables,
+the numbers written digit by digit with integer array arithmetic — and the padding dropped at
+the end (``bench/test_trace_export.py`` measures it against :meth:`Trace.events`, the per-row
+path kept as the reference). Timestamps are written as exact decimal ``<ns>e-3`` µs.
 """
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..device import engine as E
 from ..device.kernels import TABLE, UNIT_NAMES
-from ..device.sqe import OP_KERNEL, OP_NAME, OP_TASK_TYPE
+from ..device.sqe import (N_OPCODES, OP_COND_FIRST, OP_COND_JUMP_BACK, OP_COND_NOTIFY_WAIT,
+                          OP_EVENT_WAIT, OP_KERNEL, OP_MEM_WAIT_VALUE, OP_MEMCPY, OP_MEMSET,
+                          OP_NAME, OP_NOTIFY_WAIT, OP_TASK_TYPE)
 from ..runtime.runtime import RT
+
+WAIT_OPS = (OP_EVENT_WAIT, OP_NOTIFY_WAIT, OP_MEM_WAIT_VALUE, OP_COND_NOTIFY_WAIT)
+"""Opcodes whose row may include time parked on a wait."""
+_CHUNK = 1 << 18                    # rows turned into text at once (bounded memory)
 
 
 @dataclass
@@ -21,53 +42,299 @@ class Trace:
     stream_names: dict            # sq -> display name
     device_id: int = 0
     host: tuple = ()              # (api name, host start ns, host end ns)
+    markers: tuple = ()           # (name, host ns, end ns; -1 for a mark): npusim.trace.mark
+    waiting: np.ndarray | None = None   # per row: ns parked on a wait (0: none), int64
+    buffer_names: dict = field(default_factory=dict)   # a0 of copy/memset rows -> buffer name
+
+    def __post_init__(self):
+        if self.waiting is None:
+            self.waiting = np.zeros(len(self.rows), np.int64)
 
     @classmethod
     def from_device(cls, dev) -> "Trace":
-        names = {sq: s.describe() for sq, s in dev.streams.items()}
-        names.update({sq: cs.describe() for sq, cs in dev.streams_by_sq_model.items()})
-        return cls(dev.state.trace_rows().copy(), names, dev.id, tuple(RT.host_trace))
+        names = dict(dev.freed_sq_names)             # streams gone: the name they had
+        names.update({sq: s.display_name() for sq, s in dev.streams.items()})
+        names.update({sq: cs.display_name() for sq, cs in dev.streams_by_sq_model.items()})
+        state = dev.state
+        rows = state.trace_rows().copy()
+        # parked time of waits: the row less the SQ's dispatch and the opcode's fixed cost
+        sq = np.minimum(rows["sq"], len(state.sqs) - 1)
+        op = np.minimum(rows["op"], N_OPCODES - 1)
+        dispatch = state.sqs[:, E.Q_DISPATCH].copy()
+        for q, d in state.freed_dispatch.items():    # freed SQs: the dispatch they had
+            if q < len(dispatch) and dispatch[q] == 0:
+                dispatch[q] = d
+        service = dispatch[sq] + state.tc[op]
+        waiting = np.where(np.isin(rows["op"], WAIT_OPS),
+                           np.maximum(rows["end"] - rows["start"] - service, 0), 0)
+        mem = state.mem
+        bufs = {}
+        if mem.labels:
+            for a in np.unique(rows["a0"][np.isin(rows["op"], (OP_MEMCPY, OP_MEMSET))]):
+                label = mem.label_of(int(a))
+                if label:
+                    bufs[int(a)] = label
+        return cls(rows, names, dev.id, tuple(RT.host_trace), tuple(RT.markers),
+                   waiting.astype(np.int64), bufs)
 
     def __len__(self):
         return len(self.rows)
 
+    def stream_name(self, sq: int) -> str:
+        return self.stream_names.get(int(sq), f"sq{int(sq)}")
+
     def name_of(self, r) -> str:
         if r["op"] == OP_KERNEL and 0 <= r["a0"] < len(TABLE.entries):
-            return TABLE.name(int(r["a0"]))
+            return TABLE.label(int(r["a0"]))
         return OP_NAME[int(r["op"])]
 
+    # ---- time windows ----
+    def range_bounds(self, name: str) -> tuple[int, int]:
+        """(start, end) host ns of the first ``npusim.trace.range(name)``; KeyError if none."""
+        for n, t0, t1 in self.markers:
+            if n == name and t1 >= 0:
+                return t0, t1
+        raise KeyError(f"no trace range called {name!r}")
+
+    def window(self, start=None, end: int | None = None) -> "Trace":
+        """The part of the trace that overlaps ``[start, end)`` (simulated ns; None: open), or
+        ``window("step 3")``: the span of that ``npusim.trace.range``. Rows, host calls and
+        markers that overlap the window are kept whole."""
+        if isinstance(start, str):
+            start, end = self.range_bounds(start)
+        lo = -(1 << 62) if start is None else int(start)
+        hi = 1 << 62 if end is None else int(end)
+        r = self.rows
+        keep = (r["end"] > lo) & (r["start"] < hi) | ((r["start"] == r["end"]) &
+                                                      (r["start"] >= lo) & (r["start"] < hi))
+        host = tuple(h for h in self.host if h[2] > lo and h[1] < hi or lo <= h[1] == h[2] < hi)
+        marks = tuple(m for m in self.markers
+                      if ((lo <= m[1] < hi) if m[2] < 0 else (m[2] > lo and m[1] < hi)))
+        return Trace(r[keep], self.stream_names, self.device_id, host, marks,
+                     self.waiting[keep], self.buffer_names)
+
+    # ---- the per-row path (reference of the vectorised export) ----
     def events(self) -> list[dict]:
-        out = [{"name": name, "ph": "X", "pid": "host", "tid": "API calls", "ts": t0 / 1000.0,
-                "dur": (t1 - t0) / 1000.0} for name, t0, t1 in self.host]
-        for r in self.rows:
+        """The Chrome trace events, one dict each (the reference the export is tested
+        against)."""
+        out = [self._meta_event()]
+        out += [{"name": name, "ph": "X", "pid": "host", "tid": "API calls", "ts": t0 / 1000.0,
+                 "dur": (t1 - t0) / 1000.0} for name, t0, t1 in self.host]
+        out += [self._marker_event(m) for m in self.markers]
+        for r, w in zip(self.rows, self.waiting):
             sq = int(r["sq"])
-            out.append({
+            op = int(r["op"])
+            ev = {
                 "name": self.name_of(r), "ph": "X", "pid": f"device {self.device_id}",
-                "tid": self.stream_names.get(sq, f"sq{sq}"),
+                "tid": self.stream_name(sq),
                 "ts": int(r["start"]) / 1000.0, "dur": (int(r["end"]) - int(r["start"])) / 1000.0,
-                "args": {"task_type": OP_TASK_TYPE[int(r["op"])], "task_id": int(r["task_id"]),
+                "args": {"task_type": OP_TASK_TYPE[op], "task_id": int(r["task_id"]),
                          "unit": UNIT_NAMES[int(r["unit"])], "blocks": int(r["blocks"]),
                          "position": int(r["pos"])},
-            })
-            if int(r["op"]) in (14, 16):          # COND_FIRST / COND_JUMP_BACK
-                out[-1]["args"]["branch" if int(r["op"]) == 14 else "value"] = int(r["val"])
+            }
+            if op in (OP_COND_FIRST, OP_COND_JUMP_BACK):
+                ev["args"]["branch" if op == OP_COND_FIRST else "value"] = int(r["val"])
+            if op in WAIT_OPS:
+                ev["args"]["waiting_ns"] = int(w)
+            if op in (OP_MEMCPY, OP_MEMSET) and int(r["a0"]) in self.buffer_names:
+                ev["args"]["buffer"] = self.buffer_names[int(r["a0"])]
+            out.append(ev)
         return out
+
+    def _meta_event(self) -> dict:
+        """The metadata event naming the device's process row."""
+        return {"name": "process_name", "ph": "M", "pid": f"device {self.device_id}",
+                "args": {"name": f"npusim device {self.device_id}"}}
+
+    @staticmethod
+    def _marker_event(m) -> dict:
+        name, t0, t1 = m
+        if t1 < 0:
+            return {"name": name, "ph": "i", "s": "g", "pid": "host", "tid": "markers",
+                    "ts": t0 / 1000.0}
+        return {"name": name, "ph": "X", "pid": "host", "tid": "markers", "ts": t0 / 1000.0,
+                "dur": (t1 - t0) / 1000.0}
+
+    # ---- the vectorised export ----
+    def chrome_json(self) -> str:
+        """``{"traceEvents": [...], "displayTimeUnit": "ns"}`` as text: the same events as
+        :meth:`events`, built a column at a time (:class:`_Text`)."""
+        return b"".join(self._chrome_parts()).decode("ascii")
+
+    def _chrome_parts(self) -> list:
+        """The export as a list of ASCII byte buffers (every event after the first starts with
+        its comma, so nothing is copied to join them)."""
+        parts = [b'{"traceEvents":[' + json.dumps(self._meta_event(),
+                                                  separators=(",", ":")).encode()]
+        if self.host:
+            parts.append(self._host_text())
+        parts += [("," + json.dumps(self._marker_event(m), separators=(",", ":"))).encode()
+                  for m in self.markers]
+        for i in range(0, len(self.rows), _CHUNK):
+            parts.append(self._rows_text(self.rows[i:i + _CHUNK], self.waiting[i:i + _CHUNK]))
+        parts.append(b'],"displayTimeUnit":"ns"}')
+        return parts
+
+    def _host_text(self):
+        names = np.array([h[0] for h in self.host], dtype=object)
+        t = np.array([(h[1], h[2]) for h in self.host], np.int64).reshape(-1, 2)
+        uniq, inv = np.unique(names, return_inverse=True)
+        out = _Text(len(t))
+        out.table([',{"name":' + json.dumps(str(n)) + ',"ph":"X","pid":"host","tid":"API calls",'
+                   '"ts":' for n in uniq], inv)
+        out.num(t[:, 0])
+        out.const('e-3,"dur":')
+        out.num(t[:, 1] - t[:, 0])
+        out.const("e-3}")
+        return out.text()
+
+    def _rows_text(self, r, waiting):
+        n = len(r)
+        if n == 0:
+            return b""
+        op = r["op"].astype(np.int64)
+        # the head of each row: its name and stream, shared by all rows of one (name, stream)
+        code = np.where(op == OP_KERNEL, r["a0"], -1 - op)
+        sq = r["sq"].astype(np.int64)
+        key = (code - code.min()) * (int(sq.max() - sq.min()) + 1) + (sq - sq.min())
+        _, first, inv = np.unique(key, return_index=True, return_inverse=True)
+        pid = json.dumps(f"device {self.device_id}")
+        out = _Text(n)
+        out.table([',{"name":' + json.dumps(self.name_of(r[i])) + ',"ph":"X","pid":' + pid
+                   + ',"tid":' + json.dumps(self.stream_name(r[i]["sq"])) + ',"ts":'
+                   for i in first], inv)
+        out.num(r["start"])
+        out.const('e-3,"dur":')
+        out.num(r["end"] - r["start"])
+        out.const('e-3,"args":{"task_type":')
+        out.table(['"' + OP_TASK_TYPE.get(o, "?") + '","task_id":' for o in range(N_OPCODES + 1)],
+                  np.minimum(op, N_OPCODES))
+        out.num(r["task_id"])
+        out.table([',"unit":"' + u + '","blocks":' for u in UNIT_NAMES],
+                  np.minimum(r["unit"], len(UNIT_NAMES) - 1))
+        out.num(r["blocks"])
+        out.const(',"position":')
+        out.num(r["pos"])
+        # what a few opcodes add to their args: a key (and a number)
+        keys = ["", ',"branch":', ',"value":', ',"waiting_ns":']
+        which = np.zeros(n, np.int64)
+        value = np.zeros(n, np.int64)
+        for k, m in ((1, op == OP_COND_FIRST), (2, op == OP_COND_JUMP_BACK)):
+            which[m], value[m] = k, r["val"][m]
+        m = np.isin(op, WAIT_OPS)
+        which[m], value[m] = 3, waiting[m]
+        if self.buffer_names:
+            m = np.isin(op, (OP_MEMCPY, OP_MEMSET))
+            for a, label in self.buffer_names.items():
+                keys.append(',"buffer":' + json.dumps(label))
+                which[m & (r["a0"] == a)] = len(keys) - 1
+        out.table(keys, which)
+        out.num(value, (which >= 1) & (which <= 3))
+        out.const("}}")
+        return out.text()
 
     def to_chrome(self, path) -> str:
         """Write ``{"traceEvents": [...]}`` (opens in chrome://tracing and ui.perfetto.dev)."""
-        with open(path, "w") as f:
-            json.dump({"traceEvents": self.events(), "displayTimeUnit": "ns"}, f)
+        with open(path, "wb") as f:
+            f.writelines(self._chrome_parts())
         return str(path)
 
+    # ---- summary ----
     def summary(self) -> str:
-        """A few lines: per stream, tasks, busy time, first start, last end (simulated µs)."""
+        """Per stream: tasks, busy time (without time parked on waits), waiting time (parked),
+        first start and last end (simulated µs); then the markers' ranges."""
         if len(self.rows) == 0:
             return "(empty trace)"
-        lines = [f"{'stream':<28}{'tasks':>7}{'busy us':>11}{'start us':>11}{'end us':>11}"]
-        for sq in np.unique(self.rows["sq"]):
-            r = self.rows[self.rows["sq"] == sq]
-            busy = int((r["end"] - r["start"]).sum())
-            lines.append(f"{self.stream_names.get(int(sq), f'sq{sq}'):<28}{len(r):>7}"
-                         f"{busy / 1e3:>11.1f}{r['start'].min() / 1e3:>11.1f}"
+        lines = [f"{'stream':<28}{'tasks':>7}{'busy us':>11}{'waiting us':>12}{'start us':>11}"
+                 f"{'end us':>11}"]
+        sqs = self.rows["sq"]
+        for sq in np.unique(sqs):
+            m = sqs == sq
+            r = self.rows[m]
+            wait = int(self.waiting[m].sum())
+            busy = int((r["end"] - r["start"]).sum()) - wait
+            lines.append(f"{self.stream_name(sq):<28}{len(r):>7}{busy / 1e3:>11.1f}"
+                         f"{wait / 1e3:>12.1f}{r['start'].min() / 1e3:>11.1f}"
                          f"{r['end'].max() / 1e3:>11.1f}")
+        ranges = [m for m in self.markers if m[2] >= 0]
+        if ranges:
+            lines.append(f"{'range':<28}{'':>7}{'length us':>11}{'':>12}{'start us':>11}"
+                         f"{'end us':>11}")
+            for name, t0, t1 in ranges:
+                lines.append(f"{name:<28}{'':>7}{(t1 - t0) / 1e3:>11.1f}{'':>12}"
+                             f"{t0 / 1e3:>11.1f}{t1 / 1e3:>11.1f}")
         return "\n".join(lines)
+
+
+class _Text:
+    """Rows of JSON text built a column at a time: each column is a block of ``n`` rows of equal
+    width, shorter entries padded with spaces — JSON whitespace, so padding sits only where
+    whitespace may (after a comma or a colon, before a closing brace: a table entry ends with
+    one of those, a number is right-aligned after one); ``text`` lays the blocks side by side
+    (one copy, no pass to drop the padding)."""
+
+    __slots__ = ("n", "blocks")
+
+    def __init__(self, n: int):
+        self.n = n
+        self.blocks: list = []
+
+    def const(self, s: str) -> None:
+        self.blocks.append(s.encode("ascii"))       # the same bytes in every row
+
+    def table(self, strings, codes) -> None:
+        """Row i gets ``strings[codes[i]]``."""
+        enc = [x.encode("ascii") for x in strings]
+        w = max((len(e) for e in enc), default=0)
+        if w == 0:
+            return
+        tab = np.full((len(enc), w), 32, np.uint8)
+        for i, e in enumerate(enc):
+            tab[i, :len(e)] = np.frombuffer(e, np.uint8)
+        self.blocks.append(tab[np.asarray(codes)])
+
+    def num(self, v, present=None) -> None:
+        """Integers in decimal (rows where ``present`` is False get nothing)."""
+        v = np.asarray(v).astype(np.int64)
+        neg = v < 0
+        a = np.abs(v)
+        top = int(a.max()) if len(a) else 0
+        w = max(1, len(str(top))) + (1 if neg.any() else 0)
+        block = np.empty((self.n, w), np.uint8)
+        nd = np.ones(self.n, np.int64)               # digits of each value
+        p = 10
+        while p <= top:
+            nd += a >= p
+            p *= 10
+        q = a.astype(np.uint32 if top < 1 << 32 else np.uint64)     # 32-bit division when it can
+        for j in range(w - 1, -1, -1):               # right to left
+            q, d = np.divmod(q, 10)
+            d = d.astype(np.uint8)
+            d += 48
+            if j < w - 1:
+                d[w - j > nd] = 32                   # left of the first digit: padding
+            block[:, j] = d
+        if neg.any():
+            rows = np.flatnonzero(neg)
+            block[rows, w - 1 - nd[rows]] = ord("-")
+        if present is not None:
+            block[~np.asarray(present)] = 32
+        self.blocks.append(block)
+
+    def text(self) -> memoryview:
+        """The rows, one after the other (a buffer over the matrix: joined without a copy)."""
+        widths = [len(b) if isinstance(b, bytes) else b.shape[1] for b in self.blocks]
+        row = np.zeros(sum(widths), np.uint8)       # the constant parts, laid out once
+        c = 0
+        for b, w in zip(self.blocks, widths):
+            if isinstance(b, bytes):
+                row[c:c + w] = np.frombuffer(b, np.uint8)
+            c += w
+        out = np.empty((self.n, len(row)), np.uint8)
+        out[:] = row
+        c = 0
+        for b, w in zip(self.blocks, widths):
+            if not isinstance(b, bytes):
+                out[:, c:c + w] = b
+            c += w
+        return out.reshape(-1).data

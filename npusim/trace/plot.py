@@ -66,16 +66,28 @@ def eager_vs_graph(result: Comparison | None = None, path=None, n: int = 16,
 
 
 def timeline(trace, path=None, max_rows: int = 24):
-    """A Gantt chart of a device trace (``dev.trace()``): one row per stream."""
+    """A Gantt chart of a device trace (``dev.trace()``): one row per stream, named as the
+    trace names it (the user's stream names, ``Device.stream(name=...)``); kernels blue, other
+    tasks grey, the parked part of waits hatched; ``npusim.trace.range`` spans shaded."""
     plt = _plt()
     rows = trace.rows
     sqs = list(np.unique(rows["sq"]))[:max_rows]
     fig, ax = plt.subplots(figsize=(11, 0.45 * len(sqs) + 1.2))
     for i, sq in enumerate(sqs):
-        r = rows[rows["sq"] == sq]
-        ax.broken_barh(list(zip(r["start"] / 1e3, (r["end"] - r["start"]) / 1e3)),
+        m = rows["sq"] == sq
+        r, w = rows[m], trace.waiting[m]
+        # a wait's row begins with its parked part: the bar is the rest
+        ax.broken_barh(list(zip((r["start"] + w) / 1e3, (r["end"] - r["start"] - w) / 1e3)),
                        (i - 0.35, 0.7), color=np.where(r["op"] == 1, "#2b6cd9", "#999999"))
-    ax.set_yticks(range(len(sqs)), [trace.stream_names.get(int(q), f"sq{q}") for q in sqs])
+        parked = w > 0
+        if parked.any():
+            ax.broken_barh(list(zip(r["start"][parked] / 1e3, w[parked] / 1e3)),
+                           (i - 0.2, 0.4), facecolor="none", edgecolor="#bbbbbb", hatch="///",
+                           linewidth=0)
+    for k, (name, t0, t1) in enumerate(m for m in trace.markers if m[2] >= 0):
+        ax.axvspan(t0 / 1e3, t1 / 1e3, color="#f0c040" if k % 2 else "#f5dd90", alpha=0.25,
+                   lw=0)
+    ax.set_yticks(range(len(sqs)), [trace.stream_name(q) for q in sqs])
     ax.set_xlabel("simulated time (µs)")
     fig.tight_layout()
     if path is not None:
