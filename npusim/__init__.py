@@ -24,6 +24,7 @@ from .kernel import builtin as _builtin  # noqa: E402,F401  (registers the sampl
 from . import kernel, samples  # noqa: E402  (``@npusim.kernel`` is the kernel package, callable)
 from .kernel.cpu import cpu_kernel, register_cpu_kernel  # noqa: E402
 from .runtime.census import Census, census  # noqa: E402
+from . import sweep  # noqa: E402  (``npusim.sweep(fn, ...)``: the package, callable; dask lazily)
 
 __version__ = "0.1.0"
 __all__ = ["acl", "errors", "AclError", "Device", "Stream", "Event", "ExternalEvent", "Buffer",
@@ -32,4 +33,4 @@ __all__ = ["acl", "errors", "AclError", "Device", "Stream", "Event", "ExternalEv
            "graph_task_update_begin", "graph_task_update_end", "load_binary", "Binary",
            "Function", "kernel", "samples", "cpu_kernel", "register_cpu_kernel", "set_kernel_cost",
            "inject", "clear_injections", "analysis", "census", "Census", "install_as_acl",
-           "uninstall_as_acl"]
+           "uninstall_as_acl", "sweep"]
