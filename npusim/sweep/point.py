@@ -11,7 +11,9 @@ point — not on which worker ran it, nor what ran there before.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import os
+import pickle
 import random
 import socket
 import time
@@ -81,6 +83,24 @@ def run_point(fn, point: dict, passed: tuple[str, ...]) -> dict:
     return row
 
 
-def run_points(fn, points: list[dict], passed: list[tuple[str, ...]]) -> list[dict]:
-    """Several points in one task (``chunk`` > 1): their rows, in order."""
-    return [run_point(fn, p, k) for p, k in zip(points, passed)]
+_LOADED: dict[bytes, object] = {}
+"""Functions unpickled in this worker, by their pickle's digest (each task carries the bytes;
+unpickling a function sent by value runs once per worker)."""
+
+
+def run_points(blob: bytes, points: list[dict], passed: list[tuple[str, ...]]) -> list[dict]:
+    """A task of a cluster sweep: the function (``cloudpickle`` bytes) at several points; their
+    rows, in order."""
+    digest = hashlib.sha1(blob).digest()
+    fn = _LOADED.get(digest)
+    if fn is None:
+        fn = _LOADED[digest] = pickle.loads(blob)
+    import cloudpickle                      # deferred: a cluster task only (comes with dask)
+    rows = [run_point(fn, p, k) for p, k in zip(points, passed)]
+    for i, row in enumerate(rows):
+        try:
+            cloudpickle.dumps(row)
+        except Exception as e:               # noqa: BLE001  (the scheduler could not send it)
+            keep = {k: row[k] for k in RESERVED}
+            rows[i] = {**keep, "error": f"the result does not pickle: {type(e).__name__}: {e}"}
+    return rows

@@ -76,11 +76,18 @@ def _failed_row(exc: BaseException) -> dict:
             "worker": None}
 
 
+def chunk_size(points: int, slots: int, per_slot: int = 8) -> int:
+    """Points per task on a cluster of ``slots`` worker threads: about ``per_slot`` tasks per
+    slot (enough to balance uneven points; fewer round trips than one task per point)."""
+    return max(1, -(-points // max(1, slots * per_slot)))
+
+
 def run(fn: Callable, points: list[dict], client=None, *,
-        on_row: Callable[[int, dict], None] | None = None, chunk: int = 1,
+        on_row: Callable[[int, dict], None] | None = None, chunk: int | None = None,
         desc: str = "sweep") -> list[dict]:
     """Run ``fn`` at every point; returns the rows (without the axes), in the points' order.
-    ``on_row(index, row)`` hears of each as it completes; ``chunk`` points share one task."""
+    ``on_row(index, row)`` hears of each as it completes; on a cluster ``chunk`` points share
+    one task (default :func:`chunk_size`)."""
     passed = [passed_axes(fn, p) for p in points]
     rows: list[dict | None] = [None] * len(points)
     bar = Progress(desc, "points", total=len(points))
@@ -96,22 +103,25 @@ def run(fn: Callable, points: list[dict], client=None, *,
             for i, (p, k) in enumerate(zip(points, passed)):
                 done(i, run_point(fn, p, k))
         elif points:
+            import cloudpickle                  # deferred: comes with dask ([sweep] extra)
             from distributed import as_completed   # deferred: optional ([sweep] extra), slow
+            blob = cloudpickle.dumps(fn)        # once: each task carries these bytes
             with connect(client) as c:
-                starts = range(0, len(points), max(1, chunk))
+                size = chunk or chunk_size(len(points), sum(c.nthreads().values()))
                 futures = {}
-                for s in starts:
-                    idx = list(range(s, min(s + max(1, chunk), len(points))))
-                    f = c.submit(run_points, fn, [points[i] for i in idx],
+                for s in range(0, len(points), size):
+                    idx = list(range(s, min(s + size, len(points))))
+                    f = c.submit(run_points, blob, [points[i] for i in idx],
                                  [passed[i] for i in idx], pure=False)
                     futures[f] = idx
                 try:
-                    for f in as_completed(futures):
+                    for f, out in as_completed(futures, with_results=True, raise_errors=False):
                         idx = futures[f]
-                        try:
-                            out = f.result()
-                        except Exception as e:    # noqa: BLE001  (a lost task is its rows)
-                            out = [_failed_row(e)] * len(idx)
+                        if f.status == "error":       # a lost task is its rows
+                            exc = out[1] if isinstance(out, tuple) else out   # (typ, exc, tb)
+                            out = [_failed_row(exc)] * len(idx)
+                        elif not isinstance(out, list):
+                            out = [_failed_row(RuntimeError(f"task {f.status}"))] * len(idx)
                         for i, row in zip(idx, out):
                             done(i, row)
                 finally:

@@ -2,6 +2,9 @@
 see ``test_sweep_cluster.py``)."""
 from __future__ import annotations
 
+import os
+import threading
+
 import numpy as np
 
 import npusim as ns
@@ -37,3 +40,25 @@ def flaky(n: int):
     if n == 4:
         return ns.errors.ACL_ERROR_RT_RESOURCE_ALLOC_FAIL
     return n * 10
+
+
+def unpicklable(n: int):
+    """Returns a lock (which no scheduler can send back) for n = 2."""
+    return {"lock": threading.Lock()} if n == 2 else n
+
+
+def _load_elsewhere(parent: int):
+    if os.getpid() != parent:
+        raise ImportError("no module named 'job' on this worker")
+    return NotOnWorkers()
+
+
+class NotOnWorkers:
+    """A sweep function that cannot be unpickled on a worker (as a function of a module the
+    workers do not have): every task fails as a whole."""
+
+    def __call__(self, n: int) -> int:
+        return n
+
+    def __reduce__(self):
+        return (_load_elsewhere, (os.getpid(),))

@@ -41,3 +41,14 @@ def test_failures_on_the_cluster_stay_in_their_rows(cluster):
     assert list(df["error_code"].astype("float").fillna(-1)) == [-1, -1, 107001, 207005, -1]
     assert df["error"][1] == "ValueError: boom"
     assert list(df["result"].iloc[[0, 4]]) == [10, 50]
+
+
+def test_a_result_that_cannot_be_sent_back_or_a_function_that_cannot_load_is_a_failed_row(
+        cluster):
+    with distributed.Client(cluster) as client:
+        df = npusim.sweep(P.unpicklable, n=[1, 2, 3], client=client)
+        assert list(df["result"].iloc[[0, 2]]) == [1, 3]
+        assert df["error"][1].startswith("the result does not pickle: TypeError")
+        df = npusim.sweep(P.NotOnWorkers(), n=[1, 2], client=client)
+        assert list(df["error"]) == ["ImportError: no module named 'job' on this worker"] * 2
+        assert df["wall_s"].isna().all()
