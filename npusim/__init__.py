@@ -24,7 +24,16 @@ from .kernel import builtin as _builtin  # noqa: E402,F401  (registers the sampl
 from . import kernel, samples  # noqa: E402  (``@npusim.kernel`` is the kernel package, callable)
 from .kernel.cpu import cpu_kernel, register_cpu_kernel  # noqa: E402
 from .runtime.census import Census, census  # noqa: E402
-from . import sweep  # noqa: E402  (``npusim.sweep(fn, ...)``: the package, callable; dask lazily)
+
+
+def __getattr__(name):
+    """``npusim.sweep`` (the package, callable: ``npusim.sweep(fn, ...)``) loads at first use,
+    so ``import npusim`` does not pay for it."""
+    if name == "sweep":
+        import importlib                # deferred: the sweep package loads when first used
+        return importlib.import_module(f"{__name__}.sweep")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __version__ = "0.1.0"
 __all__ = ["acl", "errors", "AclError", "Device", "Stream", "Event", "ExternalEvent", "Buffer",
