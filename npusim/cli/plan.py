@@ -30,7 +30,7 @@ def _list(conv):
     """argparse type: one value or a comma list of them."""
     def parse(text: str) -> list:
         return [conv(v) for v in text.split(",") if v.strip()]
-    parse.__name__ = getattr(conv, "__name__", "value")
+    parse.__name__ = conv.__name__          # argparse names the type in its error message
     return parse
 
 

@@ -40,7 +40,7 @@ def _results(out, taken: set) -> dict:
     """The function's return value as columns (a dict's keys; a dataclass's fields; else one
     ``result``); a name that is an axis or a reserved column gets ``_result`` appended."""
     if dataclasses.is_dataclass(out) and not isinstance(out, type):
-        out = {f.name: getattr(out, f.name) for f in dataclasses.fields(out)}
+        out = {f.name: getattr(out, f.name) for f in dataclasses.fields(out)}  # declared fields
     if not isinstance(out, Mapping):
         return {"result": out}
     return {(f"{k}_result" if k in taken else str(k)): v for k, v in out.items()}

@@ -34,7 +34,7 @@ def passed_axes(fn, point: dict) -> tuple[str, ...]:
     takes = {n for n, p in params.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
     extra = [k for k in point if k not in takes and k not in CONFIG_AXES]
     if extra:
-        raise TypeError(f"sweep: {getattr(fn, '__name__', fn)!r} takes no argument "
+        raise TypeError(f"sweep: {fn!r} takes no argument "
                         f"{', '.join(map(repr, extra))} (an axis of the sweep)")
     return tuple(k for k in point if k in takes)
 
