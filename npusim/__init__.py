@@ -26,11 +26,21 @@ from . import kernel, samples  # noqa: E402  (``@npusim.kernel`` is the kernel p
 from .kernel.cpu import cpu_kernel, register_cpu_kernel  # noqa: E402
 from .runtime.census import Census, census  # noqa: E402
 
+
+def __getattr__(name):
+    """``npusim.sweep`` (the package, callable: ``npusim.sweep(fn, ...)``) loads at first use,
+    so ``import npusim`` does not pay for it."""
+    if name == "sweep":
+        import importlib                # deferred: the sweep package loads when first used
+        return importlib.import_module(f"{__name__}.sweep")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __version__ = "0.1.0"
 __all__ = ["acl", "errors", "AclError", "Device", "Stream", "Event", "ExternalEvent", "Buffer",
            "Graph", "graph", "BuiltModel",
            "configure", "reset", "graph_task_group_begin", "graph_task_group_end",
            "graph_task_update_begin", "graph_task_update_end", "load_binary", "Binary",
            "Function", "kernel", "samples", "cpu_kernel", "register_cpu_kernel", "set_kernel_cost",
-           "reset_kernel_cost", "roofline", "inject", "clear_injections", "analysis", "census", "Census", "install_as_acl",
-           "uninstall_as_acl"]
+           "reset_kernel_cost", "roofline", "inject", "clear_injections", "analysis", "census",
+           "Census", "install_as_acl", "uninstall_as_acl", "sweep"]

@@ -1,4 +1,4 @@
-"""The ``npusim`` command (``python -m npusim ...``): demo, profiles, info, run, elf, plan.
+"""The ``npusim`` command (``python -m npusim ...``): demo, profiles, info, run, elf, plan, sweep.
 
 The top of the layer order: this package imports the simulator, nothing in the simulator imports
 it. One module per subcommand, each declaring ``COMMAND``, a :class:`~npusim.cli.command.Command`
@@ -6,18 +6,19 @@ it. One module per subcommand, each declaring ``COMMAND``, a :class:`~npusim.cli
 them once, and :func:`main` never changes when a command is added.
 
 Importing this package imports ``npusim`` (its ``__init__`` loads the simulator); a command that
-needs a heavy optional package (matplotlib) imports it only when it runs.
+needs a heavy optional package (matplotlib, dask, pandas) imports it only when it runs.
 """
 from __future__ import annotations
 
 import argparse
 import sys
 
-from . import demo, elf, info, plan, profiles, run
+from . import demo, elf, info, plan, profiles, run, sweep
 from .command import Command
 
 COMMANDS: dict[str, Command] = {c.name: c for c in (
-    demo.COMMAND, profiles.COMMAND, info.COMMAND, run.COMMAND, elf.COMMAND, plan.COMMAND)}
+    demo.COMMAND, profiles.COMMAND, info.COMMAND, run.COMMAND, elf.COMMAND, plan.COMMAND,
+    sweep.COMMAND)}
 
 
 def build_parser() -> argparse.ArgumentParser:

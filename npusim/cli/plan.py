@@ -1,27 +1,53 @@
 """``npusim plan``: predict a capture plan with :mod:`npusim.plan` (optionally run it in the
-simulator and compare)."""
+simulator and compare). Several values of ``--profile``, ``--layers``, ``--tasks-per-layer``,
+``--extra-streams`` (comma lists) or several ``--sizes`` make a grid of plans: one table row per
+plan, predicted and (``--simulate``) simulated as the points of a sweep (:mod:`npusim.plan.sweep`,
+on ``--scheduler``)."""
 from __future__ import annotations
 
 import argparse
 import sys
 
 from ..plan import compare, parse_sizes, plan, simulate
+from ..plan.sweep import check_many
+from ..sweep import SERIAL
 from .command import Command, profile_name
 
 HELP = ("predict which capture/execute call of a capture plan fails (207005, 207008 ...) and how "
         "many graph sizes fit")
 
 
+def _sizes(text: str) -> str:
+    """argparse type: a capture-size list ``parse_sizes`` reads (kept as written)."""
+    try:
+        parse_sizes(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return text
+
+
+def _list(conv):
+    """argparse type: one value or a comma list of them."""
+    def parse(text: str) -> list:
+        return [conv(v) for v in text.split(",") if v.strip()]
+    parse.__name__ = conv.__name__          # argparse names the type in its error message
+    return parse
+
+
 def _arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--profile", type=profile_name, default=None, metavar="NAME",
-                   help="chip profile or alias (default: $NPUSIM_PROFILE or Ascend910B)")
-    p.add_argument("--sizes", required=True, type=parse_sizes, metavar="LIST",
-                   help="capture sizes: 1,2,4,...,512 or 1,2,4,8,16 or 8-256:8")
-    p.add_argument("--layers", type=int, required=True, help="hidden layers of the model")
-    p.add_argument("--tasks-per-layer", type=int, default=30, metavar="N",
-                   help="tasks captured per layer segment (default 30)")
-    p.add_argument("--extra-streams", type=int, default=0, metavar="E",
-                   help="side streams joined into every graph (comm domains, extra streams)")
+    p.add_argument("--profile", type=_list(profile_name), default=[None], metavar="NAME",
+                   help="chip profile or alias (default: $NPUSIM_PROFILE or Ascend910B); a "
+                        "comma list plans each")
+    p.add_argument("--sizes", required=True, type=_sizes, action="append", metavar="LIST",
+                   help="capture sizes: 1,2,4,...,512 or 1,2,4,8,16 or 8-256:8 (repeat the "
+                        "option to plan several lists)")
+    p.add_argument("--layers", type=_list(int), required=True,
+                   help="hidden layers of the model (a comma list plans each)")
+    p.add_argument("--tasks-per-layer", type=_list(int), default=[30], metavar="N",
+                   help="tasks captured per layer segment (default 30; a comma list plans each)")
+    p.add_argument("--extra-streams", type=_list(int), default=[0], metavar="E",
+                   help="side streams joined into every graph (comm domains, extra streams; "
+                        "a comma list plans each)")
     p.add_argument("--side-tasks", type=int, default=1, metavar="N",
                    help="tasks per side stream per graph (default 1)")
     p.add_argument("--full", action="store_true",
@@ -39,23 +65,59 @@ def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--budget", action="store_true", help="also print the profile's budget")
     p.add_argument("--simulate", action="store_true",
                    help="also run the plan in the simulator and compare (small plans)")
+    p.add_argument("--scheduler", default="local", metavar="ADDR",
+                   help="where a grid of plans is simulated: local (a LocalCluster, one worker "
+                        "process per core; the default), serial (this process) or a Dask "
+                        "scheduler address tcp://host:port")
+
+
+def _grid(args: argparse.Namespace) -> int:
+    """Several plans: a table, one row per plan; exit 1 if a simulation disagrees."""
+    import pandas as pd                      # deferred: optional ([sweep] extra), slow
+    options = dict(piecewise=not args.full, side_tasks=args.side_tasks,
+                   fresh_streams=args.fresh_streams, sub_models=args.sub_models,
+                   task_groups=args.task_groups, external_wait=args.external_wait,
+                   passes=args.passes)
+    axes = dict(profile=args.profile, sizes=args.sizes, layers=args.layers,
+                tasks_per_layer=args.tasks_per_layer, extra_streams=args.extra_streams)
+    client = {"local": None, SERIAL: SERIAL}.get(args.scheduler, args.scheduler) \
+        if args.simulate else SERIAL        # predictions alone take microseconds
+    df = check_many(axes, options, simulated=args.simulate, client=client)
+    df = df.drop(columns=["wall_s", "worker"] + (["error_code", "error"] if
+                                                  df["error"].isna().all() else []))
+    with pd.option_context("display.max_rows", None, "display.max_columns", None,
+                           "display.width", 250, "display.max_colwidth", 80):
+        print(df.to_string(index=False))
+    failed = int(df["error"].notna().sum()) if "error" in df.columns else 0
+    if args.simulate:
+        bad = int((~df["agree"].fillna(False).astype(bool)).sum())
+        print(f"\n{len(df)} plans: " + ("prediction and simulation agree on all" if not bad
+                                         else f"{bad} DIFFER"))
+        return 1 if bad else 0
+    return 1 if failed else 0
 
 
 def run(args: argparse.Namespace) -> int:
-    kw = dict(piecewise=not args.full, profile=args.profile, side_tasks=args.side_tasks,
+    limits = [(tp, layers) for tp in args.tasks_per_layer for layers in args.layers]
+    if any(args.task_groups > tp * (1 if not args.full else layers) for tp, layers in limits):
+        print("npusim plan: --task-groups cannot exceed the tasks per graph", file=sys.stderr)
+        return 2
+    grid = [args.profile, args.sizes, args.layers, args.tasks_per_layer, args.extra_streams]
+    if any(len(v) > 1 for v in grid):
+        return _grid(args)
+    profile, sizes, layers, tasks_per_layer, extra_streams = (v[0] for v in grid)
+    sizes = parse_sizes(sizes)
+    kw = dict(piecewise=not args.full, profile=profile, side_tasks=args.side_tasks,
               fresh_streams=args.fresh_streams, sub_models=args.sub_models,
               task_groups=args.task_groups, external_wait=args.external_wait,
               passes=args.passes)
-    if args.task_groups > args.tasks_per_layer * (1 if not args.full else args.layers):
-        print("npusim plan: --task-groups cannot exceed the tasks per graph", file=sys.stderr)
-        return 2
-    p = plan(args.sizes, args.layers, args.tasks_per_layer, args.extra_streams, **kw)
+    p = plan(sizes, layers, tasks_per_layer, extra_streams, **kw)
     if args.budget:
         print(p.budget)
         print()
     print(p.report())
     if args.simulate:
-        s = simulate(args.sizes, args.layers, args.tasks_per_layer, args.extra_streams, **kw)
+        s = simulate(sizes, layers, tasks_per_layer, extra_streams, **kw)
         print()
         print(s)
         diffs = compare(p, s)

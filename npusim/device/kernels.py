@@ -144,6 +144,15 @@ class KernelTable:
         """Override a kernel's body time per wave (ns)."""
         self.cost[kid, KC_BODY_NS] = cost_ns
 
+    def saved_costs(self) -> np.ndarray:
+        """A copy of every kernel's cost row, for :meth:`restore_costs` (a sweep point puts back
+        what ``set_kernel_cost`` changed, so the next point does not inherit it)."""
+        return self.cost.copy()
+
+    def restore_costs(self, saved: np.ndarray) -> None:
+        """Put back the cost rows of :meth:`saved_costs` (kernels registered since keep theirs)."""
+        self.cost[:len(saved)] = saved
+
     def id(self, name: str) -> int:
         return self.by_name[name]
 
