@@ -114,7 +114,8 @@ def update_task(stream, op: int, a0=0, a1=0, a2=0, a3=0, flag=0, blocks=0) -> in
     st.flush(cs.sq)                      # only the captured ring is read (usually nothing staged)
     dst = cs.ring_base() + pos           # a capture stream never wraps (model.py)
     # the captured SQE's fields (struct, not a numpy record: ~10x cheaper per task)
-    _, old_flag, _, old_task_id, old_kid = SQE_STRUCT.unpack_from(st.pool, 64 * dst)[:5]
+    old = SQE_STRUCT.unpack_from(st.pool, 64 * dst)
+    _, old_flag, _, old_task_id, old_kid = old[:5]
     if TABLE.entries[a0].unit != TABLE.entries[old_kid].unit:
         RT.tls.explain("task update: the new kernel runs on another core type than the captured "
                        "one (RT_ERROR_KERNEL_TYPE): update an AI Core task with an AI Core "
@@ -123,8 +124,9 @@ def update_task(stream, op: int, a0=0, a1=0, a2=0, a3=0, flag=0, blocks=0) -> in
     if not stream.device.profile.software_sq:
         return -ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT_UPDATE_OP
     pay = stream.device.update_payload()
+    # a5 (the analysis site of the captured task) stays: a race report names the captured line
     src, slot = pay.stage((S.OP_KERNEL, old_flag, blocks & 0xFFFF, old_task_id, a0, a1, a2, a3,
-                          0, 0, 0))
+                          0, old[9], 0))
     stream.tg_update = None                                # submit the copy as a plain task
     try:
         p = stream.submit(S.OP_SQE_UPDATE, stream.device.timing.host_task_update_ns,
