@@ -11,9 +11,16 @@ the sub-graph still capturing (107045), the capture a stream or event belongs to
 into its ``AclError`` messages (``explain``).
 
 ``HINTS`` is the one table of hints; ``API_HINTS`` refines a hint for one API.
+
+**Warnings** (``severity="warning"``, code 0: the call succeeds, as on the runtime). Work issued
+eagerly on a stream while a GLOBAL capture of another stream of its context is in progress, on a
+stream that capture never joined (the classic un-joined communication stream: the work runs now,
+once, and is not in the graph): one ``LintError`` per stream and capture, in ``last_errors()``,
+and a :class:`npusim.errors.CaptureWarning` at the user's line.
 """
 from __future__ import annotations
 
+import warnings
 from collections import deque
 from dataclasses import dataclass
 
@@ -22,7 +29,7 @@ from ..device import sqe as S
 from ..runtime import model as M
 from ..runtime.recording import REC, Site
 from ..runtime.runtime import RT
-from ..runtime.stream import lookup
+from ..runtime.stream import EAGER_IN_CAPTURE_HOOKS, lookup
 
 HINTS: dict[int, str] = {
     107024: "a capturing stream waits on an event recorded outside the capture (or a captured "
@@ -85,10 +92,13 @@ class LintError:
     site: Site | None
     hint: str
     detail: str = ""
+    severity: str = "error"      # "warning": the call succeeded (code 0)
 
     def __str__(self) -> str:
         where = f"{self.site}: " if self.site is not None else ""
         d = f" — {self.detail}" if self.detail else ""
+        if self.severity == "warning":
+            return f"{where}warning: {self.api}{d}\n    fix: {self.hint}"
         return f"{where}{self.api} returned {self.code} {self.name}{d}\n    fix: {self.hint}"
 
     def message(self) -> str:
@@ -99,6 +109,7 @@ class LintError:
 
 
 _errors: deque = deque(maxlen=256)
+_warned: set = set()         # (model handle, stream handle) pairs warned about already
 
 
 def last_errors(n: int | None = None) -> list[LintError]:
@@ -109,6 +120,7 @@ def last_errors(n: int | None = None) -> list[LintError]:
 
 def clear() -> None:
     _errors.clear()
+    _warned.clear()
 
 
 def hint(code: int, api: str = "") -> str | None:
@@ -281,3 +293,47 @@ def explain(code: int) -> str:
     e = LintError(code, ERR.name_of(code), site.api if site else "", site, hint(code) or "")
     _errors.append(e)
     return e.message()
+
+
+# ---- warnings: eager work during a GLOBAL capture
+UNJOINED_HINT = ("to put this work in the graph, join the stream first: record an event on the "
+                 "capturing stream and make this stream wait on it (aclrtStreamWaitEvent), and "
+                 "join it back (record here, wait on the origin) before aclmdlRICaptureEnd; "
+                 "to keep it out of the graph, issue it before the capture begins")
+
+
+def eager_in_capture(stream) -> None:
+    """``Stream.submit`` of a non-capturing stream while a GLOBAL capture of its context is in
+    progress (``runtime.stream.EAGER_IN_CAPTURE_HOOKS``): warn once per stream and capture."""
+    try:
+        models = {s.capture.model for s in stream.ctx.streams
+                  if s.capture is not None and s.capture.mode == 0}
+        for m in models:
+            key = (m.handle, stream.handle)
+            if key in _warned or m.destroyed:
+                continue
+            _warned.add(key)
+            where = REC.site(2)
+            began = f" (begun at {m.begun_at})" if m.begun_at is not None else ""
+            cs = next((c for c in m.streams if c.original), None)
+            on = f" on {cs.user_stream.describe()}" if cs is not None and \
+                cs.user_stream is not None else ""
+            detail = (f"{stream.describe()} runs this task now, eagerly, during the GLOBAL "
+                      f"capture of {m.describe()}{on}{began}: the stream never joined that "
+                      f"capture, so the task is not part of the graph and will not run at its "
+                      f"replays")
+            e = LintError(0, "warning", where.api if where is not None else "", where,
+                          UNJOINED_HINT, detail, "warning")
+            _errors.append(e)
+            msg = f"{detail}; fix: {UNJOINED_HINT}"
+            if where is not None:
+                warnings.warn_explicit(msg, ERR.CaptureWarning, where.file, where.line)
+            else:
+                warnings.warn(msg, ERR.CaptureWarning, stacklevel=2)
+    except ERR.CaptureWarning:
+        raise                           # warnings turned into errors (-W error) propagate
+    except Exception:                   # noqa: BLE001 — a lint must never break the call
+        return
+
+
+EAGER_IN_CAPTURE_HOOKS.append(eager_in_capture)

@@ -30,6 +30,12 @@ NO_SYNC_FLAGS = ACL_STREAM_PERSISTENT | ACL_STREAM_CPU_SCHEDULE | ACL_STREAM_DEV
 ACL_CONTINUE_ON_FAILURE, ACL_STOP_ON_FAILURE = 0, 1
 
 
+EAGER_IN_CAPTURE_HOOKS: list = []
+"""Callbacks ``hook(stream)`` told of a task submitted eagerly on a stream of a context with a
+GLOBAL-mode capture in progress (the capture linter's un-joined-stream warning,
+``analysis/lint.py``, registers one). Costs one test per eager submit."""
+
+
 def refused(pos: int) -> int:
     """The ACL code of a submission: 0, or the code a refused task carries (``submit`` returns
     a negative code instead of a position)."""
@@ -108,6 +114,9 @@ class Stream(SqStream):
             return self.tg_update.submit_update(self, op, a0, a1, a2, a3, flag, blocks)
         if self.capture is not None:
             return self.capture.submit(self, op, a0, a1, a2, a3, flag, blocks)
+        if self.ctx.capture_refs[0]:                       # a GLOBAL capture is in progress
+            for hook in EAGER_IN_CAPTURE_HOOKS:
+                hook(self)
         dev = self.device
         RT.host_ns += host_cost_ns
         st = dev.state
