@@ -25,6 +25,24 @@ def pack(values) -> bytes:
     return out.tobytes()
 
 
+def pack_typed(values, types) -> bytes:
+    """As :func:`pack`, each value converted to its declared parameter type first (``types``:
+    a type of ``device.kernels.PARAM_TYPES`` per parameter, None where unknown): an ``f32`` /
+    ``f64`` parameter gets ``float(v)`` (a Python int 101 becomes 101.0, not the integer's
+    bits), an integer or pointer parameter ``int(v)``. Values past the declared ones pack as
+    :func:`pack` does."""
+    out = np.zeros(len(values), np.uint64)
+    for i, v in enumerate(values):
+        t = types[i] if i < len(types) else None
+        if t == "f32" or (t is None and isinstance(v, (float, np.floating))):
+            out[i] = np.array([float(v)], np.float32).view(np.uint32)[0]
+        elif t == "f64":
+            out[i] = np.array([float(v)], np.float64).view(np.uint64)[0]
+        else:
+            out[i] = np.uint64(int(v) & 0xFFFF_FFFF_FFFF_FFFF)
+    return out.tobytes()
+
+
 def owner_model(stream):
     """The model a launch on ``stream`` writes into (capturing, or updating a task group): its
     args must live as long as the model, since every replay re-reads them."""
