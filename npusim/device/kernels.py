@@ -114,10 +114,11 @@ class KernelTable:
                                      label))
 
     def register_lazy(self, name: str, build: Callable[[], object], cost_ns: int = 0,
-                      unit: int = UNIT_AIV, params: tuple = ()) -> int:
+                      unit: int = UNIT_AIV, params: tuple = (), label: str = "") -> int:
         """Add a kernel body compiled at its first use: ``build()`` returns the cfunc (call it
         once; ``ensure`` does). Otherwise as ``register``."""
-        return self._put(KernelEntry(name, None, int(cost_ns), int(unit), build, tuple(params)))
+        return self._put(KernelEntry(name, None, int(cost_ns), int(unit), build, tuple(params),
+                                     label))
 
     def _put(self, entry: KernelEntry) -> int:
         addr = 0 if entry.func is None else int(entry.func.address)
@@ -134,7 +135,7 @@ class KernelTable:
             self.addr[kid] = addr
             self.pending[kid] = entry.func is None
         self.cost[kid, KC_BODY_NS], self.cost[kid, KC_UNIT] = entry.cost_ns, entry.unit
-        if entry.label:
+        if entry.label and not entry.name.startswith("__npusim"):
             self.by_label[entry.label] = kid
         return kid
 
