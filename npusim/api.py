@@ -395,6 +395,10 @@ class Graph:
 
     @property
     def num_tasks(self) -> int:
+        """The SQEs the graph's capture streams hold — internal tasks included: the prefetch NOPs
+        a task group begins with (``task_prefetch_count`` per group), cascade hops
+        (STREAM_ACTIVE), EndCapture's event resets and notifies, the EndGraph record — so it
+        is more than the number of kernels and copies issued."""
         return self._model.n_tasks()
 
     @property
@@ -488,6 +492,64 @@ def graph_task_update_begin(stream: Stream, handle: int) -> None:
 
 def graph_task_update_end(stream: Stream) -> None:
     _ok(acl.mdl.ri_capture_task_update_end(stream.handle))
+
+
+class TaskGroup:
+    """``with npusim.task_group(stream) as tg:`` — the kernels launched on the capturing
+    ``stream`` inside the block form a task group (aclmdlRICaptureTaskGrpBegin / End); ``tg.handle``
+    is the group's handle once the block ends (None before). ``with tg.update(stream): ...``
+    then rewrites its tasks, in order, with the kernels launched on ``stream`` (not capturing)
+    inside that block (aclmdlRICaptureTaskUpdateBegin / End): one launch per captured task;
+    each rewrite takes effect when ``stream`` runs it, so order it before the next replay (an
+    event, or the same stream). Both raise ``AclError`` with the call's code (107033 out of
+    order, 507000 a launch count that does not match the group, with the counts)."""
+
+    def __init__(self, stream: Stream):
+        self.stream = stream
+        self.handle: int | None = None
+
+    def __enter__(self) -> "TaskGroup":
+        graph_task_group_begin(self.stream)
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            self.handle = graph_task_group_end(self.stream)
+        else:
+            acl.mdl.ri_capture_task_grp_end(self.stream.handle)     # the body's error wins
+
+    def update(self, stream: Stream) -> "TaskUpdate":
+        if self.handle is None:
+            raise ValueError("the task group is updated after its capture block ended")
+        return TaskUpdate(stream, self.handle)
+
+
+class TaskUpdate:
+    """``with npusim.task_update(stream, handle):`` — see :class:`TaskGroup`."""
+
+    def __init__(self, stream: Stream, handle: int):
+        self.stream, self.handle = stream, handle
+
+    def __enter__(self) -> "TaskUpdate":
+        graph_task_update_begin(self.stream, self.handle)
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            graph_task_update_end(self.stream)
+        else:
+            acl.mdl.ri_capture_task_update_end(self.stream.handle)  # the body's error wins
+
+
+def task_group(stream: Stream) -> TaskGroup:
+    """A task group captured on ``stream`` as a context manager (:class:`TaskGroup`)."""
+    return TaskGroup(stream)
+
+
+def task_update(stream: Stream, group: "TaskGroup | int") -> TaskUpdate:
+    """An update of ``group`` (a :class:`TaskGroup` or its handle) on ``stream`` as a context
+    manager (:class:`TaskUpdate`)."""
+    return TaskUpdate(stream, group.handle if isinstance(group, TaskGroup) else int(group))
 
 
 # ---- kernel binaries (Kernel module), design.md §3.2 ----
