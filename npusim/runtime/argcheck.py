@@ -39,23 +39,26 @@ MODES = ("warn", "error", "off")
 
 class Decl:
     """A kernel's declared parameters: (name, type or None, offset, size) each, and the total."""
-    __slots__ = ("params", "total", "floats", "kid")
+    __slots__ = ("params", "total", "floats", "kid", "types")
 
     def __init__(self, params: tuple, total: int, kid: int):
         self.params = params
         self.total = total
+        self.types = tuple(p[1] for p in params)
         self.floats = tuple(p for p in params if p[1] in ("f32", "f64"))
         self.kid = kid
 
 
-_DECLS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()   # Kernel -> Decl
+_DECLS: dict = {}
+"""id(Kernel) -> (weak reference to it, its Decl): a plain dict (a WeakKeyDictionary lookup
+makes a weak reference per launch); an entry leaves with its kernel."""
 
 
 def declared(kernel, kid: int) -> Decl | None:
     """The declared parameters of ``kernel`` running body ``kid`` (None: nothing declared)."""
-    d = _DECLS.get(kernel)
-    if d is not None and d.kid == kid:
-        return d
+    e = _DECLS.get(id(kernel))
+    if e is not None and e[0]() is kernel and e[1].kid == kid:
+        return e[1]
     if not kernel.has_param_summary:
         return None
     body = TABLE.entries[kid].params if 0 <= kid < len(TABLE.entries) else ()
@@ -63,7 +66,9 @@ def declared(kernel, kid: int) -> Decl | None:
     typed = len(body) == len(ps)
     params = tuple((body[i][0] if typed else f"arg{i}", body[i][1] if typed else None,
                     int(p.offset), int(p.size)) for i, p in enumerate(ps))
-    d = _DECLS[kernel] = Decl(params, int(kernel.param_total_size), kid)
+    d = Decl(params, int(kernel.param_total_size), kid)
+    key = id(kernel)
+    _DECLS[key] = (weakref.ref(kernel, lambda _, key=key: _DECLS.pop(key, None)), d)
     return d
 
 
@@ -130,11 +135,11 @@ def problems(kernel, d: Decl, size: int, data: bytes | None, addr: int = 0) -> l
 def check(kernel, s, kid: int, addr: int, size: int) -> int:
     """``submit_kernel``'s argument check of a kernel with declared parameters: 0, or 107000 in
     ``check_args="error"`` mode (a warning otherwise)."""
-    mode = RT.device_options.get("check_args", "warn")
-    if mode == "off":
-        return 0
     d = declared(kernel, kid)
     if d is None or (size == d.total and not d.floats):
+        return 0
+    mode = RT.device_options.get("check_args", "warn")
+    if mode == "off":
         return 0
     try:
         data = bytes(s.device.state.mem.view(addr, size)) if size else b""
@@ -168,8 +173,9 @@ def report(msg: str, mode: str) -> int:
 def param_types(func) -> tuple:
     """The declared parameter types of function handle ``func`` (None where unknown; () when
     nothing is declared): how the Pythonic launch packs its arguments."""
-    k, code = RT.handles.get("function", func)
-    if code or k is None:
+    ent = RT.handles.entry(func)
+    if ent is None or ent[0] != "function":
         return ()
+    k = ent[1]
     d = declared(k, k.kid)
-    return tuple(p[1] for p in d.params) if d is not None else ()
+    return d.types if d is not None else ()
