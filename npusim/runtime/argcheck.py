@@ -138,19 +138,32 @@ def check(kernel, s, kid: int, addr: int, size: int) -> int:
     d = declared(kernel, kid)
     if d is None or (size == d.total and not d.floats):
         return 0
+    g = s.tg_update
+    what = (f"task update {g.update_index} of task group 0x{g.handle:x} "
+            f"({len(g.entries)} task(s))" if g is not None else "launch")
+    return _check(kernel, d, s.device.state.mem, addr, size, what)
+
+
+def check_task_params(kernel, kid: int, mem, addr: int, size: int) -> int:
+    """The same check for ``aclmdlRITaskSetParams`` of a kernel task (new function, args and
+    args size): 0, or 107000 in ``"error"`` mode."""
+    d = declared(kernel, kid)
+    if d is None or (size == d.total and not d.floats):
+        return 0
+    return _check(kernel, d, mem, addr, size, "aclmdlRITaskSetParams")
+
+
+def _check(kernel, d: Decl, mem, addr: int, size: int, what: str) -> int:
     mode = RT.device_options.get("check_args", "warn")
     if mode == "off":
         return 0
     try:
-        data = bytes(s.device.state.mem.view(addr, size)) if size else b""
+        data = bytes(mem.view(addr, size)) if size else b""
     except Exception:                   # noqa: BLE001 — args outside device memory: sizes only
         data = None
     found = problems(kernel, d, size, data, addr)
     if not found:
         return 0
-    g = s.tg_update
-    what = (f"task update {g.update_index} of task group 0x{g.handle:x} "
-            f"({len(g.entries)} task(s))" if g is not None else "launch")
     return report(f"{what} of kernel {kernel.name}: " + "; ".join(found), mode)
 
 

@@ -154,3 +154,24 @@ def test_one_launch_method_for_table_and_loaded_kernels_with_a_duration(dev):
     rows = rows[rows["op"] == ns.device.sqe.OP_KERNEL]
     a, b, c = (rows["end"] - rows["start"]).tolist()     # the duration plus the fixed dispatch
     assert b - a == 2_000 and b == c
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_host_side_task_params_are_checked_too(dev, strict):
+    s = dev.stream()
+    x = dev.malloc(64)
+    with ns.graph(s) as g:
+        s.launch("EasyOPf", 1, args=(x,))
+    (cs,) = ns.acl.mdl.ri_get_streams(g.handle)[0][:1]
+    tasks, code = acl.mdl.ri_get_tasks_by_stream(cs)
+    kern = [t for t in tasks if acl.mdl.ri_task_get_type(t)[0] == 1][0]
+    f = vector_add(dev)
+    p = {"type": 1, "func": f.handle, "args": x.ptr, "args_size": 24, "num_blocks": 1}
+    if strict:
+        ns.configure(check_args="error")
+        assert acl.mdl.ri_task_set_params(kern, p) == acl.ACL_ERROR_RT_PARAM_INVALID
+        assert "aclmdlRITaskSetParams of kernel VectorAddKernel" in acl.get_recent_err_msg()
+    else:
+        with pytest.warns(ERR.ArgumentWarning, match="aclmdlRITaskSetParams of kernel "
+                                                     "VectorAddKernel: 24 bytes"):
+            assert acl.mdl.ri_task_set_params(kern, p) == 0
