@@ -102,7 +102,19 @@ def _points_into(data: bytes, d: Decl, lo: int, hi: int) -> bool:
     return False
 
 
-def problems(kernel, d: Decl, size: int, data: bytes | None, addr: int = 0) -> list[str]:
+def _system_slots(kernel, d: Decl, data: bytes, mem) -> bool:
+    """Is the tail after the declared parameters the kernel's system parameters (an args
+    handle's overflow-status / inter-core sync slots: at most ``system_para_num`` 8-byte slots,
+    each the address of device memory)?"""
+    tail = data[d.total:]
+    if mem is None or len(tail) % 8 or len(tail) > 8 * kernel.system_para_num:
+        return False
+    return all(mem.allocation_of(int.from_bytes(tail[i:i + 8], "little")) is not None
+               for i in range(0, len(tail), 8))
+
+
+def problems(kernel, d: Decl, size: int, data: bytes | None, addr: int = 0,
+             mem=None) -> list[str]:
     """What is wrong with ``size`` bytes of arguments (``data``, when readable) for ``d``."""
     out = []
     n = len(d.params)
@@ -111,7 +123,8 @@ def problems(kernel, d: Decl, size: int, data: bytes | None, addr: int = 0) -> l
         out.append(f"{size} bytes of arguments for {n} declared parameters ({d.total} bytes): "
                    f"missing {', '.join(missing)} — {_signature(kernel, d)}")
     elif size > d.total and d.total and not (
-            data is not None and _points_into(data, d, addr + d.total, addr + size)):
+            data is not None and (_points_into(data, d, addr + d.total, addr + size)
+                                  or _system_slots(kernel, d, data, mem))):
         extra = f" ({(size - d.total) // 8} argument(s) too many)" if size % 8 == 0 else ""
         out.append(f"{size} bytes of arguments for {n} declared parameters ({d.total} "
                    f"bytes){extra} — {_signature(kernel, d)}")
@@ -161,7 +174,7 @@ def _check(kernel, d: Decl, mem, addr: int, size: int, what: str) -> int:
         data = bytes(mem.view(addr, size)) if size else b""
     except Exception:                   # noqa: BLE001 — args outside device memory: sizes only
         data = None
-    found = problems(kernel, d, size, data, addr)
+    found = problems(kernel, d, size, data, addr, mem)
     if not found:
         return 0
     return report(f"{what} of kernel {kernel.name}: " + "; ".join(found), mode)

@@ -119,6 +119,12 @@ def test_matching_arguments_are_silent_and_off_turns_the_checks_off(dev, recwarn
     buf = bytearray(ns.runtime.args.pack([x, x, x, 0, 0]) + bytes(8))
     assert acl.rt.launch_kernel_with_host_args(lib["add_custom"].handle, 1, s.handle, None, buf,
                                                48, [(24, 40), (32, 44)]) == 0
+    add = ns.load_binary(ns.samples.binary_path())["add_custom"]      # an args handle: the
+    h, _ = acl.rt.kernel_args_init(add.handle)                          # system slot follows
+    for _ in range(3):
+        acl.rt.kernel_args_append(h, int(x).to_bytes(8, "little"))
+    assert acl.rt.kernel_args_finalize(h) == 0
+    assert acl.rt.launch_kernel_with_config(add.handle, 1, s.handle, None, h, None) == 0
     s.synchronize()
     ns.configure(check_args="off")
     s.launch("VectorAddKernel", 1, args=(x,))
