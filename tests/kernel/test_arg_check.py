@@ -121,8 +121,9 @@ def test_matching_arguments_are_silent_and_off_turns_the_checks_off(dev, recwarn
                                                48, [(24, 40), (32, 44)]) == 0
     add = ns.load_binary(ns.samples.binary_path())["add_custom"]      # an args handle: the
     h, _ = acl.rt.kernel_args_init(add.handle)                          # system slot follows
+    big = dev.malloc(1 << 16)
     for _ in range(3):
-        acl.rt.kernel_args_append(h, int(x).to_bytes(8, "little"))
+        acl.rt.kernel_args_append(h, int(big).to_bytes(8, "little"))
     assert acl.rt.kernel_args_finalize(h) == 0
     assert acl.rt.launch_kernel_with_config(add.handle, 1, s.handle, None, h, None) == 0
     s.synchronize()
