@@ -13,13 +13,14 @@ into its ``AclError`` messages (``explain``).
 ``HINTS`` is the one table of hints; ``API_HINTS`` refines a hint for one API.
 
 **Warnings** (``severity="warning"``, code 0: the call succeeds, as on the runtime). Work issued
-eagerly on a stream while a GLOBAL capture of another stream of its context is in progress, on a
-stream that capture never joined (the classic un-joined communication stream: the work runs now,
+eagerly, by the thread that began it, on a stream while a GLOBAL capture of another stream of its
+context is in progress, on a stream that capture never joined (the classic un-joined communication stream: the work runs now,
 once, and is not in the graph): one ``LintError`` per stream and capture, in ``last_errors()``,
 and a :class:`npusim.errors.CaptureWarning` at the user's line.
 """
 from __future__ import annotations
 
+import threading
 import warnings
 from collections import deque
 from dataclasses import dataclass
@@ -381,8 +382,9 @@ def eager_in_capture(stream) -> None:
     """``Stream.submit`` of a non-capturing stream while a GLOBAL capture of its context is in
     progress (``runtime.stream.EAGER_IN_CAPTURE_HOOKS``): warn once per stream and capture."""
     try:
+        me = threading.get_native_id()      # work of other threads is theirs, not the capture's
         models = {s.capture.model for s in stream.ctx.streams
-                  if s.capture is not None and s.capture.mode == 0}
+                  if s.capture is not None and s.capture.mode == 0 and s.capture.thread == me}
         for m in models:
             key = (m.handle, stream.handle)
             if key in _warned or m.destroyed:

@@ -149,8 +149,8 @@ def check(kernel, s, kid: int, addr: int, size: int) -> int:
     """``submit_kernel``'s argument check of a kernel with declared parameters: 0, or 107000 in
     ``check_args="error"`` mode (a warning otherwise)."""
     d = declared(kernel, kid)
-    if d is None or (size == d.total and not d.floats):
-        return 0
+    if d is None or ((size == d.total or not d.total) and not d.floats):
+        return 0                        # nothing declared, or nothing that can be wrong
     g = s.tg_update
     what = (f"task update {g.update_index} of task group 0x{g.handle:x} "
             f"({len(g.entries)} task(s))" if g is not None else "launch")
@@ -161,8 +161,8 @@ def check_task_params(kernel, kid: int, mem, addr: int, size: int) -> int:
     """The same check for ``aclmdlRITaskSetParams`` of a kernel task (new function, args and
     args size): 0, or 107000 in ``"error"`` mode."""
     d = declared(kernel, kid)
-    if d is None or (size == d.total and not d.floats):
-        return 0
+    if d is None or ((size == d.total or not d.total) and not d.floats):
+        return 0                        # nothing declared, or nothing that can be wrong
     return _check(kernel, d, mem, addr, size, "aclmdlRITaskSetParams")
 
 

@@ -344,3 +344,28 @@ def test_no_warning_for_a_joined_stream_another_mode_or_after_the_capture(how):
                 s.wait(e2)
         comm.launch("ShortOPf", 1, args=(x,))
     assert not [e for e in last_errors() if e.severity == "warning"]
+
+
+def test_no_warning_for_eager_work_of_another_thread_during_a_global_capture():
+    import warnings
+    dev = ns.Device("Ascend910B")
+    s, other = dev.stream(), dev.stream()
+    x = dev.malloc(64)
+    ctx, _ = acl.rt.get_context()
+    errors = []
+
+    def work():
+        try:
+            acl.rt.set_context(ctx)
+            other.launch("ShortOPf", 1, args=(x,))
+        except Exception as e:        # noqa: BLE001 — reported below
+            errors.append(e)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ERR.CaptureWarning)
+        with ns.graph(s):
+            s.launch("EasyOPf", 1, args=(x,))
+            t = threading.Thread(target=work)
+            t.start()
+            t.join()
+    assert not errors and not [e for e in last_errors() if e.severity == "warning"]
