@@ -16,7 +16,8 @@ from .acl import install_as_acl, uninstall_as_acl  # noqa: E402  (``import acl``
 from .api import (Binary, Buffer, Device, Event, ExternalEvent, Function,  # noqa: E402
                   Graph, Stream, configure, graph, graph_task_group_begin, graph_task_group_end,
                   graph_task_update_begin, graph_task_update_end, load_binary, reset,
-                  reset_kernel_cost, roofline, set_kernel_cost)
+                  reset_kernel_cost, roofline, set_kernel_cost, TaskGroup, TaskUpdate,
+                  task_group, task_update)
 from .api import BuiltModel  # noqa: E402,F401
 from .errors import AclError  # noqa: E402
 from . import analysis  # noqa: E402  (races, capture linter, deadlock chains)
@@ -43,4 +44,5 @@ __all__ = ["acl", "errors", "AclError", "Device", "Stream", "Event", "ExternalEv
            "graph_task_update_begin", "graph_task_update_end", "load_binary", "Binary",
            "Function", "kernel", "samples", "cpu_kernel", "register_cpu_kernel", "set_kernel_cost",
            "reset_kernel_cost", "roofline", "inject", "clear_injections", "analysis", "census",
-           "Census", "install_as_acl", "uninstall_as_acl", "sweep"]
+           "Census", "install_as_acl", "uninstall_as_acl", "sweep", "TaskGroup", "TaskUpdate",
+           "task_group", "task_update"]

@@ -21,7 +21,8 @@ from .runtime.api_device import profile
 from .runtime.api_mdl import model_of
 from .runtime.cost import Roofline, declared_params, restore_model, set_model
 from .runtime.dump import to_dot, to_dot_streams
-from .runtime.functions import table_function
+from .runtime.argcheck import MODES as _CHECK_MODES, param_types
+from .runtime.functions import table_function, with_duration
 from .runtime.runtime import RT
 from .trace.chrome import Trace
 
@@ -30,8 +31,13 @@ def configure(profile: str | None = None, trace: bool | None = None, **options) 
     """Choose the chip profile and simulator options before ``acl.init`` / ``Device(...)``.
 
     ``timing={...}`` overrides timing constants; ``hbm_bytes=``/``host_bytes=`` size the arenas;
-    ``record_accesses=True`` records source lines and memory accesses for ``npusim.analysis``.
+    ``record_accesses=True`` records source lines and memory accesses for ``npusim.analysis``;
+    ``check_args="warn"`` (default: an ``ArgumentWarning``, the code unchanged, as the runtime
+    launches it), ``"error"`` (refused with 107000) or ``"off"``: launches and task updates
+    whose arguments do not match the kernel's declared parameters (``runtime/argcheck.py``).
     """
+    if options.get("check_args", "warn") not in _CHECK_MODES:
+        raise ValueError(f"check_args={options['check_args']!r}: one of {_CHECK_MODES}")
     if "record_accesses" in options:
         set_recording(options.pop("record_accesses"))
     RT.configure(profile=profile, trace=trace, **options)
@@ -192,9 +198,18 @@ class Stream:
     def copy(self, dst, src, count: int, kind: int = acl.ACL_MEMCPY_DEFAULT) -> None:
         _ok(acl.rt.memcpy_async(int(dst), count, int(src), count, kind, self.handle))
 
-    def launch(self, kernel: str, blocks: int = 1, args=(), duration_ns: int = 0) -> None:
-        """Launch a built-in kernel by name with its arguments packed into 8-byte slots."""
-        self.device.launch(kernel, self, blocks, args, duration_ns)
+    def launch(self, kernel: "str | Function", blocks: int = 1, args=(),
+               duration_ns: int = 0) -> None:
+        """Launch ``kernel`` on this stream: a kernel-table name (the built-in sample kernels, a
+        ``@npusim.kernel`` by the name it was defined with) or a :class:`Function` of a loaded
+        binary — the one launch method for both. ``args`` are packed by the kernel's declared
+        parameter types (``Function.launch``); ``duration_ns`` > 0 makes the task run exactly
+        that long. aclrtLaunchKernelWithHostArgs; raises ``AclError`` (107000 for an unknown
+        name, with the close matches; the launch's own codes otherwise)."""
+        if isinstance(kernel, Function):
+            kernel.launch(self, blocks, args, duration_ns=duration_ns)
+        else:
+            self.device.launch(kernel, self, blocks, args, duration_ns)
 
     def destroy(self, force: bool = False) -> None:
         """aclrtDestroyStream (waits for the stream's tasks); ``force=True``:
@@ -348,13 +363,16 @@ class Device:
         packs them. ``duration_ns`` > 0 makes the task run exactly that long (the kernel
         table's handle for that duration, ``runtime/functions.py``). An unknown name raises
         107000 (as ``aclrtBinaryGetFunction``)."""
+        if isinstance(kernel, Function):
+            kernel.launch(stream, blocks, args, duration_ns=duration_ns)
+            return
         func = table_function(kernel, duration_ns)
         if func is None:
-            _ok(acl.ACL_ERROR_RT_PARAM_INVALID)
+            check(acl.ACL_ERROR_RT_PARAM_INVALID, TABLE.unknown(kernel))
         ctx = RT.current_context
         if ctx is not None:
             ensure_buffer(ctx.device)            # device printf of the by-name kernels
-        data = _host_args(args)
+        data = _host_args(args, param_types(func))
         _ok(acl.rt.launch_kernel_with_host_args(func, blocks, stream.handle if stream else None,
                                                 None, data, len(data)))
 
@@ -504,6 +522,10 @@ class Graph:
 
     @property
     def num_tasks(self) -> int:
+        """The SQEs the graph's capture streams hold — internal tasks included: the prefetch NOPs
+        a task group begins with (``task_prefetch_count`` per group), cascade hops
+        (STREAM_ACTIVE), EndCapture's event resets and notifies, the EndGraph record — so it
+        is more than the number of kernels and copies issued."""
         return self._model.n_tasks()
 
     @property
@@ -648,13 +670,72 @@ def graph_task_update_end(stream: Stream) -> None:
     _ok(acl.mdl.ri_capture_task_update_end(stream.handle))
 
 
+class TaskGroup:
+    """``with npusim.task_group(stream) as tg:`` — the kernels launched on the capturing
+    ``stream`` inside the block form a task group (aclmdlRICaptureTaskGrpBegin / End); ``tg.handle``
+    is the group's handle once the block ends (None before). ``with tg.update(stream): ...``
+    then rewrites its tasks, in order, with the kernels launched on ``stream`` (not capturing)
+    inside that block (aclmdlRICaptureTaskUpdateBegin / End): one launch per captured task;
+    each rewrite takes effect when ``stream`` runs it, so order it before the next replay (an
+    event, or the same stream). Both raise ``AclError`` with the call's code (107033 out of
+    order, 507000 a launch count that does not match the group, with the counts)."""
+
+    def __init__(self, stream: Stream):
+        self.stream = stream
+        self.handle: int | None = None
+
+    def __enter__(self) -> "TaskGroup":
+        graph_task_group_begin(self.stream)
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            self.handle = graph_task_group_end(self.stream)
+        else:
+            acl.mdl.ri_capture_task_grp_end(self.stream.handle)     # the body's error wins
+
+    def update(self, stream: Stream) -> "TaskUpdate":
+        if self.handle is None:
+            raise ValueError("the task group is updated after its capture block ended")
+        return TaskUpdate(stream, self.handle)
+
+
+class TaskUpdate:
+    """``with npusim.task_update(stream, handle):`` — see :class:`TaskGroup`."""
+
+    def __init__(self, stream: Stream, handle: int):
+        self.stream, self.handle = stream, handle
+
+    def __enter__(self) -> "TaskUpdate":
+        graph_task_update_begin(self.stream, self.handle)
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            graph_task_update_end(self.stream)
+        else:
+            acl.mdl.ri_capture_task_update_end(self.stream.handle)  # the body's error wins
+
+
+def task_group(stream: Stream) -> TaskGroup:
+    """A task group captured on ``stream`` as a context manager (:class:`TaskGroup`)."""
+    return TaskGroup(stream)
+
+
+def task_update(stream: Stream, group: "TaskGroup | int") -> TaskUpdate:
+    """An update of ``group`` (a :class:`TaskGroup` or its handle) on ``stream`` as a context
+    manager (:class:`TaskUpdate`)."""
+    return TaskUpdate(stream, group.handle if isinstance(group, TaskGroup) else int(group))
+
+
 # ---- kernel binaries (Kernel module), design.md §3.2 ----
-def _host_args(args) -> bytearray:
+def _host_args(args, types=()) -> bytearray:
     """Launch arguments as ``aclrtLaunchKernelWithHostArgs`` gets them from the Pythonic API:
-    8-byte slots (ints and buffers as 64-bit values, floats as fp32 in the low half); no
-    arguments: one zero slot."""
+    8-byte slots packed by the kernel's declared parameter types (``types``; an int for an f32
+    parameter becomes that float), else ints and buffers as 64-bit values and floats as fp32 in
+    the low half; no arguments: one zero slot."""
     vals = [a if isinstance(a, (float, np.floating)) else int(a) for a in args]
-    return bytearray(_args.pack(vals) if vals else bytes(8))
+    return bytearray(_args.pack_typed(vals, types) if vals else bytes(8))
 
 
 class Function:
@@ -666,14 +747,22 @@ class Function:
     def __repr__(self):
         return f"Function({self.name!r}, 0x{self.handle:x})"
 
-    def launch(self, stream: "Stream | None" = None, blocks: int = 1, args=(), config=None) -> None:
-        """Launch on ``stream`` (None: the default stream) with ``args`` packed as 8-byte slots
-        (ints and buffers as 64-bit values, floats as fp32 in the low half), delivered like
-        ``aclrtLaunchKernelWithHostArgs`` (a launch without arguments still carries one zero
-        slot). On a capturing stream the launch is recorded into the graph."""
-        data = _host_args(args)
+    def launch(self, stream: "Stream | None" = None, blocks: int = 1, args=(), config=None,
+               duration_ns: int = 0) -> None:
+        """aclrtLaunchKernelWithHostArgs on ``stream`` (None: the default stream) with ``args``
+        packed as 8-byte slots by the kernel's declared parameter types (PARAM_INFO and, for a
+        ``@npusim.kernel`` or a sample kernel, the types: a Python int to an ``f32`` parameter
+        becomes that float); undeclared ones as ints / buffers (64-bit) and floats (fp32, low
+        half). A launch without arguments still carries one zero slot. ``duration_ns`` > 0 makes
+        the task run exactly that long. On a capturing stream the launch is recorded into the
+        graph; on a stream updating a task group it updates the group's next task. Raises
+        ``AclError`` with the launch's code (107000 parameter errors, 107017 handles, ...)."""
+        func = self.handle
+        if duration_ns:
+            func = with_duration(func, duration_ns) or func
+        data = _host_args(args, param_types(func))
         h = stream.handle if isinstance(stream, Stream) else stream
-        _ok(acl.rt.launch_kernel_with_host_args(self.handle, blocks, h, config, data, len(data)))
+        _ok(acl.rt.launch_kernel_with_host_args(func, blocks, h, config, data, len(data)))
 
     def set_cost(self, cost, params=None) -> None:
         """A per-launch cost model for this kernel's body: ``set_kernel_cost(self, cost=...)``."""

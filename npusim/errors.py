@@ -524,6 +524,21 @@ def check(code: int, detail: str = "") -> None:
         raise error_for(code, detail)
 
 
+# ---- warnings (the checks that leave the return code as the runtime gives it)
+class NpusimWarning(UserWarning):
+    """A program npusim runs as the runtime would, but that is probably wrong."""
+
+
+class CaptureWarning(NpusimWarning):
+    """Capture lint: e.g. eager work on a stream a GLOBAL capture never joined
+    (``npusim.analysis.lint``)."""
+
+
+class ArgumentWarning(NpusimWarning):
+    """A launch or task update whose arguments do not match the kernel's declared parameters
+    (``npusim.runtime.argcheck``; ``configure(check_args="error")`` refuses it instead)."""
+
+
 def name_of(code: int) -> str:
     """C name of ``code`` (canonical name for 0: ``ACL_SUCCESS``), or ``ACL_ERROR_UNKNOWN``."""
     c = BY_VALUE.get(code)
@@ -535,5 +550,6 @@ __all__ = [c.name for c in CODES] + [
     "to_external", "AclError", "UsageError", "ParamError", "HandleError", "ContextError",
     "StateError", "CaptureError", "ResourceError", "OutOfMemory", "FeatureNotSupported",
     "ServiceError", "InternalError", "DeviceError", "KernelError", "AclTimeoutError",
-    "class_for", "error_for", "check", "name_of",
+    "class_for", "error_for", "check", "name_of", "NpusimWarning", "CaptureWarning",
+    "ArgumentWarning",
 ]

@@ -268,7 +268,7 @@ def _kernel_hook(stream, kid: int, name: str) -> int:
     if fired is None:
         return kid
     unit = KERNEL_CODES.get(fired.code) if fired.code else _unit_name(kid)
-    return _trap_id(unit)
+    return _trap_id(unit, name)
 
 
 def _unit_name(kid: int) -> str:
@@ -277,18 +277,21 @@ def _unit_name(kid: int) -> str:
     return {UNIT_AIC: "AIC", UNIT_AICPU: "AICPU"}.get(unit, "AIV")
 
 
-def _trap_id(unit: str) -> int:
+def _trap_id(unit: str, kernel: str = "") -> int:
     """The ErrorOPf body (always traps) on the given unit, so ``fault_code`` gives that unit's
-    kernel-exception code: ``ErrorOPf`` itself for AIV, a twin for AIC / AI CPU."""
-    from .device.kernels import TABLE, UNIT_AIC, UNIT_AICPU
-    if unit == "AIV":
-        return TABLE.id("ErrorOPf")
-    name = f"ErrorOPf ({unit})"
+    kernel-exception code. One table entry per (kernel, unit), labelled with the kernel's name,
+    so the fault message of a task it replaced — eager, or replayed from a graph captured while
+    the injection was armed — names the kernel that was launched (``EasyOPf (injected ErrorOPf
+    trap)``), not only the stand-in body."""
+    from .device.kernels import TABLE, UNIT_AIC, UNIT_AICPU, UNIT_AIV
+    name = f"__npusim_inject__:{kernel}:{unit}"
     kid = TABLE.by_name.get(name)
     if kid is None:
         base = TABLE.entries[TABLE.id("ErrorOPf")]
+        units = {"AIC": UNIT_AIC, "AICPU": UNIT_AICPU}
         kid = TABLE.register_lazy(name, base.build or (lambda: base.func), base.cost_ns,
-                                  UNIT_AIC if unit == "AIC" else UNIT_AICPU)
+                                  units.get(unit, UNIT_AIV),
+                                  label=f"{kernel or 'kernel'} (injected ErrorOPf trap)")
     return kid
 
 

@@ -44,7 +44,9 @@ def get_recent_err_msg():
     """aclGetRecentErrMsg: the text of this thread's last failed ``acl.*`` call — the code, its
     name and meaning, and what npusim knows of the cause (the capture linter's detail, fix and
     source line; the deadlock wait-for chain) — or None when nothing failed since the last call.
-    Reading it clears it (chapter 13: "获取并清空"). Per thread, like the runtime's default."""
+    Reading it clears it (chapter 13: "获取并清空"). Per thread, like the runtime's default.
+
+    Returns the text (str) or None; no code (it cannot fail)."""
     return _lint.recent_error()
 
 

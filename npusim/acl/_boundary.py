@@ -79,6 +79,7 @@ import collections
 import inspect
 import operator
 import os
+import types
 
 import numpy as np
 
@@ -502,8 +503,29 @@ def _doc(name: str, outputs: int, fn) -> str:
         outputs, f"({', '.join(['value'] * outputs)}, code)")
     head = (f"{c_name(name)} — returns {shape}; never raises. A failure's reason: "
             f"acl.get_recent_err_msg().")
-    own = inspect.getdoc(inspect.unwrap(fn)) or ""
-    return head + ("\n\n" + own if own else "")
+    raw = inspect.unwrap(fn)
+    own = inspect.getdoc(raw) or ""
+    return head + ("\n\n" + own if own else "") + "\n\n" + _codes_line(raw)
+
+
+def _codes_line(fn) -> str:
+    """``Codes:`` the codes the runtime function names itself (its code object's ``ERR.*``
+    attributes and ``E_*`` aliases: read without its source, so importing the facade stays
+    cheap), then the ones every call may give."""
+    codes = set()
+    plain = isinstance(fn, types.FunctionType)
+    glb = fn.__globals__ if plain else {}
+    for n in (fn.__code__.co_names if plain else ()):
+        c = _ERR.BY_NAME.get(n)
+        if c is None and n.startswith("E_") and isinstance(glb.get(n), int):
+            c = _ERR.BY_VALUE.get(glb[n])
+        if c is not None and c.value:
+            codes.add(c.value)
+    named = ", ".join(f"{v} {_ERR.BY_VALUE[v].name}" for v in sorted(codes))
+    return ("Codes: 0 success" + (f"; {named}" if named else "")
+            + "; the shared checks' codes (argument kinds 100000 / 107000, handles 107017, "
+              "context 107002, capture state, docs/eager_api_checks.md); 507000 if npusim "
+              "itself fails (recorded).")
 
 
 def spec_of(fname: str, pname: str) -> Spec:

@@ -11,9 +11,17 @@ the sub-graph still capturing (107045), the capture a stream or event belongs to
 into its ``AclError`` messages (``explain``).
 
 ``HINTS`` is the one table of hints; ``API_HINTS`` refines a hint for one API.
+
+**Warnings** (``severity="warning"``, code 0: the call succeeds, as on the runtime). Work issued
+eagerly, by the thread that began it, on a stream while a GLOBAL capture of another stream of its
+context is in progress, on a stream that capture never joined (the classic un-joined communication stream: the work runs now,
+once, and is not in the graph): one ``LintError`` per stream and capture, in ``last_errors()``,
+and a :class:`npusim.errors.CaptureWarning` at the user's line.
 """
 from __future__ import annotations
 
+import threading
+import warnings
 from collections import deque
 from dataclasses import dataclass
 
@@ -22,7 +30,7 @@ from ..device import sqe as S
 from ..runtime import model as M
 from ..runtime.recording import REC, Site
 from ..runtime.runtime import RT
-from ..runtime.stream import lookup
+from ..runtime.stream import EAGER_IN_CAPTURE_HOOKS, lookup
 
 HINTS: dict[int, str] = {
     107024: "a capturing stream waits on an event recorded outside the capture (or a captured "
@@ -73,7 +81,79 @@ API_HINTS: dict[tuple[int, str], str] = {
     (107027, "synchronize_device"): "a stream of this context is capturing: end the capture "
                                     "before synchronizing the device",
     (107027, "ri_capture_begin"): "the stream already captures: end that capture first",
+    (107033, "ri_capture_task_update_begin"): "task-update calls out of order: end every "
+                                              "update (aclmdlRICaptureTaskUpdateEnd) before "
+                                              "beginning the next, one stream per group",
+    (107033, "ri_capture_task_update_end"): "task-update calls out of order: call "
+                                            "aclmdlRICaptureTaskUpdateEnd once per "
+                                            "aclmdlRICaptureTaskUpdateBegin, on the same stream",
+    (507009, "launch_kernel"): "only AI Core / vector kernels update a task group's tasks",
 }
+
+
+ADVICE: dict[int, str] = {
+    100000: "a required argument is NULL / None or out of range at the ACL layer (a handle, a "
+            "pointer, a count of 0): check the call's arguments against its C signature",
+    100002: "acl.init (or a binary load) was called again: call it once per process",
+    100037: "acl.finalize was called again: finalize once, after every resource is released",
+    107000: "an argument the runtime checks is invalid (a size, a flag, an enum, a NULL the "
+            "runtime layer refuses, an unknown kernel name): see the call's check order in "
+            "docs/eager_api_checks.md",
+    107001: "the device id does not exist on this chip profile: use 0 .. device count - 1 "
+            "(acl.rt.get_device_count)",
+    107002: "this thread has no current context: call acl.rt.set_device (or "
+            "set_current_context) on this thread first",
+    107003: "the stream belongs to another context than the current one: switch context or use "
+            "a stream of the current one",
+    107004: "the model was captured in another context than the current one: launch it in its "
+            "own context",
+    107005: "a capture (model) stream where a user stream is expected, or a stream that is not "
+            "part of this model: pass a stream you created",
+    107006: "the event has no timestamp to read: record it with a TIME_LINE event and wait for "
+            "it before asking for the elapsed time",
+    107011: "the stream is not subscribed to a report thread (or already is): "
+            "acl.rt.subscribe_report once per stream before aclrtLaunchCallback",
+    107012: "the thread is not subscribed (or already is): subscribe the report thread once",
+    107015: "the callback's stream is not registered to a report thread: "
+            "acl.rt.subscribe_report(thread, stream) first",
+    107017: "the handle is stale (destroyed, or from before a reset), foreign, or of another "
+            "kind (a stream where an event is expected): pass a live handle of the right kind",
+    107039: "the output array is shorter than the count the runtime has to write: pass a "
+            "larger array (ask for the count first)",
+    107042: "the binary has no symbol of that name: check the name against the binary's "
+            "symbols (npusim elf <file>)",
+    207000: "this chip profile or this simulator does not support the call or its flag (see "
+            "docs/fidelity.md and docs/api_coverage.md): use another profile or API",
+    207001: "out of device (or pinned host) memory: free buffers, or size the arena with "
+            "npusim.configure(hbm_bytes=...)",
+    207005: "the device ran out of SQ/CQ pairs for a graph (its streams, cascades and "
+            "sub-graphs): fewer capture streams per graph, or destroy idle graphs",
+    207007: "too many FLAG events: destroy events you no longer need",
+    207008: "too many streams (default streams count): destroy streams you no longer need",
+    207009: "too many notifies: destroy notifies you no longer need",
+    207019: "the driver of this chip cannot update this task: update it on a software-SQ chip "
+            "profile, or recapture the graph",
+    507000: "the runtime refused the call for an internal reason (a task-group update count, a "
+            "state the API does not allow now): the explanation names it when npusim knows it",
+    507007: "the context could not be released (a stream or model still uses it): destroy them "
+            "first",
+    507011: "the model cannot execute now (not captured completely, updating, or invalidated): "
+            "end its capture / update first",
+    507012: "a report thread waited and no report came: check the callbacks' streams",
+    507015: "an AI Core kernel faulted (a trap or an out-of-bounds access): the message names "
+            "the kernel and the task; run it in npusim.analysis.record() for its source line",
+    507018: "an AI CPU kernel faulted: the message names the kernel and the task",
+    507035: "a vector kernel faulted (a trap or an out-of-bounds access): the message names the "
+            "kernel and the task; check its arguments (npusim checks them against the declared "
+            "parameters)",
+    507046: "the stream can never finish: it waits on an event or notify nothing will record "
+            "(the wait-for chain names who waits on whom), or a WHILE loop ran away",
+    507047: "the event can never complete: its record waits on something that never happens "
+            "(the wait-for chain names it)",
+}
+"""A specific message for every code npusim returns that the capture linter (``HINTS``) does not
+explain: what usually causes it here and what to do. ``failed`` adds it to the recent error
+message when the runtime gave no reason of its own (``RT.tls.explain``)."""
 
 
 @dataclass
@@ -85,10 +165,13 @@ class LintError:
     site: Site | None
     hint: str
     detail: str = ""
+    severity: str = "error"      # "warning": the call succeeded (code 0)
 
     def __str__(self) -> str:
         where = f"{self.site}: " if self.site is not None else ""
         d = f" — {self.detail}" if self.detail else ""
+        if self.severity == "warning":
+            return f"{where}warning: {self.api}{d}\n    fix: {self.hint}"
         return f"{where}{self.api} returned {self.code} {self.name}{d}\n    fix: {self.hint}"
 
     def message(self) -> str:
@@ -99,6 +182,7 @@ class LintError:
 
 
 _errors: deque = deque(maxlen=256)
+_warned: set = set()         # (model handle, stream handle) pairs warned about already
 
 
 def last_errors(n: int | None = None) -> list[LintError]:
@@ -109,6 +193,7 @@ def last_errors(n: int | None = None) -> list[LintError]:
 
 def clear() -> None:
     _errors.clear()
+    _warned.clear()
 
 
 def hint(code: int, api: str = "") -> str | None:
@@ -236,12 +321,13 @@ def _detail(code: int, api: str, args, snap) -> str:
     return ""
 
 
-def on_error(api: str, code: int, args=(), snap=None) -> LintError:
-    """Record a refused facade call (called by the facade wrapper)."""
+def on_error(api: str, code: int, args=(), snap=None, explained: str = "") -> LintError:
+    """Record a refused facade call (called by the facade wrapper); ``explained``: the runtime's
+    own reason (``RT.tls.explain``), used when the linter finds no cause of its own."""
     c = ERR.BY_VALUE.get(code)
     key = api.rsplit(".", 1)[-1]
     e = LintError(code, c.name if c else str(code), api, REC.site(2), hint(code, key) or "",
-                  _detail(code, key, args, snap))
+                  _detail(code, key, args, snap) or explained)
     _errors.append(e)
     return e
 
@@ -256,9 +342,11 @@ def failed(api: str, code: int, args=(), snap=None) -> None:
     text = f"{api} returned {code} {c.name}: {c.meaning}" if c else f"{api} returned {code}"
     detail = RT.tls.take_detail()
     if code in HINTS:
-        text += " — " + on_error(api, code, args, snap).message()
+        text += " — " + on_error(api, code, args, snap, detail).message()
     elif detail:
         text += " — " + detail
+    elif code in ADVICE:
+        text += " — " + ADVICE[code]
     RT.tls.recent_error = text
 
 
@@ -281,3 +369,48 @@ def explain(code: int) -> str:
     e = LintError(code, ERR.name_of(code), site.api if site else "", site, hint(code) or "")
     _errors.append(e)
     return e.message()
+
+
+# ---- warnings: eager work during a GLOBAL capture
+UNJOINED_HINT = ("to put this work in the graph, join the stream first: record an event on the "
+                 "capturing stream and make this stream wait on it (aclrtStreamWaitEvent), and "
+                 "join it back (record here, wait on the origin) before aclmdlRICaptureEnd; "
+                 "to keep it out of the graph, issue it before the capture begins")
+
+
+def eager_in_capture(stream) -> None:
+    """``Stream.submit`` of a non-capturing stream while a GLOBAL capture of its context is in
+    progress (``runtime.stream.EAGER_IN_CAPTURE_HOOKS``): warn once per stream and capture."""
+    try:
+        me = threading.get_native_id()      # work of other threads is theirs, not the capture's
+        models = {s.capture.model for s in stream.ctx.streams
+                  if s.capture is not None and s.capture.mode == 0 and s.capture.thread == me}
+        for m in models:
+            key = (m.handle, stream.handle)
+            if key in _warned or m.destroyed:
+                continue
+            _warned.add(key)
+            where = REC.site(2)
+            began = f" (begun at {m.begun_at})" if m.begun_at is not None else ""
+            cs = next((c for c in m.streams if c.original), None)
+            on = f" on {cs.user_stream.describe()}" if cs is not None and \
+                cs.user_stream is not None else ""
+            detail = (f"{stream.describe()} runs this task now, eagerly, during the GLOBAL "
+                      f"capture of {m.describe()}{on}{began}: the stream never joined that "
+                      f"capture, so the task is not part of the graph and will not run at its "
+                      f"replays")
+            e = LintError(0, "warning", where.api if where is not None else "", where,
+                          UNJOINED_HINT, detail, "warning")
+            _errors.append(e)
+            msg = f"{detail}; fix: {UNJOINED_HINT}"
+            if where is not None:
+                warnings.warn_explicit(msg, ERR.CaptureWarning, where.file, where.line)
+            else:
+                warnings.warn(msg, ERR.CaptureWarning, stacklevel=2)
+    except ERR.CaptureWarning:
+        raise                           # warnings turned into errors (-W error) propagate
+    except Exception:                   # noqa: BLE001 — a lint must never break the call
+        return
+
+
+EAGER_IN_CAPTURE_HOOKS.append(eager_in_capture)

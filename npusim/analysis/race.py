@@ -18,6 +18,14 @@ linear extension of happens-before, so one pass with **vector clocks** computes 
   if it writes, their last reader): one not ordered before it is a race. A freed range starts
   fresh (a new allocation at the same address is another buffer).
 
+**Task updates.** A captured task's parameters (the SQE: kernel, args address and size, blocks)
+are an access target too: an ``SQE_UPDATE`` (a task update on an update stream, or the rebinding of
+an external event at a launch) *writes* the captured SQE it targets, and the captured task *reads*
+it each time a replay runs it. They are 64-byte pseudo-addresses from :data:`TASK_ARGS_BASE` up
+(one per pool row), added to the log's accesses here, so an update that no event, stream order or
+host synchronization orders against a replay is reported like any other race, with the task group
+(handle, task index) it belongs to and the line that launched the replay.
+
 For each access and each other lane the latest conflicting access is reported; pairs are merged
 per (task, task). Everything per row runs in one numba pass: 100,000 tasks in well under a
 second after compilation.
@@ -36,9 +44,13 @@ from ..device.memview import ACC_R, ACC_W
 from ..device.kernels import TABLE
 from ..device.recording import OBS_ALL, OBS_SLOT, OBS_SQ
 from ..runtime.recording import REC
+from ..runtime.runtime import RT
 
 _REC_OPS = (S.OP_EVENT_RECORD, S.OP_NOTIFY_RECORD, S.OP_END_GRAPH)
 KIND_NAMES = ("write/write", "write/read", "read/write")    # (earlier access, later access)
+TASK_ARGS_BASE = 1 << 60
+"""Pseudo-address of pool row 0's captured parameters (row ``r``: ``TASK_ARGS_BASE + 64 r``):
+above every arena address (device, pinned host, pageable), so it never names memory."""
 
 
 # ------------------------------------------------------------------ the pass (numba)
@@ -210,14 +222,18 @@ class TaskRef:
     kernel: str | None
     site: object | None          # npusim.runtime.recording.Site, None when not recorded
     access: str = ""             # "read", "write", "read+write"
+    note: str = ""               # where a replayed task's graph was launched, ...
 
     @property
     def what(self) -> str:
+        if self.op == "SQE_UPDATE":
+            return "task update"
         return f"kernel {self.kernel}" if self.kernel else self.op
 
     def __str__(self) -> str:
         src = str(self.site) if self.site is not None else "source not recorded"
-        return f"{self.stream}, task {self.pos}: {self.what} ({self.access}) — {src}"
+        note = f"; {self.note}" if self.note else ""
+        return f"{self.stream}, task {self.pos}: {self.what} ({self.access}) — {src}{note}"
 
 
 @dataclass
@@ -230,9 +246,13 @@ class Race:
     lo: int                      # overlapping byte range [lo, hi) (addresses)
     hi: int
     count: int = 1               # conflicting accesses merged into this report
+    target: str = ""             # a captured task's parameters: which task (and task group)
+    group: int | None = None     # the task-group handle of that task, when it is in one
 
     def __str__(self) -> str:
-        if self.buffer:
+        if self.target:
+            where = self.target
+        elif self.buffer:
             b, sz = self.buffer
             where = (f"buffer 0x{b:x} ({sz} bytes), bytes [{self.lo - b}, {self.hi - b})")
         else:
@@ -316,6 +336,76 @@ def _targets(T, obs):
     return tgt
 
 
+def _with_task_args(st, T, t0: int, A: np.ndarray) -> np.ndarray:
+    """The log's accesses (rows ``A``, task rows absolute) plus the captured-parameter accesses
+    of the task rows ``T`` (from ``t0``): each SQE_UPDATE writes its target row's pseudo-address,
+    each task of a model SQ whose pool row some SQE_UPDATE of ``T`` targets reads its own. Sorted
+    by task row, as the pass reads them."""
+    upd = T[:, 2] == S.OP_SQE_UPDATE
+    if not upd.any():
+        return A
+    rows = np.nonzero(upd)[0]
+    targets = np.unique(T[rows, 4])
+    q = T[:, 0]
+    ok = (q >= 0) & (q < len(st.sqs))
+    qq = np.where(ok, q, 0)
+    model = ok & (st.sqs[qq, E.Q_KIND] == E.K_MODEL) & ~upd
+    prow = st.sqs[qq, E.Q_BASE] + T[:, 1]          # a capture stream never wraps
+    reads = np.nonzero(model & np.isin(prow, targets))[0]
+    add = np.zeros((len(rows) + len(reads), A.shape[1] if A.size else 4), np.int64)
+    k = len(rows)
+    add[:k, 0] = rows + t0
+    add[:k, 1] = TASK_ARGS_BASE + 64 * T[rows, 4]
+    add[:k, 3] = ACC_W
+    add[k:, 0] = reads + t0
+    add[k:, 1] = TASK_ARGS_BASE + 64 * prow[reads]
+    add[k:, 3] = ACC_R
+    add[:, 2] = 64
+    out = np.concatenate([A.reshape(-1, add.shape[1]), add])
+    return out[np.argsort(out[:, 0], kind="stable")]
+
+
+def _captured_owners(dev) -> dict:
+    """Pool row -> (what, task-group handle or None, model) for the captured tasks of ``dev``'s
+    live models that an SQE_UPDATE can target: task-group tasks and external-event tasks."""
+    out: dict = {}
+    for g in RT.handles.live("taskgrp"):
+        m = g.model
+        if m is None or m.destroyed or m.device is not dev:
+            continue
+        n = len(g.entries)
+        for i, (cs, pos) in enumerate(g.entries):
+            out[cs.ring_base() + pos] = (f"task {i} of the {n} of task group 0x{g.handle:x}",
+                                         g.handle, m)
+    for m in RT.handles.live("model"):
+        if m.destroyed or m.device is not dev:
+            continue
+        for kind, table in (("record", m.ext_records), ("wait", m.ext_waits)):
+            for _, (cs, pos) in table.items():
+                out.setdefault(cs.ring_base() + pos,
+                               (f"the external-event {kind} task of {m.describe()}", None, m))
+    return out
+
+
+def _describe_task_args(owners: dict, prow: int):
+    """(target text, group handle, model) of the captured task at pool row ``prow``."""
+    what, group, m = owners.get(prow, (f"the captured task at SQE pool row {prow}", None, None))
+    where = f" ({m.describe()})" if m is not None and "model" not in what else ""
+    return f"the parameters of {what}{where} (kernel, args, blocks)", group, m
+
+
+def _replay_note(T: np.ndarray, r: int, model) -> str:
+    """For a replayed task: the line that launched the replay it ran in (the latest
+    MODEL_EXECUTE of its model before it, when recorded)."""
+    if model is None or int(T[r, 2]) == S.OP_SQE_UPDATE:
+        return ""
+    ex = np.nonzero((T[:r, 2] == S.OP_MODEL_EXECUTE) & (T[:r, 3] == model.engine_id))[0]
+    if not len(ex):
+        return ""
+    site = REC.site_of(int(T[ex[-1], 7]))
+    return f"a replay launched at {site}" if site is not None else "a replay"
+
+
 def analyze(dev, log, t0: int = 0, t1: int | None = None, out_cap: int = 1 << 20) -> RaceReport:
     """Races among the task rows ``[t0, t1)`` of ``log`` (an ``AccessLog`` of runtime device
     ``dev``)."""
@@ -326,7 +416,7 @@ def analyze(dev, log, t0: int = 0, t1: int | None = None, out_cap: int = 1 << 20
     n = T.shape[0]
     A = log.accesses()
     sel = (A[:, 0] >= t0) & (A[:, 0] < t0 + n)
-    A = A[sel]
+    A = _with_task_args(st, T, t0, A[sel])
     AT = A[:, 0] - t0
     # intervals between access boundaries
     ends = A[:, 1] + A[:, 2]
@@ -380,15 +470,24 @@ def analyze(dev, log, t0: int = 0, t1: int | None = None, out_cap: int = 1 << 20
         else:
             e[2], e[3] = min(e[2], lo), max(e[3], hi)
             e[5] += 1
-    def ref(r: int, access: str) -> TaskRef:
+    def ref(r: int, access: str, note: str = "") -> TaskRef:
         q, pos, op, a0 = (int(v) for v in T[r, :4])
         kern = TABLE.name(a0) if op == S.OP_KERNEL and 0 <= a0 < len(TABLE.entries) else None
         return TaskRef(dev.stream_name(q), q, pos, S.OP_NAME.get(op, str(op)), kern,
-                       REC.site_of(int(T[r, 7])), access)
+                       REC.site_of(int(T[r, 7])), access, note)
 
     races = []
+    owners = None
     for x, y, lo, hi, kind, cnt in merged.values():
         a, b = KIND_NAMES[kind].split("/")
+        if lo >= TASK_ARGS_BASE:
+            if owners is None:
+                owners = _captured_owners(dev)
+            target, group, model = _describe_task_args(owners, (lo - TASK_ARGS_BASE) // 64)
+            notes = [_replay_note(T, r, model) for r in (x, y)]
+            races.append(Race(ref(x, a, notes[0]), ref(y, b, notes[1]), KIND_NAMES[kind], None,
+                              lo, hi, cnt, target, group))
+            continue
         races.append(Race(ref(x, a), ref(y, b), KIND_NAMES[kind], log.allocation(lo, t0 + y),
                           lo, hi, cnt))
     races.sort(key=lambda r: (r.lo, r.first.sq, r.first.pos, r.second.sq, r.second.pos))

@@ -22,6 +22,7 @@ is written into an SQE (the launch core ``submit_kernel``, per-task set-params a
 """
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from typing import Callable
 
@@ -70,6 +71,11 @@ def arena(memp, msize, ctxp):
     return carray(memp, msize), carray(ctxp, n)
 
 
+PARAM_TYPES = {"ptr": 8, "i64": 8, "u64": 8, "i32": 4, "u32": 4, "f32": 4, "f64": 8}
+"""Declared kernel parameter types and their byte size in PARAM_INFO (each still takes an 8-byte
+args slot; small scalars sit in its low bytes)."""
+
+
 @dataclass
 class KernelEntry:
     name: str
@@ -78,8 +84,9 @@ class KernelEntry:
     cost_ns: int            # body time of one wave of blocks (0: the profile's default)
     unit: int
     build: Callable[[], object] | None = None   # a lazy body's builder (returns the cfunc)
-    label: str = ""         # the name users gave it (``@npusim.kernel``'s defined name) when it
-    #                         differs from the table name: traces and messages show it
+    params: tuple = ()      # the body's declared parameters: (name, type of PARAM_TYPES) pairs
+    label: str = ""         # the name users know it by (a ``@npusim.kernel``'s own name), when
+    #                         the table key is another (its binding key); "" -> ``name``
 
 
 class KernelTable:
@@ -95,19 +102,23 @@ class KernelTable:
         self.addr = np.zeros(0, np.int64)
         self.cost = np.zeros((0, KC_COLS), np.int64)    # KC_* columns
         self.pending = np.zeros(0, np.bool_)    # True: a lazy body not built yet (addr 0)
+        self.by_label: dict[str, int] = {}      # label -> id (the latest body of that label)
 
     def register(self, name: str, func, cost_ns: int = 0, unit: int = UNIT_AIV,
-                 label: str = "") -> int:
+                 params: tuple = (), label: str = "") -> int:
         """Add a kernel body (a cfunc with KERNEL_SIG); returns its id. Re-registering a name
         replaces the body behind the same id (the way a reloaded binary rebinds a stub).
-        ``label``: the name traces and messages show (default: ``name``)."""
-        return self._put(KernelEntry(name, func, int(cost_ns), int(unit), label=label))
+        ``params``: the body's declared (name, type) parameters (argument checks); ``label``:
+        the name users call it by when ``name`` is a binding key (traces, messages, lookups)."""
+        return self._put(KernelEntry(name, func, int(cost_ns), int(unit), None, tuple(params),
+                                     label))
 
     def register_lazy(self, name: str, build: Callable[[], object], cost_ns: int = 0,
-                      unit: int = UNIT_AIV) -> int:
+                      unit: int = UNIT_AIV, params: tuple = (), label: str = "") -> int:
         """Add a kernel body compiled at its first use: ``build()`` returns the cfunc (call it
         once; ``ensure`` does). Otherwise as ``register``."""
-        return self._put(KernelEntry(name, None, int(cost_ns), int(unit), build))
+        return self._put(KernelEntry(name, None, int(cost_ns), int(unit), build, tuple(params),
+                                     label))
 
     def _put(self, entry: KernelEntry) -> int:
         addr = 0 if entry.func is None else int(entry.func.address)
@@ -124,6 +135,8 @@ class KernelTable:
             self.addr[kid] = addr
             self.pending[kid] = entry.func is None
         self.cost[kid, KC_BODY_NS], self.cost[kid, KC_UNIT] = entry.cost_ns, entry.unit
+        if entry.label and not entry.name.startswith("__npusim"):
+            self.by_label[entry.label] = kid
         return kid
 
     def ensure(self, kid: int) -> None:
@@ -154,10 +167,29 @@ class KernelTable:
         self.cost[:len(saved)] = saved
 
     def id(self, name: str) -> int:
-        return self.by_name[name]
+        """The id of a table key, else of a label (a ``@npusim.kernel`` by the name it was
+        defined with); KeyError naming the close matches otherwise."""
+        kid = self.find(name)
+        if kid is None:
+            raise KeyError(self.unknown(name))
+        return kid
+
+    def find(self, name: str) -> int | None:
+        kid = self.by_name.get(name)
+        return self.by_label.get(name) if kid is None else kid
+
+    def unknown(self, name: str) -> str:
+        """The message for a kernel name the table does not hold, with the close matches."""
+        known = [n for n in list(self.by_label) + [e.label or e.name for e in self.entries]
+                 if not n.startswith(("__npusim", "aicpu:__npusim", "py:"))]
+        close = difflib.get_close_matches(str(name), sorted(set(known)), n=3)
+        hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
+        return f"no kernel named {name!r} in the kernel table{hint}"
 
     def name(self, kid: int) -> str:
-        return self.entries[kid].name
+        """The name users know kernel ``kid`` by (its label, else its table key)."""
+        e = self.entries[kid]
+        return e.label or e.name
 
     def label(self, kid: int) -> str:
         """The name to show for kernel ``kid``: its label, else its table name."""

@@ -201,22 +201,24 @@ def count_down(memp, msize, ctxp, args, b, nb):
         return KERNEL_TRAP
 
 
-# name, body, cost of one wave in ns, unit
+# name, body, cost of one wave in ns, unit, declared parameters (the sample binary's PARAM_INFO)
 BUILTINS = (
-    ("EasyOPf", easy_op, 2_000, UNIT_AIV),
-    ("ShortOPf", short_op, 2_000, UNIT_AIV),
-    ("LongOPf", None, 0, UNIT_AIV),            # bound below: EasyOPf's body, a long duration
-    ("ErrorOPf", error_op, 1_000, UNIT_AIV),
-    ("add_custom", add_custom, 8_000, UNIT_AIV),
-    ("add_custom_tiling", add_custom_tiling, 8_000, UNIT_AIV),
-    ("AddKernel", add_kernel, 6_000, UNIT_AIV),
-    ("VectorAddKernel", vector_add, 4_000, UNIT_AIV),
-    ("CondSetU64", cond_set_u64, 1_000, UNIT_AIV),
-    ("CountDown", count_down, 1_000, UNIT_AIV),
-    ("DeviceWrite", device_write, 2_000, UNIT_AIV),
-    ("DeviceRead", device_read, 2_000, UNIT_AIV),
-    ("KernelPrint", kernel_print, 2_000, UNIT_AIV),
+    ("EasyOPf", easy_op, 2_000, UNIT_AIV, ("ptr",)),
+    ("ShortOPf", short_op, 2_000, UNIT_AIV, ("ptr",)),
+    ("LongOPf", None, 0, UNIT_AIV, ("ptr",)),   # bound below: EasyOPf's body, a long duration
+    ("ErrorOPf", error_op, 1_000, UNIT_AIV, ()),
+    ("add_custom", add_custom, 8_000, UNIT_AIV, ("ptr", "ptr", "ptr")),
+    ("add_custom_tiling", add_custom_tiling, 8_000, UNIT_AIV, ("ptr",) * 5),
+    ("AddKernel", add_kernel, 6_000, UNIT_AIV, ("ptr", "ptr", "ptr", "u32")),
+    ("VectorAddKernel", vector_add, 4_000, UNIT_AIV, ("ptr", "ptr", "ptr", "f32", "u32")),
+    ("CondSetU64", cond_set_u64, 1_000, UNIT_AIV, ("ptr", "u64")),
+    ("CountDown", count_down, 1_000, UNIT_AIV, ("ptr", "ptr")),
+    ("DeviceWrite", device_write, 2_000, UNIT_AIV, ("ptr", "i32")),
+    ("DeviceRead", device_read, 2_000, UNIT_AIV, ("ptr",)),
+    ("KernelPrint", kernel_print, 2_000, UNIT_AIV, ()),
 )
+PARAMS = {name: types for name, _, _, _, types in BUILTINS}
+"""Declared parameter types of each built-in body (``samples/build.py`` writes them)."""
 LONG_OP_NS = 50_000_000   # LongOPf spins 10000 x 25000 float iterations: tens of ms on a core
 
 
@@ -227,10 +229,11 @@ def compiled(fn):
 
 
 def register_builtins() -> None:
-    for name, body, cost, unit in BUILTINS:
+    for name, body, cost, unit, types in BUILTINS:
         if name == "LongOPf":
             body, cost = easy_op, LONG_OP_NS
-        TABLE.register_lazy(name, lambda fn=body: compiled(fn), cost, unit=unit)
+        TABLE.register_lazy(name, lambda fn=body: compiled(fn), cost, unit=unit,
+                            params=tuple((f"arg{i}", t) for i, t in enumerate(types)))
 
 
 register_builtins()

@@ -52,15 +52,13 @@ from numba import cfunc, njit
 
 from ..device import kernels as _kernels
 from ..device import memview as V
-from ..device.kernels import KERNEL_SIG, KERNEL_TRAP, TABLE, UNIT_AIC, UNIT_AICPU, UNIT_AIV, arena
+from ..device.kernels import (KERNEL_SIG, KERNEL_TRAP, PARAM_TYPES, TABLE, UNIT_AIC, UNIT_AICPU,
+                              UNIT_AIV, arena)
 from ..runtime import cost as _cost
 from .elf import FuncType
 from .elfwrite import KernelSpec, ParamSpec, write_elf
 from .program import BODY_TLV
 
-PARAM_TYPES = {"ptr": 8, "i64": 8, "u64": 8, "i32": 4, "u32": 4, "f32": 4, "f64": 8}
-"""Declared parameter types and their byte size in PARAM_INFO (each still takes an 8-byte slot;
-small scalars sit in its low bytes)."""
 _ALIASES = {int: "i64", float: "f32", "int": "i64", "float": "f32", "pointer": "ptr"}
 UNITS = {"aiv": (UNIT_AIV, FuncType.AIV), "aic": (UNIT_AIC, FuncType.AIC),
          "aicore": (UNIT_AIC, FuncType.AICORE)}
@@ -212,7 +210,7 @@ class UserKernel:
         self.body = njit(boundscheck=True)(fn)
         self.cfunc = self._wrapper()
         self.kid = TABLE.register(self.body_key, self.cfunc, cost_ns, self.unit,
-                                  label=self.name)
+                                  tuple(zip(self.param_names, self.param_types)), self.name)
         _cost.declare(self.kid, self.param_types, cost)     # per-launch cost (runtime/cost.py)
         self.elf = write_elf([self.spec()])
         self._path = None

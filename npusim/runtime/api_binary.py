@@ -7,6 +7,8 @@ Check orders and argument forms: :mod:`.api_kernel`.
 """
 from __future__ import annotations
 
+import difflib
+
 import json
 import os
 
@@ -238,6 +240,11 @@ def binary_get_function(binary, kernel_name):
         return None, E_PARAM
     k = prog.kernel_by_name(kernel_name) if isinstance(kernel_name, str) else None
     if k is None:
+        close = difflib.get_close_matches(str(kernel_name), list(prog.kernels), n=3)
+        RT.tls.explain(f"{prog.describe()} has no kernel named {kernel_name!r}"
+                       + (f"; did you mean {', '.join(map(repr, close))}?" if close else
+                          f"; it has {', '.join(map(repr, list(prog.kernels)[:8]))}"
+                          + (" ..." if len(prog.kernels) > 8 else "")))
         return None, E_PARAM
     return _export(k), OK
 

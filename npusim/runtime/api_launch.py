@@ -23,6 +23,7 @@ from ..kernel import loader as L
 from ..kernel.elf import MixType
 from ..kernel.program import BAD_PC_BODY, REG_CPU, REG_NON_CPU, runtime_features
 from . import args as A
+from .argcheck import check as _check_args
 from .api_device import profile
 from .api_kernel import (ACL_RT_LAUNCH_KERNEL_ATTR_BLOCK_TASK_PREFETCH,
                          ACL_RT_LAUNCH_KERNEL_ATTR_BLOCKDIM_OFFSET,
@@ -232,6 +233,8 @@ def submit_kernel(kernel, s, kid: int, num_blocks: int, args_addr: int, args_siz
     ``kid`` (the kernel's own, ``kernel.kid``, but for an AI Core launch of a CPU kernel), with
     ``a3`` = the kernel's explicit duration, else what its per-launch cost model
     (``runtime/cost.py``) makes of these blocks and arguments. The ACL code."""
+    if kernel.has_param_summary and _check_args(kernel, s, kid, args_addr, args_size):
+        return E_PARAM                            # check_args="error" (argcheck.py)
     ctx = s.ctx
     if kernel.reg_type:                           # REG_NON_CPU
         prog = kernel.program

@@ -257,7 +257,8 @@ def memcpy_async(dst, dest_max, src, count, kind, stream) -> int:
         if s is not None and stream_capturing(s):
             RT.tls.explain("an async copy with pageable host memory (a numpy array, not "
                            "aclrtMallocHost memory) cannot be captured: it turns synchronous; "
-                           "copy through memory from aclrtMallocHost")
+                           "use malloc_host for async copies during capture (aclrtMallocHost; "
+                           "Device.malloc_host in the Pythonic API)")
             return ERR.ACL_ERROR_RT_PARAM_INVALID
         code = AS.synchronize_stream(stream)
         if code:

@@ -8,6 +8,8 @@ while a task still reads it. Larger args get their own allocation, kept for the 
 """
 from __future__ import annotations
 
+import struct
+
 import numpy as np
 
 SLOT = 1024
@@ -23,6 +25,30 @@ def pack(values) -> bytes:
         else:
             out[i] = np.uint64(int(v) & 0xFFFF_FFFF_FFFF_FFFF)
     return out.tobytes()
+
+
+_SLOT = struct.Struct("<Q")
+_HIGH_ZERO = bytes(4)
+
+
+def pack_typed(values, types) -> bytes:
+    """As :func:`pack`, each value converted to its declared parameter type first (``types``:
+    a type of ``device.kernels.PARAM_TYPES`` per parameter, None where unknown): an ``f32`` /
+    ``f64`` parameter gets ``float(v)`` (a Python int 101 becomes 101.0, not the integer's
+    bits), an integer or pointer parameter ``int(v)``. Values past the declared ones pack as
+    :func:`pack` does (the same bytes). Built with ``struct``, not a numpy array per slot."""
+    out = bytearray()
+    n = len(types)
+    for i, v in enumerate(values):
+        t = types[i] if i < n else None
+        if t == "f32" or (t is None and isinstance(v, (float, np.floating))):
+            out += np.float32(float(v)).tobytes()
+            out += _HIGH_ZERO
+        elif t == "f64":
+            out += np.float64(float(v)).tobytes()
+        else:
+            out += _SLOT.pack(int(v) & 0xFFFF_FFFF_FFFF_FFFF)
+    return bytes(out)
 
 
 def owner_model(stream):

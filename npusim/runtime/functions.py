@@ -23,6 +23,7 @@ from ..device.kernels import TABLE, UNIT_AIC, UNIT_AICPU
 from ..kernel.elf import AttrType
 from ..kernel.loader import LAST_HANDLE_OF_KID
 from ..kernel.program import REG_CPU, REG_NON_CPU, Kernel, Program
+from .argcheck import table_params
 from .runtime import RT
 
 
@@ -58,7 +59,7 @@ def table_function(name: str, duration_ns: int = 0):
     """The function handle of the kernel-table kernel ``name`` (None when there is none), valid
     on every device. ``duration_ns`` > 0 gives a handle whose launches run for exactly that long
     (SQE ``a3``, replacing the kernel's cost): one handle per (name, duration)."""
-    kid = TABLE.by_name.get(name) if isinstance(name, str) else None
+    kid = TABLE.find(name) if isinstance(name, str) else None
     if kid is None:
         return None
     key = (name, int(duration_ns))
@@ -66,10 +67,42 @@ def table_function(name: str, duration_ns: int = 0):
     if k is None:
         unit = TABLE.entries[kid].unit
         k = _TABLE_KERNELS[key] = Kernel(
-            _TABLE_PROGRAM, name, attr_type=_ATTR_OF_UNIT.get(unit, AttrType.VECTOR),
+            _TABLE_PROGRAM, TABLE.name(kid), attr_type=_ATTR_OF_UNIT.get(unit, AttrType.VECTOR),
             reg_type=REG_CPU if unit == UNIT_AICPU else REG_NON_CPU, duration_ns=key[1])
-    k.kid = kid                          # re-resolved: a name may be registered again
+    if k.kid != kid:                     # re-resolved: a name may be registered again
+        k.kid = kid
+        # the body's declared parameters, as the sample binary's PARAM_INFO carries them
+        k.param_count, k.param_total_size, k.params = table_params(kid)
+        k.has_param_summary = bool(TABLE.entries[kid].params)
     ent = RT.handles.entry(k.handle) if k.handle else None
     if ent is None or ent[1] is not k:   # first use, or the registry was reset
         RT.handles.add("function", k)
     return k.handle
+
+
+_TIMED: dict = {}
+"""(function handle, duration ns) -> the timed twin Kernel of a loaded binary's kernel."""
+
+
+def with_duration(func, duration_ns: int):
+    """A function handle running the kernel of handle ``func`` for exactly ``duration_ns`` per
+    launch (SQE ``a3``), for the Pythonic launch's ``duration_ns=``: the handle itself for 0, a
+    table kernel's own timed handle, else a twin of the binary's kernel (same program, body,
+    attributes and parameters; one per duration). None for a stale handle."""
+    k, code = RT.handles.get("function", func)
+    if code or k is None:
+        return None
+    if not duration_ns or k.duration_ns == duration_ns:
+        return func
+    if k.program is _TABLE_PROGRAM:
+        return table_function(k.name, duration_ns)
+    key = (func, int(duration_ns))
+    t = _TIMED.get(key)
+    ent = RT.handles.entry(t.handle) if t is not None and t.handle else None
+    if t is None or ent is None or ent[1] is not t:
+        fields = {f: getattr(k, f) for f in Kernel.__slots__
+                  if f not in ("handle", "program", "name", "__weakref__")}
+        fields["duration_ns"] = int(duration_ns)
+        t = _TIMED[key] = Kernel(k.program, k.name, **fields)
+        RT.handles.add("function", t)
+    return t.handle

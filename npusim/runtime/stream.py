@@ -57,6 +57,12 @@ def notify_state(stream, state: int) -> None:
             print(f"npusim: stream state callback {name!r} raised {e!r}", file=sys.stderr)
 
 
+EAGER_IN_CAPTURE_HOOKS: list = []
+"""Callbacks ``hook(stream)`` told of a task submitted eagerly on a stream of a context with a
+GLOBAL-mode capture in progress (the capture linter's un-joined-stream warning,
+``analysis/lint.py``, registers one). Costs one test per eager submit."""
+
+
 def refused(pos: int) -> int:
     """The ACL code of a submission: 0, or the code a refused task carries (``submit`` returns
     a negative code instead of a position)."""
@@ -149,6 +155,9 @@ class Stream(SqStream):
         if self.bound is not None:              # kept in the built model (aclmdlRIBindStream)
             RT.host_ns += host_cost_ns
             return self.bound.append_task(op, a0, a1, a2, a3, flag, blocks)
+        if self.ctx.capture_refs[0]:                       # a GLOBAL capture is in progress
+            for hook in EAGER_IN_CAPTURE_HOOKS:
+                hook(self)
         dev = self.device
         RT.host_ns += host_cost_ns
         st = dev.state

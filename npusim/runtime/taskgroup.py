@@ -15,6 +15,7 @@ from ..device import sqe as S
 from ..device.sqe import SQE_STRUCT
 from ..device.kernels import TABLE, UNIT_AICPU
 from . import model as M
+from .recording import site
 from .runtime import RT, profile
 from .stream import lookup, resolve_same_ctx
 
@@ -28,6 +29,15 @@ class TaskGroup:
         self.update_index = 0
         self.handle = 0
         self.model = None                    # the capture model owning the group
+        self.updater = None                  # the stream updating it (between Begin and End)
+        self.update_site = None              # the source line of that aclmdlRICaptureTaskUpdateBegin
+        self.ended_site = None               # ... and of the last update's End
+
+    def describe(self) -> str:
+        return f"task group 0x{self.handle:x} ({len(self.entries)} task(s))"
+
+    def since(self) -> str:
+        return f" since {self.update_site}" if self.update_site is not None else ""
 
     def submit_update(self, stream, op: int, a0=0, a1=0, a2=0, a3=0, flag=0, blocks=0) -> int:
         """``Stream.submit`` of a stream updating this group: ``update_task``."""
@@ -90,12 +100,20 @@ def update_task(stream, op: int, a0=0, a1=0, a2=0, a3=0, flag=0, blocks=0) -> in
     if op != S.OP_KERNEL or TABLE.entries[a0].unit == UNIT_AICPU:
         # §7: only AI Core / vector kernel launches (flag SUPPORT) update; an AI CPU kernel is
         # another task type (KERNEL_AICPU) -> 507009, like any non-kernel task
+        what = "an AI CPU kernel" if op == S.OP_KERNEL else f"a task of type {S.OP_NAME.get(op, op)}"
+        RT.tls.explain(f"{stream.describe()} is in task-update mode for {g.describe()}"
+                       f"{g.since()}: {what} cannot update a task; only AI Core / vector kernel "
+                       f"launches are allowed until aclmdlRICaptureTaskUpdateEnd")
         return -ERR.ACL_ERROR_RT_TASK_TYPE_NOT_SUPPORT
     if g.update_index >= len(g.entries):
-        RT.tls.explain(f"task update: the group has {len(g.entries)} task(s) and all were "
-                       f"updated already (RT_ERROR_STREAM_TASKGRP_UPDATE): launch exactly as many "
-                       f"kernels between aclmdlRICaptureTaskUpdateBegin and End as the group "
-                       f"captured")
+        n = len(g.entries)
+        RT.tls.explain(f"task update: this is kernel launch {g.update_index + 1} on "
+                       f"{stream.describe()} since aclmdlRICaptureTaskUpdateBegin"
+                       f"{g.since().replace(' since', ' at')}, but task group 0x{g.handle:x} "
+                       f"captured {n} task(s): "
+                       f"expected {n} launch(es), got {g.update_index + 1} "
+                       f"(RT_ERROR_STREAM_TASKGRP_UPDATE) — launch exactly one kernel per captured "
+                       f"task between Begin and End, then end the update")
         return -ERR.ACL_ERROR_RT_INTERNAL_ERROR             # RT_ERROR_STREAM_TASKGRP_UPDATE
     cs, pos = g.entries[g.update_index]
     if cs.model.destroyed:
@@ -109,12 +127,15 @@ def update_task(stream, op: int, a0=0, a1=0, a2=0, a3=0, flag=0, blocks=0) -> in
     g.update_index += 1
     if stream.capture is not None:
         # a stream that began capturing while in UPDATE: the re-init refuses it (§7, 107027)
+        RT.tls.explain(f"{stream.describe()} began a capture while updating {g.describe()}"
+                       f"{g.since()}: end the capture and the update before launching")
         return -ERR.ACL_ERROR_RT_STREAM_CAPTURED
     st = stream.device.state
     st.flush(cs.sq)                      # only the captured ring is read (usually nothing staged)
     dst = cs.ring_base() + pos           # a capture stream never wraps (model.py)
     # the captured SQE's fields (struct, not a numpy record: ~10x cheaper per task)
-    _, old_flag, _, old_task_id, old_kid = SQE_STRUCT.unpack_from(st.pool, 64 * dst)[:5]
+    old = SQE_STRUCT.unpack_from(st.pool, 64 * dst)
+    _, old_flag, _, old_task_id, old_kid = old[:5]
     if TABLE.entries[a0].unit != TABLE.entries[old_kid].unit:
         RT.tls.explain("task update: the new kernel runs on another core type than the captured "
                        "one (RT_ERROR_KERNEL_TYPE): update an AI Core task with an AI Core "
@@ -123,8 +144,9 @@ def update_task(stream, op: int, a0=0, a1=0, a2=0, a3=0, flag=0, blocks=0) -> in
     if not stream.device.profile.software_sq:
         return -ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT_UPDATE_OP
     pay = stream.device.update_payload()
+    # a5 (the analysis site of the captured task) stays: a race report names the captured line
     src, slot = pay.stage((S.OP_KERNEL, old_flag, blocks & 0xFFFF, old_task_id, a0, a1, a2, a3,
-                          0, 0, 0))
+                          0, old[9], 0))
     stream.tg_update = None                                # submit the copy as a plain task
     try:
         p = stream.submit(S.OP_SQE_UPDATE, stream.device.timing.host_task_update_ns,
@@ -258,6 +280,10 @@ def ri_capture_task_update_begin(stream, handle) -> int:
     if code:
         return code
     if _status(s) != NONE:
+        cur = s.tg_update
+        RT.tls.explain(f"{s.describe()} is still updating {cur.describe()}{cur.since()}: end that "
+                       f"update (aclmdlRICaptureTaskUpdateEnd) before beginning another"
+                       if cur is not None else f"{s.describe()} has a task group open")
         return ERR.ACL_ERROR_STREAM_TASK_GROUP_STATUS
     g, code = RT.handles.get("taskgrp", handle)
     if g is None or g.model is None or g.model.destroyed:
@@ -266,9 +292,13 @@ def ri_capture_task_update_begin(stream, handle) -> int:
         # freed model gave back (another model may own them now)
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     if g.is_update:
+        who = g.updater.describe() if g.updater is not None else "another stream"
+        RT.tls.explain(f"{g.describe()} is still being updated by {who}{g.since()}: end that "
+                       f"update (aclmdlRICaptureTaskUpdateEnd on {who}) first")
         return ERR.ACL_ERROR_STREAM_TASK_GROUP_STATUS
     s.tg_status = UPDATE
     g.is_update, g.update_index = True, 0
+    g.updater, g.update_site = s, site()
     s.tg_update = g
     return ERR.ACL_SUCCESS
 
@@ -280,13 +310,25 @@ def ri_capture_task_update_end(stream) -> int:
     if code:
         return code
     if _status(s) != UPDATE:
+        RT.tls.explain(f"{s.describe()} is not updating a task group: no "
+                       f"aclmdlRICaptureTaskUpdateBegin on it since its last update ended"
+                       if _status(s) == NONE else f"{s.describe()} has a task group open")
         return ERR.ACL_ERROR_STREAM_TASK_GROUP_STATUS
     g = s.tg_update
     s.tg_status, s.tg_update = NONE, None
-    g.is_update = False
+    g.is_update, g.updater = False, None
     if g.update_index != len(g.entries):
-        RT.tls.explain(f"aclmdlRICaptureTaskUpdateEnd: {g.update_index} of the group's "
-                       f"{len(g.entries)} task(s) were updated (RT_ERROR_STREAM_TASKGRP_UPDATE): "
-                       f"launch one kernel per captured task between Begin and End")
+        at = g.since().replace(" since", " at")
+        if g.update_index == 0:
+            RT.tls.explain(f"aclmdlRICaptureTaskUpdateEnd: no kernel was launched on "
+                           f"{s.describe()} since aclmdlRICaptureTaskUpdateBegin{at}, so none of "
+                           f"the {len(g.entries)} task(s) of {g.describe()} was updated "
+                           f"(RT_ERROR_STREAM_TASKGRP_UPDATE): launch one kernel per captured "
+                           f"task between Begin and End")
+        else:
+            RT.tls.explain(f"aclmdlRICaptureTaskUpdateEnd: {g.update_index} of the "
+                           f"{len(g.entries)} task(s) of {g.describe()} were updated since "
+                           f"aclmdlRICaptureTaskUpdateBegin{at} (RT_ERROR_STREAM_TASKGRP_UPDATE): "
+                           f"expected {len(g.entries)} kernel launches, got {g.update_index}")
         return ERR.ACL_ERROR_RT_INTERNAL_ERROR             # unupdated tasks remain
     return ERR.ACL_SUCCESS

@@ -14,6 +14,7 @@ from .. import errors as ERR
 from ..device import sqe as S
 from ..device.kernels import TABLE, UNIT_AICPU
 from . import model as M
+from .argcheck import check_task_params
 from .cost import MODELS as COST_MODELS, launch_ns
 from .functions import function_handle_of, resolve_function
 from .runtime import RT, profile
@@ -189,6 +190,11 @@ def ri_task_set_params(task, params: dict) -> int:
         TABLE.ensure(kid)                               # a lazy body: built before use
         row["a0"], row["a1"] = kid, int(params.get("args", row["a1"]))
         row["a2"] = int(params.get("args_size", row["a2"]))
+        k = RT.handles.get("function", params.get("func"))[0]
+        if k.has_param_summary and check_task_params(k, kid, m.device.state.mem, int(row["a1"]),
+                                                     int(row["a2"])):
+            m.status = M.FAULT                          # check_args="error" (argcheck.py)
+            return ERR.ACL_ERROR_RT_PARAM_INVALID
         row["blocks"] = int(params.get("num_blocks", row["blocks"])) & 0xFFFF
         if COST_MODELS:                    # a per-launch cost model: from the new arguments
             ns = launch_ns(kid, int(row["blocks"]), m.device, int(row["a1"]), int(row["a2"]))

@@ -11,25 +11,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from npusim.kernel.builtin import PARAMS
 from npusim.kernel.decorator import kernel_spec
 from npusim.kernel.elfwrite import write_elf
 from npusim.samples import HERE, MAIN, PLACEHOLDER
 
-# name, parameter types, function entry
-KERNELS = (
-    ("EasyOPf", ("ptr",), 1),
-    ("ShortOPf", ("ptr",), 2),
-    ("LongOPf", ("ptr",), 3),
-    ("ErrorOPf", (), 4),
-    ("add_custom", ("ptr", "ptr", "ptr"), 5),
-    ("AddKernel", ("ptr", "ptr", "ptr", "u32"), 6),
-    ("VectorAddKernel", ("ptr", "ptr", "ptr", "f32", "u32"), 7),
-    ("DeviceWrite", ("ptr", "i32"), 8),
-    ("DeviceRead", ("ptr",), 9),
-    ("KernelPrint", (), 10),
-    ("CondSetU64", ("ptr", "u64"), 11),
-    ("CountDown", ("ptr", "ptr"), 12),
-)
+# name, function entry; the parameter types are the built-in bodies' (kernel/builtin.py PARAMS)
+KERNELS = tuple((n, PARAMS[n], e) for n, e in (
+    ("EasyOPf", 1), ("ShortOPf", 2), ("LongOPf", 3), ("ErrorOPf", 4), ("add_custom", 5),
+    ("AddKernel", 6), ("VectorAddKernel", 7), ("DeviceWrite", 8), ("DeviceRead", 9),
+    ("KernelPrint", 10), ("CondSetU64", 11), ("CountDown", 12)))
 
 
 def main_binary() -> bytes:
@@ -38,7 +29,8 @@ def main_binary() -> bytes:
 
 
 def placeholder_binary() -> bytes:
-    return write_elf([kernel_spec("add_custom", ("ptr",) * 5, body_key="add_custom_tiling",
+    return write_elf([kernel_spec("add_custom", PARAMS["add_custom_tiling"],
+                                  body_key="add_custom_tiling",
                                   entry=5)])
 
 

@@ -296,3 +296,76 @@ def test_non_capture_errors_are_not_linted():
     assert acl.rt.malloc(0, 0)[1] == acl.ACL_ERROR_INVALID_PARAM
     assert acl.rt.destroy_stream(12345) != OK
     assert len(last_errors()) == n
+
+
+# ---------------------------------------------------------------- warnings: un-joined streams
+
+def test_eager_work_on_an_unjoined_stream_during_a_global_capture_is_warned():
+    dev = ns.Device("Ascend910B")
+    s, comm = dev.stream(), dev.stream()
+    x = dev.malloc(64)
+    with pytest.warns(ERR.CaptureWarning, match="never joined") as w:
+        with ns.graph(s):                                   # @unjoined-begin
+            s.launch("EasyOPf", 1, args=(x,))
+            comm.launch("ShortOPf", 1, args=(x,))           # @unjoined-launch
+            comm.launch("ShortOPf", 1, args=(x,))           # once per stream and capture
+    assert len(w) == 1
+    assert (pathlib.Path(w[0].filename).name, w[0].lineno) == \
+        (HERE.name, line_of("# @unjoined-launch"))
+    (e,) = [e for e in last_errors() if e.severity == "warning"]
+    assert e.code == 0 and e.site.line == line_of("# @unjoined-launch")
+    assert f"stream {dev._dev.streams[comm_sq(comm)].id}" in e.detail
+    assert f"{HERE.name}:{line_of('# @unjoined-begin')}" in e.detail
+    assert "aclrtStreamWaitEvent" in e.hint and str(e).count("warning:") == 1
+
+
+def comm_sq(stream):
+    return ns.runtime.stream.lookup(stream.handle)[0].sq
+
+
+@pytest.mark.parametrize("how", ["joined", "relaxed", "after"])
+def test_no_warning_for_a_joined_stream_another_mode_or_after_the_capture(how):
+    import warnings
+    dev = ns.Device("Ascend910B")
+    s, comm = dev.stream(), dev.stream()
+    x = dev.malloc(64)
+    e1, e2 = dev.event(), dev.event()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ERR.CaptureWarning)
+        with ns.graph(s, mode="relaxed" if how == "relaxed" else "global"):
+            s.launch("EasyOPf", 1, args=(x,))
+            if how == "joined":
+                s.record(e1)
+                comm.wait(e1)
+            if how != "after":
+                comm.launch("ShortOPf", 1, args=(x,))
+            if how == "joined":
+                comm.record(e2)
+                s.wait(e2)
+        comm.launch("ShortOPf", 1, args=(x,))
+    assert not [e for e in last_errors() if e.severity == "warning"]
+
+
+def test_no_warning_for_eager_work_of_another_thread_during_a_global_capture():
+    import warnings
+    dev = ns.Device("Ascend910B")
+    s, other = dev.stream(), dev.stream()
+    x = dev.malloc(64)
+    ctx, _ = acl.rt.get_context()
+    errors = []
+
+    def work():
+        try:
+            acl.rt.set_context(ctx)
+            other.launch("ShortOPf", 1, args=(x,))
+        except Exception as e:        # noqa: BLE001 — reported below
+            errors.append(e)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ERR.CaptureWarning)
+        with ns.graph(s):
+            s.launch("EasyOPf", 1, args=(x,))
+            t = threading.Thread(target=work)
+            t.start()
+            t.join()
+    assert not errors and not [e for e in last_errors() if e.severity == "warning"]

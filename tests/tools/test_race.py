@@ -432,3 +432,84 @@ def test_recording_off_records_nothing(dev):
     assert dev._dev.state.mem.ctx[14] == 0
     with pytest.raises(ValueError):
         races_in_eager(dev)
+
+
+# ---------------------------------------------------------------- task updates vs replays
+
+def _update_graph(dev, s, x):
+    with record():
+        with ns.graph(s) as g:
+            ns.graph_task_group_begin(s)
+            s.launch("EasyOPf", 1, args=(x,))             # @tg-captured
+            h = ns.graph_task_group_end(s)
+    return g, h
+
+
+def _update(u, h, y):
+    ns.graph_task_update_begin(u, h)
+    u.launch("EasyOPf", 1, args=(y,))                    # @tg-update
+    ns.graph_task_update_end(u)
+
+
+def _check_update_race(rep, h, replay_marker):
+    assert len(rep) == 1, rep
+    r = rep[0]
+    assert r.group == h and f"task group 0x{h:x}" in r.target and r.buffer is None
+    upd, task = (r.first, r.second) if r.first.op == "SQE_UPDATE" else (r.second, r.first)
+    assert upd.what == "task update" and upd.access == "write" and task.access == "read"
+    assert site(upd) == f"{HERE}:{line_of('@tg-update')}"
+    assert task.kernel == "EasyOPf" and site(task) == f"{HERE}:{line_of('@tg-captured')}"
+    assert f"{HERE}:{line_of(replay_marker)}" in task.note
+    text = str(rep)
+    assert f"task group 0x{h:x}" in text and f"{HERE}:{line_of('@tg-update')}" in text
+
+
+def test_an_update_after_a_replay_without_an_event_races_with_it(dev):
+    s, u = dev.stream(), dev.stream()
+    x, y = dev.malloc(64), dev.malloc(64)
+    g, h = _update_graph(dev, s, x)
+    with record():
+        g.replay(s)                                      # @tg-replay-a
+        _update(u, h, y)
+    _check_update_race(races_in_eager(dev), h, "@tg-replay-a")
+
+
+def test_an_update_before_a_replay_without_an_event_races_with_it(dev):
+    s, u = dev.stream(), dev.stream()
+    x, y = dev.malloc(64), dev.malloc(64)
+    g, h = _update_graph(dev, s, x)
+    with record():
+        _update(u, h, y)
+        g.replay(s)                                      # @tg-replay-b
+    _check_update_race(races_in_eager(dev), h, "@tg-replay-b")
+
+
+@pytest.mark.parametrize("how", ["event", "external", "same stream", "synchronize"])
+def test_an_ordered_update_does_not_race(dev, how):
+    s, u = dev.stream(), dev.stream()
+    x, y = dev.malloc(64), dev.malloc(64)
+    ext = dev.external_event()
+    with record():
+        with ns.graph(s) as g:
+            if how == "external":
+                ext.wait(s)
+                ext.reset(s)
+            ns.graph_task_group_begin(s)
+            s.launch("EasyOPf", 1, args=(x,))
+            h = ns.graph_task_group_end(s)
+    done, ev = dev.event(), dev.event()
+    with record():
+        for _ in range(2):
+            us = s if how == "same stream" else u
+            us.wait(done)
+            _update(us, h, y)
+            if how == "event":
+                u.record(ev)
+                s.wait(ev)
+            elif how == "external":
+                ext.record(u)
+            elif how == "synchronize":
+                u.synchronize()
+            g.replay(s)
+            s.record(done)
+    assert len(races_in_eager(dev)) == 0
