@@ -410,10 +410,7 @@ def _kernel_id(kernel) -> int:
     if not isinstance(kernel, str):
         raise TypeError(f"a kernel by its name or a loaded Function, not {kernel!r} "
                         "(a @npusim.kernel has its own set_cost)")
-    kid = TABLE.find(kernel)
-    if kid is None:
-        raise KeyError(f"no kernel called {kernel!r} in the kernel table")
-    return kid
+    return TABLE.id(kernel)          # KeyError naming the close matches
 
 
 def roofline(flops=0, bytes=0) -> Roofline:

@@ -99,6 +99,9 @@ ADVICE: dict[int, str] = {
     107000: "an argument the runtime checks is invalid (a size, a flag, an enum, a NULL the "
             "runtime layer refuses, an unknown kernel name): see the call's check order in "
             "docs/eager_api_checks.md",
+    507002: "a model stream's task queue is full: a stream bound to a built model (or a capture "
+            "stream) holds at most the profile's stream depth of tasks; split the work over more "
+            "bound streams",
     107001: "the device id does not exist on this chip profile: use 0 .. device count - 1 "
             "(acl.rt.get_device_count)",
     107002: "this thread has no current context: call acl.rt.set_device (or "

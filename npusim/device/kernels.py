@@ -192,19 +192,8 @@ class KernelTable:
         return e.label or e.name
 
     def label(self, kid: int) -> str:
-        """The name to show for kernel ``kid``: its label, else its table name."""
-        e = self.entries[kid]
-        return e.label or e.name
-
-    def find(self, name: str) -> int | None:
-        """The id of the kernel called ``name``: its table name, else the latest kernel
-        labelled so (a ``@npusim.kernel``'s defined name); None when there is none."""
-        kid = self.by_name.get(name)
-        if kid is None:
-            for i in range(len(self.entries) - 1, -1, -1):
-                if self.entries[i].label == name:
-                    return i
-        return kid
+        """The name to show for kernel ``kid`` in traces and plots (the same as :meth:`name`)."""
+        return self.name(kid)
 
 
 TABLE = KernelTable()
