@@ -408,6 +408,24 @@ OVERRIDES: dict[tuple[str, str], Spec] = {
     ("ri_destroy_register_callback", "func"): Spec(ANY),    # aclrtCallback: a Python callable
     ("launch_host_func", "args"): Spec(ANY),                # void* args: the user's data
     ("ri_destroy_unregister_callback", "func"): Spec(ANY),
+    # chapter 11-03 / 11-01 (runtime/api_memcopy.py)
+    **{(f, n): Spec(SEQ) for f in ("memcpy_batch", "memcpy_batch_v2", "memcpy_batch_async",
+                                   "memcpy_batch_async_v2")
+       for n in ("dsts", "dest_maxs", "srcs", "sizes", "attrs", "attrs_indexes")},
+    **{(f, n): Spec(SIZE, E_ACL) for f in ("memcpy_batch", "memcpy_batch_v2",
+                                           "memcpy_batch_async", "memcpy_batch_async_v2")
+       for n in ("num_batches", "num_attrs")},
+    **{(f, "kind"): Spec(ENUM, E_ACL) for f in ("get_memcpy_desc_size", "set_memcpy_desc",
+                                                "memcpy_async_with_desc", "memcpy2d_async",
+                                                "memcpy_async_with_condition")},
+    ("set_memcpy_desc", "count"): Spec(SIZE, E_ACL),
+    **{(f, "desc"): Spec(POINTER) for f in ("set_memcpy_desc", "memcpy_async_with_desc")},
+    **{("set_memcpy_desc", n): Spec(POINTER) for n in ("src_addr", "dst_addr")},
+    ("set_memcpy_desc", "config"): Spec(ANY),               # void* config (reserved, NULL)
+    **{("memcpy_async_with_offset", n): Spec(SIZE) for n in ("dst_data_offset",
+                                                              "src_data_offset")},
+    ("memset_d32_async", "value"): Spec(U32),               # uint32_t value
+    ("get_mem_usage_info", "input_num"): Spec(SIZE),
 }
 
 
@@ -417,7 +435,8 @@ OUTPUTS = {"launch_kernel": 0, "launch_kernel_v2": 0, "launch_kernel_with_args_a
            "launch_kernel_with_config": 0, "launch_kernel_with_host_args": 0,
            "binary_get_dev_address": 2, "binary_get_global": 2, "function_get_param_info": 2,
            "get_args_from_exception_info": 2, "get_function_addr": 2, "get_function_size": 2,
-           "ri_capture_get_info": 2, "create_binary": -1, "get_mem_info": 2}
+           "ri_capture_get_info": 2, "create_binary": -1, "get_mem_info": 2,
+           "memcpy_batch": 1, "memcpy_batch_async": 1}
 
 
 def outputs_of(attr: str, fn) -> int:

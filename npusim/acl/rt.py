@@ -54,6 +54,11 @@ from ..runtime.api_launch import (launch_kernel, launch_kernel_v2,  # noqa: F401
 from ..runtime.api_callback import (get_run_mode, launch_callback,  # noqa: F401,E402
                                     launch_host_func,
                                     process_report, subscribe_report, unsubscribe_report)
+from ..runtime.api_memcopy import (get_mem_usage_info, get_memcpy_desc_size,  # noqa: F401,E402
+                                   memcpy2d_async, memcpy_async_with_condition,
+                                   memcpy_async_with_desc, memcpy_async_with_offset, memcpy_batch,
+                                   memcpy_batch_async, memcpy_batch_async_v2, memcpy_batch_v2,
+                                   memset_d32_async, set_memcpy_desc)
 
 from ..runtime.api_refused import BY_DESIGN as _BY_DESIGN  # noqa: E402
 from ..runtime.api_refused import facade_name as _facade_name, refusal as _refusal  # noqa: E402
