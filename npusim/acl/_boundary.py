@@ -426,6 +426,9 @@ OVERRIDES: dict[tuple[str, str], Spec] = {
                                                               "src_data_offset")},
     ("memset_d32_async", "value"): Spec(U32),               # uint32_t value
     ("get_mem_usage_info", "input_num"): Spec(SIZE),
+    # chapter 13 (runtime/api_exception.py)
+    # they return the code itself (no output shape): the function checks its level
+    **{(f, "level"): Spec(ANY) for f in ("peek_at_last_error", "get_last_error")},
 }
 
 
@@ -436,7 +439,10 @@ OUTPUTS = {"launch_kernel": 0, "launch_kernel_v2": 0, "launch_kernel_with_args_a
            "binary_get_dev_address": 2, "binary_get_global": 2, "function_get_param_info": 2,
            "get_args_from_exception_info": 2, "get_function_addr": 2, "get_function_size": 2,
            "ri_capture_get_info": 2, "create_binary": -1, "get_mem_info": 2,
-           "memcpy_batch": 1, "memcpy_batch_async": 1}
+           "memcpy_batch": 1, "memcpy_batch_async": 1,
+           **{f"get_{x}_from_exception_info": -1
+              for x in ("task_id", "stream_id", "thread_id", "device_id", "error_code")},
+           "peek_at_last_error": -1, "get_last_error": -1}
 
 
 def outputs_of(attr: str, fn) -> int:
@@ -583,9 +589,9 @@ def wrap(name: str, attr: str, fn, outputs: int, raw=None):
                 f"                return _escaped(_name, _outputs, {tup}, e)\n"
                 f"            finally:\n"
                 f"                _release()\n"
-                f"            c = r[-1] if r.__class__ is tuple else r\n"
-                f"            if c:\n"
-                f"                _on_fail(_name, c, {tup})\n"
+                + (f"            c = r[-1] if r.__class__ is tuple else r\n"
+                   f"            if c:\n"
+                   f"                _on_fail(_name, c, {tup})\n" if outputs >= 0 else "") +
                 f"            return r\n"
                 f"        try:\n"
                 f"            return _fn({arglist})\n"

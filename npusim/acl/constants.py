@@ -81,3 +81,11 @@ from ..runtime.api_callback import (ACL_CALLBACK_BLOCK, ACL_CALLBACK_NO_BLOCK,  
 ACL_MAJOR_VERSION, ACL_MINOR_VERSION, ACL_PATCH_VERSION = 1, 17, 0
 from ..runtime.api_memory import (ACL_RT_MEM_TYPE_DEV, ACL_RT_MEM_TYPE_DVPP,  # noqa: F401,E402
                                   ACL_RT_MEM_TYPE_RSVD)
+from ..runtime.api_memcopy import (ACL_MEM_LOCATION_TYPE_DEVICE,  # noqa: F401,E402
+                                   ACL_MEM_LOCATION_TYPE_HOST, ACL_MEM_LOCATION_TYPE_HOST_NUMA,
+                                   ACL_MEM_LOCATION_TYPE_MANAGED,
+                                   ACL_MEM_LOCATION_TYPE_UNREGISTERED,
+                                   ACL_MEMCPY_INNER_DEVICE_TO_DEVICE,
+                                   ACL_MEMCPY_INTER_DEVICE_TO_DEVICE)
+from ..runtime.api_exception import (ACL_RT_CONTEXT_LEVEL, ACL_RT_ERROR_MEMORY,  # noqa: F401,E402
+                                     ACL_RT_ERROR_OTHERS, ACL_RT_NO_ERROR, ACL_RT_THREAD_LEVEL)

@@ -59,6 +59,12 @@ from ..runtime.api_memcopy import (get_mem_usage_info, get_memcpy_desc_size,  # 
                                    memcpy_async_with_desc, memcpy_async_with_offset, memcpy_batch,
                                    memcpy_batch_async, memcpy_batch_async_v2, memcpy_batch_v2,
                                    memset_d32_async, set_memcpy_desc)
+from ..runtime.api_exception import (get_device_id_from_exception_info,  # noqa: F401,E402
+                                     get_error_code_from_exception_info, get_error_verbose,
+                                     get_last_error, get_stream_id_from_exception_info,
+                                     get_task_id_from_exception_info,
+                                     get_thread_id_from_exception_info, get_thread_last_task_id,
+                                     peek_at_last_error, set_exception_info_callback)
 
 from ..runtime.api_refused import BY_DESIGN as _BY_DESIGN  # noqa: E402
 from ..runtime.api_refused import facade_name as _facade_name, refusal as _refusal  # noqa: E402

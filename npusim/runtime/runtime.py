@@ -33,6 +33,7 @@ class _ThreadState(threading.local):
         self.exchange_mode = 0            # aclmdlRICaptureThreadExchangeMode (GLOBAL)
         self.recent_error = None          # aclGetRecentErrMsg: the last failure's text
         self.error_detail = ""            # why the current call fails, set by the runtime
+        self.last_error = 0               # aclrtGetLastError: the last runtime code returned
 
     def explain(self, detail: str) -> None:
         """The runtime's reason for the failure the current call is about to return (the
@@ -50,7 +51,8 @@ class Runtime:
     __slots__ = ("initialized", "init_refs", "finalized", "profile_name", "profile_overrides",
                  "profile", "devices", "handles", "tls", "host_ns", "lock", "trace_on",
                  "host_trace", "device_options", "pageable", "progress", "users", "stalled",
-                 "stall_wait_s", "op_wait_timeout_s", "op_execute_timeout_us")
+                 "stall_wait_s", "op_wait_timeout_s", "op_execute_timeout_us",
+                 "task_fail_callback")
 
     def __init__(self):
         self.initialized = False
@@ -70,6 +72,7 @@ class Runtime:
         self.pageable = PageableRegistry()   # numpy arrays given to acl.util.numpy_to_ptr
         self.op_wait_timeout_s = 0           # aclrtSetOpWaitTimeout (0: none)
         self.op_execute_timeout_us = 0       # aclrtSetOpExecuteTimeOut* (0: the default)
+        self.task_fail_callback = None       # aclrtSetExceptionInfoCallback (the acl module's)
         # threads (docs/architecture.md, "Threads"): every facade call holds ``lock``; a thread
         # whose wait nothing queued can satisfy waits on ``progress`` while another user thread
         # (one that set a device or context) is alive and not itself stalled
@@ -194,6 +197,7 @@ class Runtime:
         self.host_trace = []
         self.op_wait_timeout_s = 0
         self.op_execute_timeout_us = 0
+        self.task_fail_callback = None
 
     # ---- contexts ----
     @property
