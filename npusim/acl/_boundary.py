@@ -426,6 +426,15 @@ OVERRIDES: dict[tuple[str, str], Spec] = {
                                                               "src_data_offset")},
     ("memset_d32_async", "value"): Spec(U32),               # uint32_t value
     ("get_mem_usage_info", "input_num"): Spec(SIZE),
+    # chapter 14 (runtime/api_launch.py)
+    **{(f, n): Spec(ANY) for f in ("launch_simt_kernel_with_host_args",
+                                   "launch_simt_kernel_with_args_array")
+       for n in ("grid_dim", "block_dim")},                 # dim3: (x, y, z), a dict or an int
+    **{(f, "dyn_ubuf_size"): Spec(SIZE) for f in ("launch_simt_kernel_with_host_args",
+                                                 "launch_simt_kernel_with_args_array")},
+    ("launch_simt_kernel_with_args_array", "args"): Spec(SEQ),   # void** args
+    ("get_func_by_symbol", "symbol"): Spec(ANY),            # the kernel's name
+    ("function_get_avail_dyn_ubuf_per_block", "flags"): Spec(U32, E_ACL),
     # chapter 13 (runtime/api_exception.py)
     # they return the code itself (no output shape): the function checks its level
     **{(f, "level"): Spec(ANY) for f in ("peek_at_last_error", "get_last_error")},
@@ -442,7 +451,8 @@ OUTPUTS = {"launch_kernel": 0, "launch_kernel_v2": 0, "launch_kernel_with_args_a
            "memcpy_batch": 1, "memcpy_batch_async": 1,
            **{f"get_{x}_from_exception_info": -1
               for x in ("task_id", "stream_id", "thread_id", "device_id", "error_code")},
-           "peek_at_last_error": -1, "get_last_error": -1}
+           "peek_at_last_error": -1, "get_last_error": -1,
+           "launch_simt_kernel_with_host_args": 0, "launch_simt_kernel_with_args_array": 0}
 
 
 def outputs_of(attr: str, fn) -> int:

@@ -65,6 +65,9 @@ from ..runtime.api_exception import (get_device_id_from_exception_info,  # noqa:
                                      get_task_id_from_exception_info,
                                      get_thread_id_from_exception_info, get_thread_last_task_id,
                                      peek_at_last_error, set_exception_info_callback)
+from ..runtime.api_launch import (function_get_avail_dyn_ubuf_per_block,  # noqa: F401,E402
+                                  get_func_by_symbol, launch_simt_kernel_with_args_array,
+                                  launch_simt_kernel_with_host_args)
 
 from ..runtime.api_refused import BY_DESIGN as _BY_DESIGN  # noqa: E402
 from ..runtime.api_refused import facade_name as _facade_name, refusal as _refusal  # noqa: E402
