@@ -99,7 +99,8 @@ WAIT_GEQ, WAIT_EQ, WAIT_AND, WAIT_NOR = 0, 1, 2, 3
 
 # MEMCPY address modes (flag bits above the kind), read by the engine when the task runs:
 MEMCPY_PTR = 0x10         # a0 / a1 hold the addresses of 8-byte dst / src pointers (second-level
-#                           pointers, aclrtMemcpyAsyncWithOffset); a3 = dst offset | src offset << 32
+#                           pointers, aclrtMemcpyAsyncWithOffset);
+#                           a3 = dst offset | src offset << 32
 MEMCPY_DESC = 0x20        # a0 is a memcpy descriptor in device memory (aclrtSetMemcpyDesc): u32
 #                           length at +12, u64 src at +16, u64 dst at +24 (rtMemcpyAddrInfo)
 MEMCPY_2D = 0x40          # a2 = width | height << 32, a3 = src pitch | dst pitch << 32

@@ -389,7 +389,8 @@ def _free_idle_releasers(dev) -> None:
         return
     for g in list(RELEASING):
         r = g.releaser
-        if r is None or r.destroyed or r.ctx.destroyed or RT.devices.get(r.device.id) is not r.device:
+        if r is None or r.destroyed or r.ctx.destroyed or \
+                RT.devices.get(r.device.id) is not r.device:
             RELEASING.remove(g)
             g.releaser = None
         elif r.device is dev and dev.state.sqs[r.sq, E.Q_HEAD] >= r.tail:

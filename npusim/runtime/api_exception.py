@@ -9,7 +9,8 @@ replaces it; the ``Get*FromExceptionInfo`` readers return 0xFFFFFFFF for NULL in
 ``context.cpp`` (``aclrtPeekAtLastError`` / ``aclrtGetLastError``: the acl layer accepts only
 ACL_RT_THREAD_LEVEL; ``ApiImpl::GetLastErr`` / ``PeekLastErr`` read the thread's global error,
 ``InnerThreadLocalContainer::GetGlobalErr``, which the rt layer sets with every error it returns),
-``event.cpp`` / ``api_c_device.cc`` / ``ApiImpl::GetErrorVerbose`` (RT_FEATURE_DFX_ERR_GET_AND_REPAIR,
+``event.cpp`` / ``api_c_device.cc`` / ``ApiImpl::GetErrorVerbose``
+(RT_FEATURE_DFX_ERR_GET_AND_REPAIR,
 device id checks, the device's fault type), ``kernel.cpp`` / ``ApiImpl::GetThreadLastTaskId``
 (``InnerThreadLocalContainer::GetLastTaskId``). docs/fidelity.md rows 106-107.
 

@@ -93,6 +93,7 @@ def test_memset_d32_fills_words():
     d = small_device()
     buf = d.mem.malloc(64)
     q = d.alloc_sq(4)
-    fill(d, q, [dict(op=S.OP_MEMSET, a0=buf + 4, a1=0xA1B2C3D4, a2=12, flag=S.MEMSET_D32, t_submit=1000)])
+    fill(d, q, [dict(op=S.OP_MEMSET, a0=buf + 4, a1=0xA1B2C3D4, a2=12, flag=S.MEMSET_D32,
+                     t_submit=1000)])
     eng, _ = run_both(d, record=(64, 64))
     assert u32_at(eng[MEM], d, buf, 5).tolist() == [0] + [0xA1B2C3D4] * 3 + [0]
