@@ -23,8 +23,10 @@ callback returned. A report is ready when the stream's head reached the callback
 earlier task of the stream has run); ``aclrtProcessReport`` on the subscribed thread runs the
 device until the first pending callback is reached (the host clock follows, as for a
 synchronize), runs every ready callback in launch order with its user data, releases the
-blocking ones, and returns 0. A report-thread callback on a capturing stream is refused
-(207000): the report of a replayed callback task is not simulated.
+blocking ones, and returns 0. On a capturing stream a blocking callback is captured like a
+host function (below) and served at every replay by the thread subscribed to the capturing
+stream, in its aclrtProcessReport; a non-blocking one is refused (207000): nothing would tell
+the report thread that a replay passed it.
 
 Host functions in graphs (row 105): ``aclrtLaunchHostFunc`` on a capturing stream is captured
 (``ApiImpl::StarsLaunchSubscribeProc`` skips only the subscription for a capturing stream; the
@@ -163,9 +165,15 @@ def launch_callback(fn, user_data, block_type: int, sh) -> int:
         return code
     if s.ctx is not ctx:
         return ERR.ACL_ERROR_RT_STREAM_CONTEXT
-    if stream_capturing(s):
-        return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT     # host-function tasks in graphs
     sub = SUBS.get(s)
+    if stream_capturing(s):
+        if block_type != ACL_CALLBACK_BLOCK:
+            RT.tls.explain("a non-blocking callback in a graph is not simulated: nothing would "
+                           "tell the report thread that a replay passed it")
+            return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+        if sub is None:
+            return ERR.ACL_ERROR_RT_STREAM_NO_CB_REG
+        return _capture_host_func(s, fn, user_data, sub.thread_id)   # row 105
     if sub is None:
         return ERR.ACL_ERROR_RT_STREAM_NO_CB_REG
     cost = s.device.timing.host_kernel_launch_ns
@@ -237,6 +245,11 @@ def process_report(timeout: int) -> int:
             for sub in ready:
                 _run_callbacks(sub)
             return ERR.ACL_SUCCESS
+        if GRAPH_FUNCS:                    # blocking callbacks of replayed graphs
+            for dev in list(RT.devices.values()):
+                dev.advance_to_host()
+            if _run_graph_host_funcs(None, me):
+                return ERR.ACL_SUCCESS
         block = False                      # the device ran as far as it can without others
         left = None if deadline is None else deadline - time.monotonic()
         if left is not None and left <= 0:
@@ -321,9 +334,10 @@ class GraphHostFuncs:
 GRAPH_FUNCS: dict = {}             # model -> GraphHostFuncs
 
 
-def _capture_host_func(s, fn, args) -> int:
-    """A host function on a capturing stream: a wait on a fresh word (model args memory, freed
-    with the model) and the write that clears it again, both captured."""
+def _capture_host_func(s, fn, args, thread_id: int = -1) -> int:
+    """A host function (or, with ``thread_id``, a blocking callback that thread serves) on a
+    capturing stream: a wait on a fresh word (model args memory, freed with the model) and the
+    write that clears it again, both captured."""
     m = s.capture.model
     cost = s.device.timing.host_kernel_launch_ns
     word = A.place(s, bytes(8))
@@ -337,23 +351,26 @@ def _capture_host_func(s, fn, args) -> int:
     g = GRAPH_FUNCS.get(m)
     if g is None:
         g = GRAPH_FUNCS[m] = GraphHostFuncs(m)
-    g.tasks.append([cs, pos, word, fn, args, None])
+    g.tasks.append([cs, pos, word, fn, args, None, thread_id])
     return ERR.ACL_SUCCESS
 
 
-def _run_graph_host_funcs(dev) -> bool:
-    """The host functions of graphs whose replay is parked at one: run it, then release it."""
+def _run_graph_host_funcs(dev, thread_id: int = -1) -> bool:
+    """The host functions (or the callbacks ``thread_id`` serves) of graphs whose replay is
+    parked at one: run it, then release it. ``dev`` None: on every device."""
     ran = False
-    st = dev.state
     for m, g in list(GRAPH_FUNCS.items()):
         if m.destroyed or RT.devices.get(m.device.id) is not m.device:
             del GRAPH_FUNCS[m]
             g.close()
             continue
-        if m.device is not dev:
+        if dev is not None and m.device is not dev:
             continue
+        st = m.device.state
         for t in g.tasks:
-            cs, pos, word, fn, data, released = t
+            cs, pos, word, fn, data, released, serving = t
+            if serving != thread_id:
+                continue
             if released is not None:
                 if g.releaser is not None and st.sqs[g.releaser.sq, E.Q_HEAD] < released:
                     continue                        # its release has not run yet
@@ -363,7 +380,7 @@ def _run_graph_host_funcs(dev) -> bool:
             q = st.sqs[cs.sq]
             if q[E.Q_STATE] != E.S_PARKED or q[E.Q_WAIT] != E.W_MEMORY or q[E.Q_HEAD] != pos:
                 continue
-            RT.tick(dev.timing.host_api_ns)
+            RT.tick(m.device.timing.host_api_ns)
             try:
                 fn(data)
             except Exception as e:  # noqa: BLE001 -- a user's function must not break a replay

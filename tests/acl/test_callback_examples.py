@@ -131,14 +131,38 @@ def test_a_captured_host_function_runs_at_every_replay_between_its_tasks(dev0):
     assert acl.mdl.ri_destroy(mh) == OK
 
 
-def test_captured_callbacks_of_a_report_thread_are_refused(dev0):
-    s = new_stream()
-    assert acl.rt.subscribe_report(threading.get_ident(), s) == OK
-    begin(s)
+def test_a_captured_blocking_callback_runs_on_the_report_thread_at_every_replay(dev0):
+    ctx, _ = acl.rt.get_current_context()
+    s, x = new_stream(), new_stream()
+    buf = new_buf()
+    seen, stop = [], threading.Event()
+
+    def serve():
+        acl.rt.set_current_context(ctx)
+        while not stop.is_set():
+            acl.rt.process_report(50)
+    t = threading.Thread(target=serve)
+    t.start()
+    try:
+        assert acl.rt.subscribe_report(t.ident, s) == OK
+        mh = begin(s)
+        assert launch(s, "EasyOPf", 1, [buf]) == OK
+        assert acl.rt.launch_callback(
+            lambda d: seen.append((d, threading.get_ident(), int(read(buf, 1)[0]))), "c",
+            acl.ACL_CALLBACK_BLOCK, s) == OK
+        assert acl.rt.launch_callback(print, None, acl.ACL_CALLBACK_NO_BLOCK, s) == \
+            E.ACL_ERROR_RT_FEATURE_NOT_SUPPORT                 # nothing reports a passed NOP
+        assert launch(s, "EasyOPf", 1, [buf]) == OK
+        end(s)
+        for i in range(2):
+            run(mh, x)
+            assert seen[-1] == ("c", t.ident, 2 * i + 1)
+    finally:
+        stop.set()
+        t.join()
+    assert acl.rt.unsubscribe_report(t.ident, s) == OK
     assert acl.rt.launch_callback(print, None, acl.ACL_CALLBACK_BLOCK, s) == \
-        E.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
-    end(s)
-    assert acl.rt.unsubscribe_report(threading.get_ident(), s) == OK
+        E.ACL_ERROR_RT_STREAM_NO_CB_REG
 
 
 # ---- the sample ports ----
