@@ -411,6 +411,36 @@ OVERRIDES: dict[tuple[str, str], Spec] = {
     ("ri_destroy_register_callback", "func"): Spec(ANY),    # aclrtCallback: a Python callable
     ("launch_host_func", "args"): Spec(ANY),                # void* args: the user's data
     ("ri_destroy_unregister_callback", "func"): Spec(ANY),
+    # chapter 11-03 / 11-01 (runtime/api_memcopy.py)
+    **{(f, n): Spec(SEQ) for f in ("memcpy_batch", "memcpy_batch_v2", "memcpy_batch_async",
+                                   "memcpy_batch_async_v2")
+       for n in ("dsts", "dest_maxs", "srcs", "sizes", "attrs", "attrs_indexes")},
+    **{(f, n): Spec(SIZE, E_ACL) for f in ("memcpy_batch", "memcpy_batch_v2",
+                                           "memcpy_batch_async", "memcpy_batch_async_v2")
+       for n in ("num_batches", "num_attrs")},
+    **{(f, "kind"): Spec(ENUM, E_ACL) for f in ("get_memcpy_desc_size", "set_memcpy_desc",
+                                                "memcpy_async_with_desc", "memcpy2d_async",
+                                                "memcpy_async_with_condition")},
+    ("set_memcpy_desc", "count"): Spec(SIZE, E_ACL),
+    **{(f, "desc"): Spec(POINTER) for f in ("set_memcpy_desc", "memcpy_async_with_desc")},
+    **{("set_memcpy_desc", n): Spec(POINTER) for n in ("src_addr", "dst_addr")},
+    ("set_memcpy_desc", "config"): Spec(ANY),               # void* config (reserved, NULL)
+    **{("memcpy_async_with_offset", n): Spec(SIZE) for n in ("dst_data_offset",
+                                                              "src_data_offset")},
+    ("memset_d32_async", "value"): Spec(U32),               # uint32_t value
+    ("get_mem_usage_info", "input_num"): Spec(SIZE),
+    # chapter 14 (runtime/api_launch.py)
+    **{(f, n): Spec(ANY) for f in ("launch_simt_kernel_with_host_args",
+                                   "launch_simt_kernel_with_args_array")
+       for n in ("grid_dim", "block_dim")},                 # dim3: (x, y, z), a dict or an int
+    **{(f, "dyn_ubuf_size"): Spec(SIZE) for f in ("launch_simt_kernel_with_host_args",
+                                                 "launch_simt_kernel_with_args_array")},
+    ("launch_simt_kernel_with_args_array", "args"): Spec(SEQ),   # void** args
+    ("get_func_by_symbol", "symbol"): Spec(ANY),            # the kernel's name
+    ("function_get_avail_dyn_ubuf_per_block", "flags"): Spec(U32, E_ACL),
+    # chapter 13 (runtime/api_exception.py)
+    # they return the code itself (no output shape): the function checks its level
+    **{(f, "level"): Spec(ANY) for f in ("peek_at_last_error", "get_last_error")},
 }
 
 
@@ -421,7 +451,12 @@ OUTPUTS = {"launch_kernel": 0, "launch_kernel_v2": 0, "launch_kernel_with_args_a
            "binary_get_dev_address": 2, "binary_get_global": 2, "function_get_param_info": 2,
            "get_args_from_exception_info": 2, "get_function_addr": 2, "get_function_size": 2,
            "ri_capture_get_info": 2, "create_binary": -1, "get_mem_info": 2,
-           "device_get_stream_priority_range": 2}
+           "device_get_stream_priority_range": 2,
+           "memcpy_batch": 1, "memcpy_batch_async": 1,
+           **{f"get_{x}_from_exception_info": -1
+              for x in ("task_id", "stream_id", "thread_id", "device_id", "error_code")},
+           "peek_at_last_error": -1, "get_last_error": -1,
+           "launch_simt_kernel_with_host_args": 0, "launch_simt_kernel_with_args_array": 0}
 
 
 def outputs_of(attr: str, fn) -> int:
@@ -589,9 +624,9 @@ def wrap(name: str, attr: str, fn, outputs: int, raw=None):
                 f"                return _escaped(_name, _outputs, {tup}, e)\n"
                 f"            finally:\n"
                 f"                _release()\n"
-                f"            c = r[-1] if r.__class__ is tuple else r\n"
-                f"            if c:\n"
-                f"                _on_fail(_name, c, {tup})\n"
+                + (f"            c = r[-1] if r.__class__ is tuple else r\n"
+                   f"            if c:\n"
+                   f"                _on_fail(_name, c, {tup})\n" if outputs >= 0 else "") +
                 f"            return r\n"
                 f"        try:\n"
                 f"            return _fn({arglist})\n"

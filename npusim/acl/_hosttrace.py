@@ -19,7 +19,7 @@ from . import _boundary
 _LINTED = frozenset(_lint.HINTS)
 
 
-def _wrap(name: str, fn, api: str = "", pre=None):
+def _wrap(name: str, fn, api: str = "", pre=None, value_result: bool = False):
     if pre is not None:                 # the linter needs the state before this call
         inner = fn
 
@@ -46,6 +46,8 @@ def _wrap(name: str, fn, api: str = "", pre=None):
                     RT.host_trace.append((name, t0, RT.host_ns))
             if RT.stalled:
                 RT.progress.notify_all()
+        if value_result:                # the C function returns a value, not a code
+            return r
         if r.__class__ is tuple:        # a failure: the recent error message, the linter
             if r[-1]:
                 _lint.failed(api, r[-1], args)
@@ -76,9 +78,10 @@ def instrument(module: types.ModuleType, prefix: str) -> None:
         if getattr(fn, "__wrapped_api__", False):
             continue
         api = f"acl.{short}.{attr}"
-        traced = _wrap(f"{prefix}.{attr}", fn, api, _lint.PRE.get(attr))
         raw = inspect.unwrap(fn)
-        outer = _boundary.wrap(api, attr, traced, _boundary.outputs_of(attr, raw),
+        outputs = _boundary.outputs_of(attr, raw)
+        traced = _wrap(f"{prefix}.{attr}", fn, api, _lint.PRE.get(attr), outputs < 0)
+        outer = _boundary.wrap(api, attr, traced, outputs,
                                raw=None if attr in _lint.PRE else raw)
         outer.__wrapped_api__ = True
         setattr(module, attr, outer)

@@ -85,3 +85,11 @@ from ..runtime.api_build import (ACL_MODEL_STREAM_FLAG_DEFAULT,  # noqa: F401,E4
                                  ACL_RT_NOT_EQUAL, ACL_RT_SWITCH_INT32, ACL_RT_SWITCH_INT64)
 from ..runtime.stream import (ACL_RT_STREAM_STATE_CREATE_POST,  # noqa: F401,E402
                               ACL_RT_STREAM_STATE_DESTROY_PRE)
+from ..runtime.api_memcopy import (ACL_MEM_LOCATION_TYPE_DEVICE,  # noqa: F401,E402
+                                   ACL_MEM_LOCATION_TYPE_HOST, ACL_MEM_LOCATION_TYPE_HOST_NUMA,
+                                   ACL_MEM_LOCATION_TYPE_MANAGED,
+                                   ACL_MEM_LOCATION_TYPE_UNREGISTERED,
+                                   ACL_MEMCPY_INNER_DEVICE_TO_DEVICE,
+                                   ACL_MEMCPY_INTER_DEVICE_TO_DEVICE)
+from ..runtime.api_exception import (ACL_RT_CONTEXT_LEVEL, ACL_RT_ERROR_MEMORY,  # noqa: F401,E402
+                                     ACL_RT_ERROR_OTHERS, ACL_RT_NO_ERROR, ACL_RT_THREAD_LEVEL)

@@ -94,14 +94,12 @@ _PEER = "peer access between devices"
 _HW = "hardware attributes, topology, ids and counters of a real device"
 _SAT = "floating-point saturation modes and overflow status"
 _LIMIT = "runtime system parameters, resource limits and the primary context's state"
-_ABORT = "aborting unfinished tasks (forced reset and destroy, stream and device task abort)"
-_COPY = "2-D asynchronous, descriptor-based, conditional copies and on-device reduction"
+_ABORT = "aborting unfinished tasks (forced device reset, device task abort)"
+_COPY = "on-device reduction"
 _VMM = "virtual memory management, shareable memory handles and pointer attributes"
 _IPC = "inter-process memory sharing (IPC): npusim simulates one process"
 _CMO = "cache maintenance of real hardware: simulated device memory is always coherent"
 _ALLOC = "user memory allocators registered on a stream"
-_EXC = "exception-information callbacks"
-_LASTERR = "the per-thread last-error API (use acl.get_recent_err_msg)"
 REFUSED: list[tuple[str, str, str, int, str]] = [
     ("acl", "create_data_buffer", "aclCreateDataBuffer", -1, _OM),
     ("acl", "destroy_data_buffer", "aclDestroyDataBuffer", 0, _OM),
@@ -168,7 +166,6 @@ REFUSED: list[tuple[str, str, str, int, str]] = [
     ("rt", "device_get_bare_tgid", "aclrtDeviceGetBareTgid", 1, _HW),
     ("rt", "get_user_dev_id_by_logic_dev_id", "aclrtGetUserDevIdByLogicDevId", 1, _HW),
     ("rt", "get_logic_dev_id_by_user_dev_id", "aclrtGetLogicDevIdByUserDevId", 1, _HW),
-    ("rt", "get_thread_last_task_id", "aclrtGetThreadLastTaskId", 1, _HW),
     ("rt", "set_device_sat_mode", "aclrtSetDeviceSatMode", 0, _SAT),
     ("rt", "get_device_sat_mode", "aclrtGetDeviceSatMode", 1, _SAT),
     ("rt", "get_overflow_status", "aclrtGetOverflowStatus", 0, _SAT),
@@ -192,11 +189,6 @@ REFUSED: list[tuple[str, str, str, int, str]] = [
     ("rt", "get_res_in_current_thread", "aclrtGetResInCurrentThread", 1, _LIMIT),
     ("rt", "reset_device_force", "aclrtResetDeviceForce", 0, _ABORT),
     ("rt", "device_task_abort", "aclrtDeviceTaskAbort", 0, _ABORT),
-    ("rt", "memcpy2d_async", "aclrtMemcpy2dAsync", 0, _COPY),
-    ("rt", "get_memcpy_desc_size", "aclrtGetMemcpyDescSize", 1, _COPY),
-    ("rt", "set_memcpy_desc", "aclrtSetMemcpyDesc", 0, _COPY),
-    ("rt", "memcpy_async_with_desc", "aclrtMemcpyAsyncWithDesc", 0, _COPY),
-    ("rt", "memcpy_async_with_condition", "aclrtMemcpyAsyncWithCondition", 0, _COPY),
     ("rt", "reduce_async", "aclrtReduceAsync", 0, _COPY),
     ("rt", "malloc_physical", "aclrtMallocPhysical", 1, _VMM),
     ("rt", "free_physical", "aclrtFreePhysical", 0, _VMM),
@@ -216,15 +208,6 @@ REFUSED: list[tuple[str, str, str, int, str]] = [
     ("rt", "cmo_async", "aclrtCmoAsync", 0, _CMO),
     ("rt", "allocator_register", "aclrtAllocatorRegister", 0, _ALLOC),
     ("rt", "allocator_unregister", "aclrtAllocatorUnregister", 0, _ALLOC),
-    ("rt", "set_exception_info_callback", "aclrtSetExceptionInfoCallback", 0, _EXC),
-    ("rt", "get_task_id_from_exception_info", "aclrtGetTaskIdFromExceptionInfo", -1, _EXC),
-    ("rt", "get_stream_id_from_exception_info", "aclrtGetStreamIdFromExceptionInfo", -1, _EXC),
-    ("rt", "get_thread_id_from_exception_info", "aclrtGetThreadIdFromExceptionInfo", -1, _EXC),
-    ("rt", "get_device_id_from_exception_info", "aclrtGetDeviceIdFromExceptionInfo", -1, _EXC),
-    ("rt", "get_error_code_from_exception_info", "aclrtGetErrorCodeFromExceptionInfo", -1,
-     _EXC),
-    ("rt", "peek_at_last_error", "aclrtPeekAtLastError", 0, _LASTERR),
-    ("rt", "get_last_error", "aclrtGetLastError", 0, _LASTERR),
 ]
 WHOLE_AREAS = {"media": _DVPP, "prof": _PROF, "op": _OP}   # modules that refuse any name
 

@@ -58,6 +58,20 @@ from ..runtime.api_build import (active_stream, check_arch_compatibility,  # noq
                                  destroy_stream_force, persistent_task_clean,
                                  reg_stream_state_callback, stream_abort, stream_stop,
                                  switch_stream)
+from ..runtime.api_memcopy import (get_mem_usage_info, get_memcpy_desc_size,  # noqa: F401,E402
+                                   memcpy2d_async, memcpy_async_with_condition,
+                                   memcpy_async_with_desc, memcpy_async_with_offset, memcpy_batch,
+                                   memcpy_batch_async, memcpy_batch_async_v2, memcpy_batch_v2,
+                                   memset_d32_async, set_memcpy_desc)
+from ..runtime.api_exception import (get_device_id_from_exception_info,  # noqa: F401,E402
+                                     get_error_code_from_exception_info, get_error_verbose,
+                                     get_last_error, get_stream_id_from_exception_info,
+                                     get_task_id_from_exception_info,
+                                     get_thread_id_from_exception_info, get_thread_last_task_id,
+                                     peek_at_last_error, set_exception_info_callback)
+from ..runtime.api_launch import (function_get_avail_dyn_ubuf_per_block,  # noqa: F401,E402
+                                  get_func_by_symbol, launch_simt_kernel_with_args_array,
+                                  launch_simt_kernel_with_host_args)
 
 from ..runtime.api_device import (device_get_stream_priority_range,  # noqa: F401,E402
                                   synchronize_device_with_timeout)

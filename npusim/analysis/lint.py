@@ -342,6 +342,8 @@ def failed(api: str, code: int, args=(), snap=None) -> None:
     otherwise the runtime's own reason for this failure (``RT.tls.explain``: the deadlock
     wait-for chain, ...), if it gave one."""
     c = ERR.BY_VALUE.get(code)
+    if code // 1000 % 100 == 7:       # the runtime's own codes (107xxx, 207xxx, 507xxx), not
+        RT.tls.last_error = code      # the acl layer's: aclrtGetLastError / PeekAtLastError
     text = f"{api} returned {code} {c.name}: {c.meaning}" if c else f"{api} returned {code}"
     detail = RT.tls.take_detail()
     if code in HINTS:

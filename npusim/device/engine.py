@@ -391,7 +391,11 @@ def _op_kernel(e, sqs, pool, st, heap, sch, lhead, q, pos, dur, ctx, kaddr, kcos
 
 @njit(cache=True)
 def _op_memcpy(e, sqs, pool, st, heap, sch, lhead, q, pos, dur, mem, ctx, tc, rec_on):
-    """MEMCPY a2 bytes a1 -> a0 (overlap-safe) at the bandwidth of the memcpy kind in the flag."""
+    """MEMCPY a2 bytes a1 -> a0 (overlap-safe) at the bandwidth of the memcpy kind in the flag;
+    an address mode in the flag (``sqe.MEMCPY_MODES``) is :func:`_op_memcpy_mode`."""
+    if e.flag & S.MEMCPY_MODES:
+        return _op_memcpy_mode(e, sqs, pool, st, heap, sch, lhead, q, pos, dur, mem, ctx, tc,
+                               rec_on)
     n = e.a2
     d = _range_ok(ctx, mem, e.a0, n)
     s = _range_ok(ctx, mem, e.a1, n)
@@ -410,9 +414,72 @@ def _op_memcpy(e, sqs, pool, st, heap, sch, lhead, q, pos, dur, mem, ctx, tc, re
             dur + n // tc[T_BW_H2H + (e.flag & _MEMCPY_KIND)])
 
 
+@njit(cache=True)
+def _op_memcpy_mode(e, sqs, pool, st, heap, sch, lhead, q, pos, dur, mem, ctx, tc, rec_on):
+    """MEMCPY with an address mode, resolved when the task runs (so a graph replay reads the
+    pointers and descriptors as they are then):
+
+    * MEMCPY_PTR: dst = *(u64*)a0 + (a3 & 0xFFFFFFFF), src = *(u64*)a1 + (a3 >> 32), a2 bytes;
+    * MEMCPY_DESC: the descriptor at a0 gives length (u32 at +12), src (+16) and dst (+24);
+    * MEMCPY_2D: (a2 >> 32) rows of (a2 & 0xFFFFFFFF) bytes, src rows (a3 & 0xFFFFFFFF) apart
+      and dst rows (a3 >> 32) apart (rows may overlap; each row is copied overlap-safe).
+
+    A pointer word, descriptor or row outside the arena faults with F_BAD_ADDRESS; recorded
+    accesses are the words read and the spans copied."""
+    mode = e.flag & S.MEMCPY_MODES
+    width, height, sp, dp = e.a2, np.int64(1), np.int64(0), np.int64(0)
+    if mode == S.MEMCPY_2D:
+        dst, src = e.a0, e.a1
+        width, height = e.a2 & 0xFFFFFFFF, e.a2 >> 32
+        sp, dp = e.a3 & 0xFFFFFFFF, e.a3 >> 32
+    elif mode == S.MEMCPY_PTR:
+        pd = _range_ok(ctx, mem, e.a0, 8)
+        ps = _range_ok(ctx, mem, e.a1, 8)
+        if pd < 0 or ps < 0:
+            _fault(sqs, st, q, pos, F_BAD_ADDRESS, e.a0 if pd < 0 else e.a1, 8)
+            return X_FAULT, dur
+        if rec_on:
+            rec_access(ctx, e.a0, 8, ACC_R)
+            rec_access(ctx, e.a1, 8, ACC_R)
+        dst = _read_value(mem, pd, 8) + (e.a3 & 0xFFFFFFFF)
+        src = _read_value(mem, ps, 8) + (e.a3 >> 32)
+    else:                                           # MEMCPY_DESC
+        pd = _range_ok(ctx, mem, e.a0, S.MEMCPY_DESC_DST_AT + 8)
+        if pd < 0:
+            _fault(sqs, st, q, pos, F_BAD_ADDRESS, e.a0, S.MEMCPY_DESC_DST_AT + 8)
+            return X_FAULT, dur
+        if rec_on:
+            rec_access(ctx, e.a0, S.MEMCPY_DESC_DST_AT + 8, ACC_R)
+        width = _read_value(mem, pd + S.MEMCPY_DESC_LEN_AT, 4)
+        src = _read_value(mem, pd + S.MEMCPY_DESC_SRC_AT, 8)
+        dst = _read_value(mem, pd + S.MEMCPY_DESC_DST_AT, 8)
+    span_d = (height - 1) * dp + width
+    span_s = (height - 1) * sp + width
+    d = _range_ok(ctx, mem, dst, span_d)
+    s = _range_ok(ctx, mem, src, span_s)
+    if d < 0 or s < 0:
+        _fault(sqs, st, q, pos, F_BAD_ADDRESS, dst if d < 0 else src,
+               span_d if d < 0 else span_s)
+        return X_FAULT, dur
+    if rec_on:
+        rec_access(ctx, src, span_s, ACC_R)
+        rec_access(ctx, dst, span_d, ACC_W)
+    for r in range(height):
+        rd, rs = d + r * dp, s + r * sp
+        if rd != rs and width > 0:
+            if rd < rs + width and rs < rd + width:
+                mem[rd:rd + width] = mem[rs:rs + width].copy()
+            else:
+                mem[rd:rd + width] = mem[rs:rs + width]
+    n = width * height
+    return (_wrote_memory(sqs, pool, st, heap, sch, lhead),
+            dur + n // tc[T_BW_H2H + (e.flag & _MEMCPY_KIND)])
+
+
 @njit(cache=True, inline="always")
 def _op_memset(e, sqs, pool, st, heap, sch, lhead, q, pos, dur, mem, ctx, tc, rec_on):
-    """MEMSET a2 bytes at a0 to the byte a1, at the memset bandwidth."""
+    """MEMSET a2 bytes at a0 to the byte a1 (flag MEMSET_D32: to the 32-bit word a1, a2 a
+    multiple of 4), at the memset bandwidth."""
     n = e.a2
     d = _range_ok(ctx, mem, e.a0, n)
     if d < 0:
@@ -420,8 +487,18 @@ def _op_memset(e, sqs, pool, st, heap, sch, lhead, q, pos, dur, mem, ctx, tc, re
         return X_FAULT, dur
     if rec_on:
         rec_access(ctx, e.a0, n, ACC_W)
-    mem[d:d + n] = np.uint8(e.a1 & _BYTE)
+    if e.flag & S.MEMSET_D32:
+        _fill_d32(mem, d, n, e.a1)
+    else:
+        mem[d:d + n] = np.uint8(e.a1 & _BYTE)
     return _wrote_memory(sqs, pool, st, heap, sch, lhead), dur + n // tc[T_MEMSET_BW]
+
+
+@njit(cache=True)
+def _fill_d32(mem, d, n, value):
+    """n bytes at arena offset d: the little-endian 32-bit ``value`` repeated."""
+    for i in range(4):
+        mem[d + i:d + n:4] = np.uint8((value >> (8 * i)) & _BYTE)
 
 
 @njit(cache=True, inline="always")

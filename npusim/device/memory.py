@@ -141,6 +141,9 @@ class Memory:
         self._hi: list[int] = []            # Python lists, so a lookup is one bisect
         self._lock = threading.Lock()         # API calls may come from several threads
         self._user: set = set()               # arena offsets of aclrtMalloc/MallocHost blocks
+        # device-memory bytes in use and their peaks: the program's blocks (aclrtMalloc) and
+        # the runtime's own (args, cond words, images) — aclrtGetMemUsageInfo's components
+        self.app_bytes = self.app_peak = self.rt_bytes = self.rt_peak = 0
         self.ctx = np.zeros(CTX_HEADER, np.int64)
         self.observer = None                  # access recording: told of every malloc/free
         self.labels: dict[int, str] = {}      # allocation start address -> the user's name
@@ -185,7 +188,17 @@ class Memory:
             addr = self._malloc(nbytes, host)
             if user:
                 self._user.add(self.to_off(addr))
+            if not host:
+                self._count(nbytes, user)
             return addr
+
+    def _count(self, nbytes: int, user: bool) -> None:
+        if user:
+            self.app_bytes += nbytes
+            self.app_peak = max(self.app_peak, self.app_bytes)
+        else:
+            self.rt_bytes += nbytes
+            self.rt_peak = max(self.rt_peak, self.rt_bytes)
 
     def is_user(self, addr: int) -> bool:
         """Is ``addr`` the start of a live block the program allocated?"""
@@ -213,6 +226,11 @@ class Memory:
         if off < 0 or off not in region.live:
             raise KeyError(addr)
         nbytes = region.free(off)
+        if not host:
+            if off in self._user:
+                self.app_bytes -= nbytes
+            else:
+                self.rt_bytes -= nbytes
         self._user.discard(off)
         self.labels.pop(addr, None)
         if nbytes >= DISCARD_MIN:            # a big block's pages go back to the OS

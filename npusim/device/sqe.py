@@ -10,8 +10,9 @@ Operand meaning per opcode (``a0`` .. ``a5`` are int64):
 NOP                 -
 KERNEL              a0 kernel id (row of the kernel table), a1 args device address, a2 args size,
                     a3 explicit duration in ns (0: the kernel's cost model), blocks = numBlocks
-MEMCPY              a0 dst address, a1 src address, a2 byte count, flag = memcpy kind
-MEMSET              a0 dst address, a1 byte value, a2 byte count
+MEMCPY              a0 dst address, a1 src address, a2 byte count, flag = memcpy kind (bits 0-1)
+                    and at most one address mode (MEMCPY_PTR / MEMCPY_DESC / MEMCPY_2D below)
+MEMSET              a0 dst address, a1 byte value (flag MEMSET_D32: the 32-bit word), a2 bytes
 EVENT_RECORD        a0 sync slot, a1 value written (a record's sequence number; 1 for hardware)
 EVENT_WAIT          a0 sync slot, a1 value waited for (slot >= a1); flag WAIT_RESET clears after
 EVENT_RESET         a0 sync slot
@@ -107,6 +108,17 @@ WAIT_GEQ, WAIT_EQ, WAIT_AND, WAIT_NOR = 0, 1, 2, 3
 SWITCH_EQ, SWITCH_NE, SWITCH_GT, SWITCH_GE, SWITCH_LT, SWITCH_LE = 0, 1, 2, 3, 4, 5
 SWITCH_COND = 0x0F
 SWITCH_INT64 = 0x10
+# MEMCPY address modes (flag bits above the kind), read by the engine when the task runs:
+MEMCPY_PTR = 0x10         # a0 / a1 hold the addresses of 8-byte dst / src pointers (second-level
+#                           pointers, aclrtMemcpyAsyncWithOffset);
+#                           a3 = dst offset | src offset << 32
+MEMCPY_DESC = 0x20        # a0 is a memcpy descriptor in device memory (aclrtSetMemcpyDesc): u32
+#                           length at +12, u64 src at +16, u64 dst at +24 (rtMemcpyAddrInfo)
+MEMCPY_2D = 0x40          # a2 = width | height << 32, a3 = src pitch | dst pitch << 32
+MEMCPY_MODES = MEMCPY_PTR | MEMCPY_DESC | MEMCPY_2D
+MEMCPY_DESC_LEN_AT, MEMCPY_DESC_SRC_AT, MEMCPY_DESC_DST_AT = 12, 16, 24
+# MEMSET flag: fill 32-bit words of the value in a1 (aclrtMemsetD32Async; a2 is a multiple of 4)
+MEMSET_D32 = 1
 
 
 def empty(n: int) -> np.ndarray:

@@ -68,13 +68,21 @@ class RuntimeFeatures:
     """RT_FEATURE_DEVICE_EXTRA_VECTOR_CORE: mix kernels need ENGINE_TYPE + BLOCKDIM_OFFSET."""
     legacy_binary_load: bool = True
     """RT_FEATURE_KERNEL_BINARY_LOAD_DOT_WITHOUT_TILING: aclrtBinaryLoad is supported."""
+    memory_batch_copy: bool = True
+    """RT_FEATURE_TASK_MEMORY_BATCH_COPY: aclrtMemcpyBatch / aclrtMemcpyBatchAsync (and V2)."""
+    memcpy_d2d_by_offset: bool = True
+    """RT_FEATURE_TASK_MEMCPY_D2D_BY_OFFSET: aclrtMemcpyAsyncWithOffset."""
+    memcpy_desc_size: int = 32
+    """DevProperties.memcpyDescriptorSize: MEMCPY_DESC_SIZE_V1 32, V2 (950) 64 bytes."""
 
 
 _FEATURES = {
     "CHIP_910_B_93": RuntimeFeatures(),
-    "CHIP_DAVID": RuntimeFeatures(ffts_plus=False, inter_core_sync_addr=False, simt=True),
+    "CHIP_DAVID": RuntimeFeatures(ffts_plus=False, inter_core_sync_addr=False, simt=True,
+                                  memcpy_desc_size=64),
     "CHIP_DC": RuntimeFeatures(ffts_plus=False, inter_core_sync_addr=False,
-                               extra_vector_core=True),
+                               extra_vector_core=True, memory_batch_copy=False,
+                               memcpy_d2d_by_offset=False),
     "CHIP_CLOUD": RuntimeFeatures(ffts_plus=False, inter_core_sync_addr=False, acl_graph=False),
 }
 

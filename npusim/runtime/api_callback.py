@@ -23,8 +23,17 @@ callback returned. A report is ready when the stream's head reached the callback
 earlier task of the stream has run); ``aclrtProcessReport`` on the subscribed thread runs the
 device until the first pending callback is reached (the host clock follows, as for a
 synchronize), runs every ready callback in launch order with its user data, releases the
-blocking ones, and returns 0. Callbacks on a capturing stream (host-function tasks in a graph)
-are not simulated: 207000.
+blocking ones, and returns 0. On a capturing stream a blocking callback is captured like a
+host function (below) and served at every replay by the thread subscribed to the capturing
+stream, in its aclrtProcessReport; a non-blocking one is refused (207000): nothing would tell
+the report thread that a replay passed it.
+
+Host functions in graphs (row 105): ``aclrtLaunchHostFunc`` on a capturing stream is captured
+(``ApiImpl::StarsLaunchSubscribeProc`` skips only the subscription for a capturing stream; the
+callback task, its event wait and reset go into the graph) as a MEM_WAIT_VALUE on a word of the
+model's args memory followed by a MEM_WRITE_VALUE that clears it: every replay parks at the wait,
+the host function runs when a host wait finds the model stream parked there (``STALL_HOOKS``),
+and a release write on a runtime-owned SQ lets the replay go on.
 """
 from __future__ import annotations
 
@@ -36,8 +45,9 @@ from .. import errors as ERR
 from ..device import engine as E
 from ..device import sqe as S
 from . import api_stream as AS
+from . import args as A
 from .capture import stream_capturing
-from .device import STALL_HOOKS, DeadlockError
+from .device import AFTER_RUN_HOOKS, STALL_HOOKS, DeadlockError
 from .runtime import RT
 from .stream import Stream
 
@@ -155,9 +165,15 @@ def launch_callback(fn, user_data, block_type: int, sh) -> int:
         return code
     if s.ctx is not ctx:
         return ERR.ACL_ERROR_RT_STREAM_CONTEXT
-    if stream_capturing(s):
-        return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT     # host-function tasks in graphs
     sub = SUBS.get(s)
+    if stream_capturing(s):
+        if block_type != ACL_CALLBACK_BLOCK:
+            RT.tls.explain("a non-blocking callback in a graph is not simulated: nothing would "
+                           "tell the report thread that a replay passed it")
+            return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+        if sub is None:
+            return ERR.ACL_ERROR_RT_STREAM_NO_CB_REG
+        return _capture_host_func(s, fn, user_data, sub.thread_id)   # row 105
     if sub is None:
         return ERR.ACL_ERROR_RT_STREAM_NO_CB_REG
     cost = s.device.timing.host_kernel_launch_ns
@@ -229,6 +245,11 @@ def process_report(timeout: int) -> int:
             for sub in ready:
                 _run_callbacks(sub)
             return ERR.ACL_SUCCESS
+        if GRAPH_FUNCS:                    # blocking callbacks of replayed graphs
+            for dev in list(RT.devices.values()):
+                dev.advance_to_host()
+            if _run_graph_host_funcs(None, me):
+                return ERR.ACL_SUCCESS
         block = False                      # the device ran as far as it can without others
         left = None if deadline is None else deadline - time.monotonic()
         if left is not None and left <= 0:
@@ -247,8 +268,8 @@ def launch_host_func(sh, fn, args=None) -> int:
     the stream waits until it returned (a blocking callback on the runtime's own callback
     thread, ``ApiImpl::LaunchHostFunc``). Checks: NULL ``fn`` 107000; a stream a user thread
     subscribed to (aclrtSubscribeReport) 107011 (``RT_ERROR_SUBSCRIBE_STREAM``); no context
-    107002; NULL is the default stream; another context's stream 107003; a capturing stream
-    207000 (host functions inside graphs are not simulated).
+    107002; NULL is the default stream; another context's stream 107003. On a capturing stream
+    the host function becomes two tasks of the graph and runs at every replay (module text).
 
     When it runs: npusim has no host thread running beside the program, so a host function runs
     when a host wait (synchronize, a blocking copy, ...) finds the device stopped at it — on the
@@ -271,7 +292,7 @@ def launch_host_func(sh, fn, args=None) -> int:
     if s.ctx is not ctx:
         return ERR.ACL_ERROR_RT_STREAM_CONTEXT
     if stream_capturing(s):
-        return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+        return _capture_host_func(s, fn, args)
     sub = SUBS.get(s)
     if sub is None:
         sub = SUBS[s] = Subscription(RUNTIME_THREAD, s)
@@ -287,20 +308,135 @@ def launch_host_func(sh, fn, args=None) -> int:
     return ERR.ACL_SUCCESS
 
 
+class GraphHostFuncs:
+    """The host-function tasks of one model: per task (capture stream, position of its wait,
+    word, fn, user data, the releaser's tail once released — None while not in release), and
+    the runtime-owned SQ that releases them (created at the first replay that reaches one)."""
+    __slots__ = ("model", "tasks", "releaser")
+
+    def __init__(self, model):
+        self.model = model
+        self.tasks: list = []
+        self.releaser = None
+
+    def close(self) -> None:
+        r, self.releaser = self.releaser, None
+        if self in RELEASING:
+            RELEASING.remove(self)
+        if r is not None and not r.destroyed and not r.ctx.destroyed:
+            try:
+                r.device.wait_sq(r.sq, r.tail)
+            except DeadlockError:
+                pass
+            r.release()
+
+
+GRAPH_FUNCS: dict = {}             # model -> GraphHostFuncs
+
+
+def _capture_host_func(s, fn, args, thread_id: int = -1) -> int:
+    """A host function (or, with ``thread_id``, a blocking callback that thread serves) on a
+    capturing stream: a wait on a fresh word (model args memory, freed with the model) and the
+    write that clears it again, both captured."""
+    m = s.capture.model
+    cost = s.device.timing.host_kernel_launch_ns
+    word = A.place(s, bytes(8))
+    pos = s.submit(S.OP_MEM_WAIT_VALUE, cost, word, 1, 8, flag=S.WAIT_GEQ)
+    if pos < 0:
+        return -pos
+    cs = s.capture.cstream
+    reset = s.submit(S.OP_MEM_WRITE_VALUE, s.device.timing.host_api_ns, word, 0, 8)
+    if reset < 0:
+        return -reset
+    g = GRAPH_FUNCS.get(m)
+    if g is None:
+        g = GRAPH_FUNCS[m] = GraphHostFuncs(m)
+    g.tasks.append([cs, pos, word, fn, args, None, thread_id])
+    return ERR.ACL_SUCCESS
+
+
+def _run_graph_host_funcs(dev, thread_id: int = -1) -> bool:
+    """The host functions (or the callbacks ``thread_id`` serves) of graphs whose replay is
+    parked at one: run it, then release it. ``dev`` None: on every device."""
+    ran = False
+    for m, g in list(GRAPH_FUNCS.items()):
+        if m.destroyed or RT.devices.get(m.device.id) is not m.device:
+            del GRAPH_FUNCS[m]
+            g.close()
+            continue
+        if dev is not None and m.device is not dev:
+            continue
+        st = m.device.state
+        for t in g.tasks:
+            cs, pos, word, fn, data, released, serving = t
+            if serving != thread_id:
+                continue
+            if released is not None:
+                if g.releaser is not None and st.sqs[g.releaser.sq, E.Q_HEAD] < released:
+                    continue                        # its release has not run yet
+                t[5] = None
+            if cs.destroyed:
+                continue
+            q = st.sqs[cs.sq]
+            if q[E.Q_STATE] != E.S_PARKED or q[E.Q_WAIT] != E.W_MEMORY or q[E.Q_HEAD] != pos:
+                continue
+            RT.tick(m.device.timing.host_api_ns)
+            try:
+                fn(data)
+            except Exception as e:  # noqa: BLE001 -- a user's function must not break a replay
+                print(f"npusim: host function {fn!r} raised {e!r} (ignored, as on the "
+                      f"runtime's callback thread)", file=sys.stderr)
+            if g.releaser is None or g.releaser.destroyed:
+                g.releaser = Stream(m.ctx)
+                RELEASING.append(g)
+            g.releaser.submit(S.OP_MEM_WRITE_VALUE, 0, word, 1, 8)
+            t[5] = g.releaser.tail
+            ran = True
+    return ran
+
+
+RELEASING: list = []
+"""The GraphHostFuncs whose releaser SQ exists: it is freed once its writes have run."""
+
+
+def _free_idle_releasers(dev) -> None:
+    """``device.AFTER_RUN_HOOKS``: a releaser whose writes have all run is freed, so a graph's
+    host functions hold no SQ between replays (the census stays flat)."""
+    if not RELEASING:
+        return
+    for g in list(RELEASING):
+        r = g.releaser
+        if r is None or r.destroyed or r.ctx.destroyed or \
+                RT.devices.get(r.device.id) is not r.device:
+            RELEASING.remove(g)
+            g.releaser = None
+        elif r.device is dev and dev.state.sqs[r.sq, E.Q_HEAD] >= r.tail:
+            RELEASING.remove(g)
+            g.releaser = None
+            for t in g.tasks:
+                t[5] = None
+            r.release()
+
+
 def _run_host_funcs(dev) -> bool:
     """``device.STALL_HOOKS``: run the host functions the device has reached (the runtime's
-    callback thread); True when any ran, so the waiting host looks again."""
+    callback thread), eager ones and those of replayed graphs; True when any ran, so the
+    waiting host looks again."""
     ran = False
     for sub in list(SUBS.values()):
         if sub.thread_id == RUNTIME_THREAD and sub.stream.device is dev and sub.pending and \
                 _reached(sub, sub.pending[0][0]):
             _run_callbacks(sub)
             ran = True
+    if GRAPH_FUNCS and _run_graph_host_funcs(dev):
+        ran = True
     return ran
 
 
 if _run_host_funcs not in STALL_HOOKS:
     STALL_HOOKS.append(_run_host_funcs)
+if _free_idle_releasers not in AFTER_RUN_HOOKS:
+    AFTER_RUN_HOOKS.append(_free_idle_releasers)
 
 
 def get_run_mode():

@@ -37,6 +37,8 @@ from .api_kernel import (ACL_RT_LAUNCH_KERNEL_ATTR_BLOCK_TASK_PREFETCH,
                          SIMT_UB_SIZE, _bytes_of, _ctx, _get, _items, _writable)
 from .capture import append as _capture_append
 from .cost import MODELS as _COST_MODELS, launch_ns as _cost_ns
+from .functions import table_function
+from ..errors import ACL_ERROR_RT_INVALID_DEVICE_FUNCTION
 from .runtime import RT
 from .stream import refused
 
@@ -497,3 +499,190 @@ def launch_kernel_with_config(func, num_blocks, stream, cfg, args, reserve=None)
     addr = _place_host_args(s, h.buffer, h.args_size, phs)
     return submit_kernel(k, s, k.kid, num_blocks, addr, h.args_size, tc, rfeats)
 
+
+
+# ---- SIMT launches (chapter 14; aix_starsv2.cc StreamLaunchSimtArgs*, api_error.cc
+# CheckSimtArgsArray / CheckSimtArgsHost, arg_manage_pcie.cc PrepareSimtArgsBuffer)
+SIMT_SYNC_COUNTER_SIZE, SIMT_IMPLICIT_PARAM_COUNT = 8, 6
+SIMT_IMPLICIT_PARAM_SIZE = SIMT_SYNC_COUNTER_SIZE + 4 * SIMT_IMPLICIT_PARAM_COUNT   # 32 bytes
+_SIMT_VF_TYPES = (3, 4)         # AIV_TYPE_SIMT_VF_ONLY, AIV_TYPE_SIMD_SIMT_MIX_VF
+
+
+def _dim3(v):
+    """dim3 {x, y, z} as an (x, y, z) sequence, a dict or one int (x; y = z = 1): the three
+    uint32 values, a malformed one as 0 (which the SIMT checks refuse)."""
+    if isinstance(v, dict):
+        v = (v.get("x", 0), v.get("y", 0), v.get("z", 0))
+    elif isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+        v = (v, 1, 1)
+    if not isinstance(v, (list, tuple)) or len(v) != 3:
+        return 0, 0, 0
+    out = []
+    for x in v:
+        ok = isinstance(x, (int, np.integer)) and not isinstance(x, bool) and 0 <= x < 2 ** 32
+        out.append(int(x) if ok else 0)
+    return tuple(out)
+
+
+def _simt_prefix(grid, block) -> bytes:
+    """The implicit parameters before the kernel's own: a zero 8-byte sync counter, then
+    blockDim z, y, x and gridDim z, y, x as uint32 (PrepareSimtArgsBuffer)."""
+    dims = np.array([block[2], block[1], block[0], grid[2], grid[1], grid[0]], np.uint32)
+    return bytes(SIMT_SYNC_COUNTER_SIZE) + dims.tobytes()
+
+
+def _simt_checks(k, grid, block):
+    """CheckSimtArgs*: a kernel that is not SIMT, no PARAM_SUMMARY, a zero grid or block
+    dimension -> 107000."""
+    if k.kernel_vf_type not in _SIMT_VF_TYPES or not k.has_param_summary:
+        return E_PARAM
+    if 0 in grid or 0 in block:
+        return E_PARAM
+    return OK
+
+
+def _simt_submit(k, s, cfg, grid, dyn_ubuf_size, buf: bytes, placeholders):
+    """ApiImpl(David)::LaunchKernelV2 for SIMT args: 107000 on a chip without SIMT (the
+    non-David ``LaunchKernelV2`` has no SIMT case), then the launch config, context / stream
+    checks, the dynamic UB size as the task's local memory (the share-memory check), the args
+    copied to device memory and the kernel task with gridDim.x * y * z blocks."""
+    rfeats = runtime_features(profile())
+    if not rfeats.simt:
+        return E_PARAM
+    blocks = grid[0] * grid[1] * grid[2]
+    if blocks > 0xFFFF:
+        RT.tls.explain("numBlocks (gridDim.x * y * z) is a uint16_t field of the kernel task")
+        return E_PARAM
+    s, tc, rfeats, code = _config_and_stream(k, s, cfg)
+    if code:
+        return code
+    if tc is None:
+        tc = TaskCfg()
+    tc.dyn_ubuf = int(dyn_ubuf_size) & 0xFFFFFFFF      # taskCfg.base.localMemorySize
+    code = _prefetch_nops(k, s, tc)
+    if code:
+        return code
+    addr = _place_host_args(s, np.frombuffer(bytearray(buf), np.uint8), len(buf), placeholders)
+    return submit_kernel(k, s, k.kid, blocks, addr, len(buf), tc, rfeats)
+
+
+def launch_simt_kernel_with_host_args(func, grid_dim, block_dim, dyn_ubuf_size, stream, cfg,
+                                      host_args, args_size, place_holders=None,
+                                      place_holder_num=None):
+    """aclrtLaunchSIMTKernelWithHostArgs: a SIMT kernel on gridDim.x * y * z blocks of blockDim
+    threads. Order: acl: NULL func / hostArgs, argsSize 0 -> 100000; the stream handle, then the
+    function handle (107017); a kernel that is not SIMT (vf type 3 / 4) or has no PARAM_SUMMARY,
+    a zero dimension, placeholders NULL with a count or an offset >= argsSize -> 107000; a chip
+    without SIMT (all but the 950) 107000; the launch config, context, stream (107002 /
+    107003); the dynamic UB size over the chip's SIMT UB 107000. The device args are the 32-byte
+    implicit parameters (sync counter, blockDim z y x, gridDim z y x) then the host args, each
+    placeholder patched with its device address in that copy (the caller's buffer is left as
+    it is)."""
+    if not func or host_args is None or \
+            (isinstance(host_args, (int, np.integer)) and not host_args) or not args_size:
+        return E_ACL
+    s, code = _get("stream", stream)
+    if code:
+        return code
+    k, code = _get("function", func)
+    if code:
+        return code
+    grid, block = _dim3(grid_dim), _dim3(block_dim)
+    code = _simt_checks(k, grid, block)
+    if code:
+        return code
+    try:
+        args_size = int(args_size) & 0xFFFFFFFF
+        phs = [] if place_holders is None else [(int(a), int(d)) for a, d in place_holders]
+        count = len(phs) if place_holder_num is None else int(place_holder_num) & 0xFFFFFFFF
+    except (TypeError, ValueError):
+        return E_PARAM
+    if count and place_holders is None or count > len(phs):
+        return E_PARAM
+    phs = phs[:count]
+    if any(not 0 <= a < args_size or not 0 <= d < args_size for a, d in phs):
+        return E_PARAM
+    view = _writable(host_args, args_size)
+    if view is None:
+        return E_PARAM
+    user = bytes(np.asarray(view[:args_size], np.uint8).tobytes()).ljust(args_size, b"\0")
+    shift = SIMT_IMPLICIT_PARAM_SIZE
+    return _simt_submit(k, s, cfg, grid, dyn_ubuf_size, _simt_prefix(grid, block) + user,
+                        [(a + shift, d + shift) for a, d in phs])
+
+
+def launch_simt_kernel_with_args_array(func, grid_dim, block_dim, dyn_ubuf_size, stream, cfg,
+                                       args):
+    """aclrtLaunchSIMTKernelWithArgsArray: as the host-args variant, with the parameters given
+    one pointer each (PARAM_INFO gives offset and size; the buffer is paramTotalSize bytes after
+    the implicit parameters). Order: acl: NULL func 100000; stream then function handle
+    (107017); not a SIMT kernel, no PARAM_SUMMARY, a zero dimension, NULL args with parameters
+    -> 107000; a NULL parameter or one outside paramTotalSize 107000; a chip without SIMT
+    107000; then the launch checks."""
+    if not func:
+        return E_ACL
+    s, code = _get("stream", stream)
+    if code:
+        return code
+    k, code = _get("function", func)
+    if code:
+        return code
+    grid, block = _dim3(grid_dim), _dim3(block_dim)
+    code = _simt_checks(k, grid, block)
+    if code:
+        return code
+    if k.param_count > 0 and args is None:
+        return E_PARAM
+    total = k.param_total_size
+    buf = bytearray(total)
+    try:
+        for i in range(k.param_count):
+            a = args[i]
+            if a is None or (isinstance(a, (int, np.integer)) and not a):
+                return E_PARAM
+            p = k.params[i]
+            if p.offset + p.size > total:
+                return E_PARAM
+            b = _bytes_of(a, p.size)
+            if b is None:
+                return E_PARAM
+            buf[p.offset:p.offset + p.size] = b
+    except (TypeError, IndexError):
+        return E_PARAM
+    return _simt_submit(k, s, cfg, grid, dyn_ubuf_size, _simt_prefix(grid, block) + bytes(buf),
+                        [])
+
+
+def function_get_avail_dyn_ubuf_per_block(func, flags):
+    """aclrtFunctionGetAvailDynUbufPerBlock -> (bytes, code): the dynamic UB a SIMT kernel may
+    ask for per block, the chip's SIMT UB (224 KiB) minus the kernel's own share memory; 0 for a
+    kernel that is not SIMT. Order: acl: NULL func, flags not 0 -> 100000; the handle 107017; a
+    share memory above the SIMT UB 107000."""
+    if not func or flags != 0:
+        return None, E_ACL
+    k, code = _get("function", func)
+    if code:
+        return None, code
+    if k is None:
+        return None, E_PARAM
+    if k.kernel_vf_type not in _SIMT_VF_TYPES:
+        return 0, OK
+    if k.share_mem_size > SIMT_REMAIN_UB_SIZE:
+        return None, E_PARAM
+    return SIMT_REMAIN_UB_SIZE - k.share_mem_size, OK
+
+
+def get_func_by_symbol(symbol):
+    """aclrtGetFuncBySymbol -> (function handle, code): the kernel the compiler registered for a
+    host symbol (rtRegisterFuncSymbol). npusim's registered kernels are the kernel table's
+    (built-in samples, ``@npusim.kernel`` bodies), and a symbol is a kernel's name (``str``).
+    Order: acl: NULL symbol 100000; no context 107002; a symbol no kernel has 107044
+    (ACL_ERROR_RT_INVALID_DEVICE_FUNCTION). The handle is valid on every device."""
+    if symbol is None or (isinstance(symbol, (int, np.integer)) and not symbol):
+        return None, E_ACL
+    if _ctx() is None:
+        return None, E_CTX
+    h = table_function(symbol) if isinstance(symbol, str) else None
+    if h is None:
+        return None, ACL_ERROR_RT_INVALID_DEVICE_FUNCTION
+    return h, OK

@@ -33,6 +33,7 @@ class _ThreadState(threading.local):
         self.exchange_mode = 0            # aclmdlRICaptureThreadExchangeMode (GLOBAL)
         self.recent_error = None          # aclGetRecentErrMsg: the last failure's text
         self.error_detail = ""            # why the current call fails, set by the runtime
+        self.last_error = 0               # aclrtGetLastError: the last runtime code returned
 
     def explain(self, detail: str) -> None:
         """The runtime's reason for the failure the current call is about to return (the
@@ -51,7 +52,7 @@ class Runtime:
                  "profile", "devices", "handles", "tls", "host_ns", "lock", "trace_on",
                  "host_trace", "markers", "device_options", "pageable", "progress", "users",
                  "stalled", "stall_wait_s", "op_wait_timeout_s", "op_execute_timeout_us",
-                 "stream_state_callbacks")
+                 "stream_state_callbacks", "task_fail_callback")
 
     def __init__(self):
         self.initialized = False
@@ -74,6 +75,7 @@ class Runtime:
         self.op_execute_timeout_us = 0       # aclrtSetOpExecuteTimeOut* (0: the default)
         # aclrtRegStreamStateCallback: name -> (callback, args), process-wide (runtime/stream.py)
         self.stream_state_callbacks: dict = {}
+        self.task_fail_callback = None       # aclrtSetExceptionInfoCallback (the acl module's)
         # threads (docs/architecture.md, "Threads"): every facade call holds ``lock``; a thread
         # whose wait nothing queued can satisfy waits on ``progress`` while another user thread
         # (one that set a device or context) is alive and not itself stalled
@@ -200,6 +202,7 @@ class Runtime:
         self.markers = []
         self.op_wait_timeout_s = 0
         self.op_execute_timeout_us = 0
+        self.task_fail_callback = None
 
     # ---- contexts ----
     @property

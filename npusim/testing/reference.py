@@ -294,7 +294,10 @@ def op_kernel(m, t):
 
 
 def op_memcpy(m, t):
-    """MEMCPY a2 bytes a1 -> a0 (overlap-safe) at the bandwidth of the memcpy kind (flag)."""
+    """MEMCPY a2 bytes a1 -> a0 (overlap-safe) at the bandwidth of the memcpy kind (flag); an
+    address mode in the flag is :func:`op_memcpy_mode`."""
+    if t.flag & S.MEMCPY_MODES:
+        return op_memcpy_mode(m, t)
     n = t.a2
     d, s = _range_ok(m, t.a0, n), _range_ok(m, t.a1, n)
     if d < 0 or s < 0:
@@ -308,15 +311,64 @@ def op_memcpy(m, t):
     return _wrote_memory(m)
 
 
+def op_memcpy_mode(m, t):
+    """MEMCPY with an address mode, resolved when the task runs: MEMCPY_PTR (a0 / a1 hold the
+    dst / src pointers, a3 the offsets dst | src << 32), MEMCPY_DESC (a descriptor at a0:
+    length u32 at +12, src +16, dst +24), MEMCPY_2D (a2 = width | height << 32, a3 = src pitch |
+    dst pitch << 32; each row overlap-safe)."""
+    mode = t.flag & S.MEMCPY_MODES
+    width, height, sp, dp = t.a2, 1, 0, 0
+    if mode == S.MEMCPY_2D:
+        dst, src = t.a0, t.a1
+        width, height, sp, dp = t.a2 & 0xFFFFFFFF, t.a2 >> 32, t.a3 & 0xFFFFFFFF, t.a3 >> 32
+    elif mode == S.MEMCPY_PTR:
+        pd, ps = _range_ok(m, t.a0, 8), _range_ok(m, t.a1, 8)
+        if pd < 0 or ps < 0:
+            return _fault(m, t, F_BAD_ADDRESS, t.a0 if pd < 0 else t.a1, 8)
+        if m.rec_on:
+            rec_access(m.ctx, t.a0, 8, ACC_R)
+            rec_access(m.ctx, t.a1, 8, ACC_R)
+        dst = _read_value(m.mem, pd, 8) + (t.a3 & 0xFFFFFFFF)
+        src = _read_value(m.mem, ps, 8) + (t.a3 >> 32)
+    else:
+        size = S.MEMCPY_DESC_DST_AT + 8
+        pd = _range_ok(m, t.a0, size)
+        if pd < 0:
+            return _fault(m, t, F_BAD_ADDRESS, t.a0, size)
+        if m.rec_on:
+            rec_access(m.ctx, t.a0, size, ACC_R)
+        width = _read_value(m.mem, pd + S.MEMCPY_DESC_LEN_AT, 4)
+        src = _read_value(m.mem, pd + S.MEMCPY_DESC_SRC_AT, 8)
+        dst = _read_value(m.mem, pd + S.MEMCPY_DESC_DST_AT, 8)
+    span_d, span_s = (height - 1) * dp + width, (height - 1) * sp + width
+    d, s = _range_ok(m, dst, span_d), _range_ok(m, src, span_s)
+    if d < 0 or s < 0:
+        return _fault(m, t, F_BAD_ADDRESS, dst if d < 0 else src, span_d if d < 0 else span_s)
+    if m.rec_on:
+        rec_access(m.ctx, src, span_s, ACC_R)
+        rec_access(m.ctx, dst, span_d, ACC_W)
+    for r in range(height):
+        rd, rs = d + r * dp, s + r * sp
+        if rd != rs and width > 0:
+            m.mem[rd:rd + width] = m.mem[rs:rs + width].copy()
+    t.dur += width * height // m.tc[T_BW_H2H + (t.flag & 3)]
+    return _wrote_memory(m)
+
+
 def op_memset(m, t):
-    """MEMSET a2 bytes at a0 to the byte a1, at the memset bandwidth."""
+    """MEMSET a2 bytes at a0 to the byte a1 (flag MEMSET_D32: the 32-bit word a1), at the
+    memset bandwidth."""
     n = t.a2
     d = _range_ok(m, t.a0, n)
     if d < 0:
         return _fault(m, t, F_BAD_ADDRESS, t.a0, n)
     if m.rec_on:
         rec_access(m.ctx, t.a0, n, ACC_W)
-    m.mem[d:d + n] = t.a1 & 0xFF
+    if t.flag & S.MEMSET_D32:
+        for i in range(4):
+            m.mem[d + i:d + n:4] = (t.a1 >> (8 * i)) & 0xFF
+    else:
+        m.mem[d:d + n] = t.a1 & 0xFF
     t.dur += n // m.tc[T_MEMSET_BW]
     return _wrote_memory(m)
 
