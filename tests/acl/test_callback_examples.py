@@ -190,7 +190,9 @@ def test_sample_2_callback_exception(capsys):
         "hasDetail=0",
         "[ERROR]  Post synchronize diagnostics runtime diagnostics: peekErr=507035, "
         "lastErr=507035, recentErrMsg=acl.rt.synchronize_stream returned 507035 "
-        "ACL_ERROR_RT_VECTOR_CORE_EXCEPTION: vector core execution exception",
+        "ACL_ERROR_RT_VECTOR_CORE_EXCEPTION: vector core execution exception — a vector kernel "
+        "faulted (a trap or an out-of-bounds access): the message names the kernel and the task; "
+        "check its arguments (npusim checks them against the declared parameters)",
         "[INFO]  After assigning the task, the current num is: 1.",
         "[INFO]  Thread exit",
         "[INFO]  Run the callback_exception sample successfully."]
