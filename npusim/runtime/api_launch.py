@@ -301,9 +301,11 @@ def launch_kernel(func, num_blocks, args_ptr, args_size, stream):
         args_size &= 0xFFFFFFFF
         if not num_blocks or not args_size:
             return E_PARAM
-        ctx = RT.current_context
-        if ctx is None:
-            return E_CTX
+        ctx = RT.tls.context                      # RT.current_context, its usual case inline
+        if ctx is None or ctx.destroyed:
+            ctx = RT.current_context
+            if ctx is None:
+                return E_CTX
         if s is None:
             s = ctx.default_stream
         elif s.is_model:
