@@ -241,10 +241,20 @@ def submit_kernel(kernel, s, kid: int, num_blocks: int, args_addr: int, args_siz
             # straight into the capture stream (what Stream.submit does for a capturing stream)
             if KERNEL_HOOK is not None:
                 kid = KERNEL_HOOK(s, kid, kernel.name)
-            pos = _capture_append(s, _OP_KERNEL, kid, args_addr, args_size, kernel.duration_ns,
-                                  0, num_blocks & 0xFFFF)
-            if pos < 0:
-                return -pos
+            link = s.capture
+            model, cs = link.model, link.cstream
+            if model.destroyed or model.taskgrp_streams or cs.sqe_num >= model.cascade_at \
+                    or cs.task_group is not None:
+                pos = _capture_append(s, _OP_KERNEL, kid, args_addr, args_size,
+                                      kernel.duration_ns, 0, num_blocks & 0xFFFF)
+                if pos < 0:
+                    return -pos
+            else:
+                # capture.append when none of its rules applies (a live model, no task group,
+                # no cascade due): the capture cost, then the SQE into the capture stream
+                RT.host_ns += model.capture_task_ns
+                pos = cs.append(_OP_KERNEL, 1, kid, args_addr, args_size, kernel.duration_ns, 0,
+                                num_blocks & 0xFFFF)
             if tc is not None:                    # the task keeps its launch configuration
                 s.capture.model.task_cfgs[(s.capture.cstream, pos)] = tc
             return OK
