@@ -109,10 +109,11 @@ def _event_and_stream(eh, sh, need_wait_task: bool, refuse_new_mode: bool = Fals
         if external and s is not None and s.capture is not None and s.capture.model.sub:
             return None, None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
     # AS.resolve(s), inline: context (107002), default stream, a model's stream (207000)
-    ctx = RT.tls.context
+    tls = RT.tls                              # RT.current_context, inline
+    ctx = tls.context
     if ctx is None or ctx.destroyed:
-        ctx = RT.current_context
-        if ctx is None:
+        ctx = tls.primary
+        if ctx is None or ctx.destroyed:
             return None, None, ERR.ACL_ERROR_RT_CONTEXT_NULL
     if s is None:
         s = ctx.default_stream

@@ -311,10 +311,11 @@ def launch_kernel(func, num_blocks, args_ptr, args_size, stream):
         args_size &= 0xFFFFFFFF
         if not num_blocks or not args_size:
             return E_PARAM
-        ctx = RT.tls.context                      # RT.current_context, its usual case inline
+        tls = RT.tls                              # RT.current_context, inline
+        ctx = tls.context
         if ctx is None or ctx.destroyed:
-            ctx = RT.current_context
-            if ctx is None:
+            ctx = tls.primary
+            if ctx is None or ctx.destroyed:
                 return E_CTX
         if s is None:
             s = ctx.default_stream

@@ -242,10 +242,11 @@ def memcpy_async(dst, dest_max, src, count, kind, stream) -> int:
         return code
     if dest_max == 0 or count > dest_max or count < 0:
         return ERR.ACL_ERROR_RT_PARAM_INVALID
-    ctx = RT.tls.context                          # RT.current_context, its usual case inline
+    tls = RT.tls                              # RT.current_context, inline
+    ctx = tls.context
     if ctx is None or ctx.destroyed:
-        ctx = RT.current_context
-        if ctx is None:
+        ctx = tls.primary
+        if ctx is None or ctx.destroyed:
             return ERR.ACL_ERROR_RT_CONTEXT_NULL
     if s is not None and not s.is_model and s.ctx is ctx and dst != src and \
             in_device_memory(s.device, src, count) and in_device_memory(s.device, dst, count):
@@ -327,10 +328,11 @@ def memset_async(ptr, max_count, value, count, stream) -> int:
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     # AS.resolve_same_ctx(s), inline: context (107002), default stream, a model's stream
     # (207000), another context's stream (107003)
-    ctx = RT.tls.context
+    tls = RT.tls                              # RT.current_context, inline
+    ctx = tls.context
     if ctx is None or ctx.destroyed:
-        ctx = RT.current_context
-        if ctx is None:
+        ctx = tls.primary
+        if ctx is None or ctx.destroyed:
             return ERR.ACL_ERROR_RT_CONTEXT_NULL
     if s is None:
         s = ctx.default_stream
