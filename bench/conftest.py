@@ -53,6 +53,17 @@ def easy_launch():
     npusim.reset()
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items):
+    """The benches own their simulator: module-scoped fixtures (``easy_launch``, the peer
+    program) build it once for several benchmarks, so the plugin's per-test fresh simulator
+    (``npusim_autouse = true`` in pyproject.toml, meant for tests/) is taken off bench items."""
+    for item in items:
+        names = getattr(item, "fixturenames", None)     # pytest Function items only
+        if names is not None and "_npusim_fresh" in names and "/bench/" in str(item.fspath):
+            names.remove("_npusim_fresh")
+
+
 def pytest_terminal_summary(terminalreporter):
     if _LINES:
         terminalreporter.section("npusim benchmark summary")

@@ -7,7 +7,15 @@ of the largest size's cost to the smallest's (flat = within 20 %).
 * **resident graphs**: capture + first replay + synchronize of one 30-task graph while N other
   graphs stay resident (built) on the device (per graph);
 * **graph size**: capture of an N-task single-stream graph through ``aclrtLaunchKernel`` plus
-  its first replay (per task). ``NPUSIM_BENCH_10M=1`` adds 10,000,000.
+  its first replay (per task). ``NPUSIM_BENCH_10M=1`` adds 10,000,000 (``test_graph_10m.py``
+  runs that size alone, with its peak RSS).
+
+Measured (session 3, 2 loaded cores, same-run A/B of the previous and this host layer, CPU time,
+best of 3): 10,000 queued replays 41-44 -> 19-20 us per replay, x3.5-3.8 -> x1.75-1.9 of the
+10-replay cost (target: flat within 20 %). A full ring costs an engine run per replay (0.89 now,
+1.77 before: MODEL_EXECUTE and its EndGraph wait share one wait), and a run costs ~3 us of host
+bookkeeping plus the engine call's fixed cost: flat needs a cheaper engine call (its per-call
+scheduler build and dispatch), not more host work removed.
 """
 from __future__ import annotations
 

@@ -16,12 +16,11 @@ from . import engine as E
 from .kernels import TABLE
 from .memory import Memory
 from .sqe import OP_KERNEL, SQE_DTYPE, SQE_STRUCT
-
-_PACK = SQE_STRUCT.pack
 from .timing import cost_vector
 from ..progress import Progress
 
 PROGRESS_STEPS = 4_000_000      # the engine returns after this many SQEs so a bar can move
+_PACK_INTO = SQE_STRUCT.pack_into
 RUNAWAY_WALL_S = 1.0            # a WHILE spinning this long (wall) on an unchanged word is stopped
 
 
@@ -44,7 +43,7 @@ class DeviceState:
         self.mem = Memory(dev_size, host_size)
         self.pool = np.zeros(1 << 14, SQE_DTYPE)
         self.pool_used = 0
-        self._staged: dict[int, list] = {}             # sq -> [first position, rows...]
+        self._staged: dict[int, list] = {}             # sq -> [base, depth, tail] unpublished
         self._free_rings: dict[int, list[int]] = {}     # depth -> free bases
         self.sqs = np.zeros((64, E.Q_COLS), np.int64)
         self._free_sqs: list[int] = []
@@ -57,6 +56,7 @@ class DeviceState:
         self.conds = np.zeros((0, E.CD_COLS), np.int64)
         self.cmodels = np.zeros(0, np.int64)
         self.st = np.zeros(E.E_COLS, np.int64)
+        self._stv = memoryview(self.st)     # the same words, read and written as Python ints
         self.trace = np.zeros(0, E.TRACE_DTYPE)
         self._trace_capacity = trace_capacity
         self.trace_max_rows = 4 << 20       # 4M rows (192 MiB); later SQEs are not recorded
@@ -162,9 +162,9 @@ class DeviceState:
 
     def tail(self, q: int) -> int:
         """Position after the last SQE pushed on ``q`` (staged ones included)."""
-        staged = self._staged.get(q)
-        if staged is not None:
-            return staged[0] + len(staged[1]) // 64
+        ring = self._staged.get(q)
+        if ring is not None:
+            return ring[2]
         return int(self.sqs[q, E.Q_TAIL])
 
     def pending(self, q: int) -> int:
@@ -177,36 +177,40 @@ class DeviceState:
              blocks=0, task_id=0) -> int:
         """Append one SQE at the tail of SQ ``q`` (the caller made sure the ring has room).
 
-        Rows are staged in a Python list and written to the pool in bulk by ``flush`` (before
-        every engine run, or when a reader needs them): one numpy row write per task would cost
-        more than the rest of a launch call."""
-        if op == OP_KERNEL:
-            TABLE.ensure(a0)                    # a lazy kernel body is built before its SQE
-        staged = self._staged.get(q)
-        if staged is None:
-            staged = self._staged[q] = [int(self.sqs[q, E.Q_TAIL]), bytearray()]
-        buf = staged[1]
-        buf += _PACK(op, flag, blocks, task_id, a0, a1, a2, a3, a4, a5, t_submit)
-        return staged[0] + len(buf) // 64 - 1
+        The row is packed straight into its ring slot (one ``struct.pack_into``: a numpy row
+        write per task would cost more than the rest of a launch call); only the new tail is
+        staged, and ``flush`` publishes it before every engine run (or when a reader needs it).
+        The engine never reads a row at or past the published tail, and the slot is free (the
+        caller's room check), so an unpublished row is invisible to it."""
+        if op == OP_KERNEL:                     # a lazy kernel body is built before its SQE
+            entries = TABLE.entries             # (its entry has no func until then; an id
+            if not 0 <= a0 < len(entries) or entries[a0].func is None:   # outside: a no-op)
+                TABLE.ensure(a0)
+        ring = self._staged.get(q)
+        if ring is None:
+            row = self.sqs[q]
+            ring = self._staged[q] = [int(row[E.Q_BASE]), int(row[E.Q_DEPTH]),
+                                      int(row[E.Q_TAIL])]
+        pos = ring[2]
+        _PACK_INTO(self.pool, (ring[0] + pos % ring[1]) << 6, op, flag, blocks, task_id, a0, a1,
+                   a2, a3, a4, a5, t_submit)
+        ring[2] = pos + 1
+        return pos
 
     def flush(self, only: int | None = None) -> None:
-        """Write staged SQEs into their rings and publish the new tails (all SQs, or one)."""
+        """Publish the staged tails (all SQs, or one): O(SQs pushed to since the last flush),
+        the rows are already in their rings."""
         if not self._staged:
             return
         if only is None:
             staged, self._staged = self._staged, {}
+            sqs = self.sqs
+            for q, ring in staged.items():
+                sqs[q, E.Q_TAIL] = ring[2]
         else:
-            staged = {only: self._staged.pop(only)} if only in self._staged else {}
-        for q, (start, buf) in staged.items():
-            block = np.frombuffer(buf, SQE_DTYPE)
-            base, depth = int(self.sqs[q, E.Q_BASE]), int(self.sqs[q, E.Q_DEPTH])
-            i = 0
-            while i < len(block):                       # the ring may wrap inside the batch
-                r = (start + i) % depth
-                n = min(len(block) - i, depth - r)
-                self.pool[base + r:base + r + n] = block[i:i + n]
-                i += n
-            self.sqs[q, E.Q_TAIL] = start + len(block)
+            ring = self._staged.pop(only, None)
+            if ring is not None:
+                self.sqs[only, E.Q_TAIL] = ring[2]
 
     # ---- sync slots ----
     def alloc_slot(self) -> int:
@@ -276,15 +280,17 @@ class DeviceState:
 
         Returns R_IDLE, R_HORIZON, R_STOPPED or R_DEADLOCK.
         """
-        self.flush()
+        if self._staged:
+            self.flush()
         if self.access_log is not None:
             self.access_log.make_room()
         st = self.st
-        st[E.E_HORIZON], st[E.E_STOP_KIND], st[E.E_STOP_A], st[E.E_STOP_B] = (
+        sv = self._stv                          # st's words as Python ints (no numpy scalars)
+        sv[E.E_HORIZON], sv[E.E_STOP_KIND], sv[E.E_STOP_A], sv[E.E_STOP_B] = (
             horizon, stop_kind, stop_a, stop_b)
         progress = Progress("device", "SQE")
         seen: dict = {}                         # watchdog: cond -> (iterations, word) last slice
-        st[E.E_STEP_LIMIT] = st[E.E_STEPS] + PROGRESS_STEPS
+        sv[E.E_STEP_LIMIT] = sv[E.E_STEPS] + PROGRESS_STEPS
         while True:
             r = E.run(self.pool, self.sqs, self.sync, self.mptr, self.msq, self.conds,
                       self.cmodels, self.mem.arena,
@@ -317,7 +323,7 @@ class DeviceState:
                 self.trace = grown
                 continue
             progress.close()
-            st[E.E_STEP_LIMIT] = 0
+            sv[E.E_STEP_LIMIT] = 0
             return r
 
     @property

@@ -68,12 +68,27 @@ def _event_and_stream(eh, sh, need_wait_task: bool, refuse_new_mode: bool = Fals
     only for an Ex event made with exactly ACL_EVENT_SYNC (207000); the event's record (wait)
     flag, fixed by its first record (wait) whatever that call returned, never changes (107000);
     no EXTERNAL in a sub-graph (207000)."""
-    ev, code = _event(eh)
-    if code:
-        return None, None, code
-    s, code = AS.lookup(sh)
-    if code:
-        return None, None, code
+    # _event(eh) and AS.lookup(sh) without their frames (the record / wait hot path)
+    if not eh:
+        return None, None, ERR.ACL_ERROR_INVALID_PARAM
+    entry = RT.handles.entry
+    try:
+        ent = entry(eh)
+    except TypeError:
+        ent = None
+    if ent is None or ent[0] != "event":
+        return None, None, ERR.ACL_ERROR_RT_INVALID_HANDLE
+    ev = ent[1]
+    if sh is None or sh == 0:
+        s = None
+    else:
+        try:
+            ent = entry(sh)
+        except TypeError:
+            ent = None
+        if ent is None or ent[0] != "stream":
+            return None, None, ERR.ACL_ERROR_RT_INVALID_HANDLE
+        s = ent[1]
     if ev.flag == ACL_EVENT_DEVICE_USE_ONLY:
         return None, None, ERR.ACL_ERROR_RT_PARAM_INVALID
     if ev.flag & ACL_EVENT_IPC and s is not None and stream_capturing(s):
@@ -93,9 +108,17 @@ def _event_and_stream(eh, sh, need_wait_task: bool, refuse_new_mode: bool = Fals
             ev.wait_flag = op_flag
         if external and s is not None and s.capture is not None and s.capture.model.sub:
             return None, None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
-    s, code = AS.resolve(s)
-    if code:
-        return None, None, code
+    # AS.resolve(s), inline: context (107002), default stream, a model's stream (207000)
+    tls = RT.tls                              # RT.current_context, inline
+    ctx = tls.context
+    if ctx is None or ctx.destroyed:
+        ctx = tls.primary
+        if ctx is None or ctx.destroyed:
+            return None, None, ERR.ACL_ERROR_RT_CONTEXT_NULL
+    if s is None:
+        s = ctx.default_stream
+    elif s.is_model:
+        return None, None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
     if refuse_new_mode and ev.new_mode:
         return None, None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
     if s.bound is not None:
@@ -104,7 +127,7 @@ def _event_and_stream(eh, sh, need_wait_task: bool, refuse_new_mode: bool = Fals
         # (docs/fidelity.md row 90)
         RT.tls.explain("events on a stream bound to a built model are not simulated")
         return None, None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
-    if s.ctx is not RT.current_context:
+    if s.ctx is not ctx:
         return None, None, ERR.ACL_ERROR_RT_STREAM_CONTEXT
     if s.ctx.failure_code:
         return None, None, s.ctx.failure_code
@@ -136,7 +159,7 @@ def _record(eh, sh, flag: int) -> int:
     if s.capture is not None and not ev.flag & ACL_EVENT_EXTERNAL:
         return capture.record(ev, s)
     v = ev.record_value()
-    pos = s.submit(S.OP_EVENT_RECORD, s.device.timing.host_event_record_ns, a0=ev.slot, a1=v)
+    pos = s.submit(S.OP_EVENT_RECORD, s.device.timing.host_event_record_ns, ev.slot, v)
     if pos < 0:
         ev.seq -= ev.kind != FLAG
         return -pos
@@ -177,8 +200,8 @@ def _wait(sh, eh, flag: int) -> int:
             return ERR.ACL_SUCCESS                         # wait before any record: a no-op
         if ev.kind == LEGACY:
             return ERR.ACL_ERROR_RT_PARAM_INVALID          # "event has not been recorded"
-    pos = s.submit(S.OP_EVENT_WAIT, s.device.timing.host_event_wait_ns, a0=ev.slot,
-                   a1=ev.wait_value())
+    pos = s.submit(S.OP_EVENT_WAIT, s.device.timing.host_event_wait_ns, ev.slot,
+                   ev.wait_value())
     if pos >= 0:
         ev.note_task(s, pos)
     return refused(pos)

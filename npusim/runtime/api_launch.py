@@ -253,10 +253,20 @@ def submit_kernel(kernel, s, kid: int, num_blocks: int, args_addr: int, args_siz
                     return -dur
             if KERNEL_HOOK is not None:
                 kid = KERNEL_HOOK(s, kid, kernel.name)
-            pos = _capture_append(s, _OP_KERNEL, kid, args_addr, args_size, dur,
-                                  0, num_blocks & 0xFFFF)
-            if pos < 0:
-                return -pos
+            link = s.capture
+            model, cs = link.model, link.cstream
+            if model.destroyed or model.taskgrp_streams or cs.sqe_num >= model.cascade_at \
+                    or cs.task_group is not None:
+                pos = _capture_append(s, _OP_KERNEL, kid, args_addr, args_size, dur,
+                                      0, num_blocks & 0xFFFF)
+                if pos < 0:
+                    return -pos
+            else:
+                # capture.append when none of its rules applies (a live model, no task group,
+                # no cascade due): the capture cost, then the SQE into the capture stream
+                RT.host_ns += model.capture_task_ns
+                pos = cs.append(_OP_KERNEL, 1, kid, args_addr, args_size, dur, 0,
+                                num_blocks & 0xFFFF)
             if tc is not None:                    # the task keeps its launch configuration
                 s.capture.model.task_cfgs[(s.capture.cstream, pos)] = tc
             return OK
@@ -318,9 +328,12 @@ def launch_kernel(func, num_blocks, args_ptr, args_size, stream):
         args_size &= 0xFFFFFFFF
         if not num_blocks or not args_size:
             return E_PARAM
-        ctx = RT.current_context
-        if ctx is None:
-            return E_CTX
+        tls = RT.tls                              # RT.current_context, inline
+        ctx = tls.context
+        if ctx is None or ctx.destroyed:
+            ctx = tls.primary
+            if ctx is None or ctx.destroyed:
+                return E_CTX
         if s is None:
             s = ctx.default_stream
         elif s.is_model:

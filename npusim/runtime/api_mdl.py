@@ -263,7 +263,8 @@ def launch(m, s) -> int:
             s.submit(S.OP_NOTIFY_WAIT, 0, a0=before)
         cond.assign_defaults(m, s)                         # cond default values (§6.3 step 4)
         published = refresh_external(m, s) if m.ext_records or m.ext_waits else ()
-        pos = s.submit(S.OP_MODEL_EXECUTE, t.host_model_execute_ns, a0=m.engine_id)
+        # its EndGraph wait follows at once, at no cost: a full ring waits once for both
+        pos = s.submit(S.OP_MODEL_EXECUTE, t.host_model_execute_ns, a0=m.engine_id, then=1)
         if pos < 0:
             for ev in published:       # no launch: those records will never be written
                 ev.seq -= 1

@@ -218,27 +218,44 @@ def memcpy(dst, dest_max, src, count, kind) -> int:
     return _sync_copy(dst, src, count, sw, dw)
 
 
+def _stream_of(h):
+    """``AS.lookup(h)`` without its two frames: (stream or None for NULL, 0), or (None, 107017)
+    for a handle that is not a live stream."""
+    if h is None or h == 0:
+        return None, ERR.ACL_SUCCESS
+    try:
+        ent = RT.handles.entry(h)
+    except TypeError:
+        return None, ERR.ACL_ERROR_RT_INVALID_HANDLE
+    if ent is None or ent[0] != "stream":
+        return None, ERR.ACL_ERROR_RT_INVALID_HANDLE
+    return ent[1], ERR.ACL_SUCCESS
+
+
 def memcpy_async(dst, dest_max, src, count, kind, stream) -> int:
     if count == 0:
         return ERR.ACL_SUCCESS
     if not dst or not src or kind not in _VALID_KINDS:
         return ERR.ACL_ERROR_INVALID_PARAM
-    s, code = AS.lookup(stream)
+    s, code = _stream_of(stream)
     if code:
         return code
     if dest_max == 0 or count > dest_max or count < 0:
         return ERR.ACL_ERROR_RT_PARAM_INVALID
-    ctx = RT.current_context
-    if ctx is None:
-        return ERR.ACL_ERROR_RT_CONTEXT_NULL
+    tls = RT.tls                              # RT.current_context, inline
+    ctx = tls.context
+    if ctx is None or ctx.destroyed:
+        ctx = tls.primary
+        if ctx is None or ctx.destroyed:
+            return ERR.ACL_ERROR_RT_CONTEXT_NULL
     if s is not None and not s.is_model and s.ctx is ctx and dst != src and \
             in_device_memory(s.device, src, count) and in_device_memory(s.device, dst, count):
         # device to device on the stream's own device, the hot path: no kind to correct, no
         # pageable copy, the same stream checks as below
-        if s.ctx.failure_code:
-            return s.ctx.failure_code
-        pos = s.submit(S.OP_MEMCPY, s.device.timing.host_memcpy_async_ns, a0=dst, a1=src,
-                       a2=count, flag=ACL_MEMCPY_DEVICE_TO_DEVICE)
+        if ctx.failure_code:
+            return ctx.failure_code
+        pos = s.submit(S.OP_MEMCPY, s.device.timing.host_memcpy_async_ns, dst, src, count, 0,
+                       ACL_MEMCPY_DEVICE_TO_DEVICE)
         return -pos if pos < 0 else ERR.ACL_SUCCESS
     sw, dw = locate(src), locate(dst)
     if not sw.fits(src, count) or not dw.fits(dst, count):
@@ -305,14 +322,25 @@ def memset_async(ptr, max_count, value, count, stream) -> int:
         return ERR.ACL_SUCCESS
     if not ptr:
         return ERR.ACL_ERROR_INVALID_PARAM
-    s, code = AS.lookup(stream)
+    s, code = _stream_of(stream)
     if code:
         return code
     if count > max_count or count < 0:
         return ERR.ACL_ERROR_RT_PARAM_INVALID
-    s, code = AS.resolve_same_ctx(s)
-    if code:
-        return code
+    # AS.resolve_same_ctx(s), inline: context (107002), default stream, a model's stream
+    # (207000), another context's stream (107003)
+    tls = RT.tls                              # RT.current_context, inline
+    ctx = tls.context
+    if ctx is None or ctx.destroyed:
+        ctx = tls.primary
+        if ctx is None or ctx.destroyed:
+            return ERR.ACL_ERROR_RT_CONTEXT_NULL
+    if s is None:
+        s = ctx.default_stream
+    elif s.is_model:
+        return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    elif s.ctx is not ctx:
+        return ERR.ACL_ERROR_RT_STREAM_CONTEXT
     fits = in_device_memory(s.device, ptr, count)      # the stream's device memory: at once
     if fits is None:
         w = locate(ptr)
@@ -329,8 +357,9 @@ def memset_async(ptr, max_count, value, count, stream) -> int:
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     if s.ctx.failure_code:
         return s.ctx.failure_code
-    return refused(s.submit(S.OP_MEMSET, s.device.timing.host_memset_async_ns, a0=int(ptr),
-                            a1=int(value) & 0xFF, a2=int(count)))
+    pos = s.submit(S.OP_MEMSET, s.device.timing.host_memset_async_ns, int(ptr),
+                   int(value) & 0xFF, int(count))
+    return -pos if pos < 0 else ERR.ACL_SUCCESS
 
 
 # ---- stream memory operations (chapter 11-09) ----

@@ -29,7 +29,7 @@ STATUS_NAMES = ("NONE", "CAPTURE_ACTIVE", "CAPTURE_INVALIDATED", "UPDATING", "FA
 
 _model_ids = itertools.count(1)
 ARGS_CHUNK = 1 << 20            # largest args chunk; chunks start at 4 KiB and double
-INITIAL_RING = 256              # SQEs a capture stream's ring holds before it first grows
+INITIAL_RING = 64               # SQEs a capture stream's ring holds before it first grows
 
 
 class CaptureStream(SqStream):

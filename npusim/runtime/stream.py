@@ -144,10 +144,19 @@ class Stream(SqStream):
         return self.device.state.tail(self.sq)
 
     def submit(self, op: int, host_cost_ns: int, a0=0, a1=0, a2=0, a3=0, flag=0,
-               blocks=0) -> int:
+               blocks=0, then: int = 0) -> int:
         """Append one task; returns its position in the stream (in its capture stream while the
         stream captures: the task is recorded into the model, not run), or a negative ACL code
-        when the runtime refuses the task (task-group and task-update rules)."""
+        when the runtime refuses the task (task-group and task-update rules).
+
+        ``then``: how many zero-cost submits on this stream the caller makes right after this
+        one, with nothing between (``aclmdlRIExecuteAsync``'s EndGraph wait after its
+        MODEL_EXECUTE). When this task finds the ring full, the host waits once for their slots
+        too, instead of once per task: the host clock ends where the separate waits leave it
+        (the later tasks add no cost, so only the last wait counts), and this task's doorbell
+        time, later by that one wait, changes nothing, because a full ring runs ``depth - 2 -
+        then`` SQEs of at least ``sqe_dispatch_eager_ns`` each before it reaches the task
+        (checked: that margin covers ``doorbell_ns``, else the waits stay separate)."""
         if self.tg_update is not None:
             return self.tg_update.submit_update(self, op, a0, a1, a2, a3, flag, blocks)
         if self.capture is not None:
@@ -166,13 +175,16 @@ class Stream(SqStream):
             # ring cannot be full before they are used
             self.room -= 1
         elif st.pending(self.sq) >= self.depth:
+            if then and (st.access_log is not None or (self.depth - 2 - then)
+                         * dev.timing.sqe_dispatch_eager_ns < dev.timing.doorbell_ns):
+                then = 0
             if self.behind and st.access_log is None:
                 # the device was behind at the last full ring: wait for the slot in one engine
                 # run, which ends where running up to the host's time and then waiting would.
                 # A slot already free by the host's time leaves the clock as it was: then run
                 # up to the host's time as that path does (what counts as pending depends on it)
                 before = RT.host_ns
-                dev.wait_sq(self.sq, self.tail - self.depth + 1)
+                dev.wait_sq(self.sq, self.tail - self.depth + 1 + then)
                 self.behind = RT.host_ns > before
                 if not self.behind:
                     dev.advance_to_host()
@@ -182,7 +194,7 @@ class Stream(SqStream):
                 dev.advance_to_host()
                 busy = st.sqs[self.sq, E.Q_TIME] > RT.host_ns   # a running task holds its slot
                 if st.pending(self.sq) + busy >= self.depth:
-                    dev.wait_sq(self.sq, self.tail - self.depth + 1)
+                    dev.wait_sq(self.sq, self.tail - self.depth + 1 + then)
                     self.behind = True
         else:
             self.room = self.depth - st.pending(self.sq) - 1
