@@ -22,7 +22,7 @@ runs, and it keeps running while it stays no later than the second earliest (so 
 runs in a tight loop). A wait that is not satisfied parks its SQ; the record that satisfies it
 un-parks it, and its clock jumps to the record's time. When nothing can run but something is
 parked, that is a deadlock: the engine returns ``R_DEADLOCK`` and the host explains it. The
-runnable SQs are kept in a heap and parked ones on per-slot waiter lists (built by each run), so
+runnable SQs are kept in a tree and parked ones on per-slot waiter lists (built by each run), so
 neither a pick nor a wake scans all SQs.
 
 **Semantics** are one small function per opcode (``_op_*``, each documented; ``_execute`` is the
@@ -140,13 +140,18 @@ _BYTE, _MEMCPY_KIND = 0xFF, 3
 _AHEAD = 4          # SQEs of an SQ prefetched ahead of its head when it is re-keyed          # memset value mask; SQE flag bits of the memcpy kind
 
 # ---- the scheduler's own structures (built by each run, in one scratch array) ----
-# heap: int64 [2 * (nsq + 1)]: heap[0] the number of runnable SQs; entry i = 1.. is the pair
-# (heap[2i], heap[2i+1]) = (next start, SQ), a binary min-heap ordered by (next start, SQ index).
-# sch: int64 [nsq, SCH_COLS], per SQ:
-H_POS = 0           # its entry in the heap, 0 when not in it
-L_ON = 1            # the waiter list it is on (a sync slot, or the memory list), -1 none
-L_NEXT, L_PREV = 2, 3       # its neighbours on that list, -1 none
-SCH_COLS = 4
+# tree: int64 [_NB + 3 * capmax + 1], capmax the power of two >= nsq: a tournament (winner)
+# tree over the runnable SQs, one leaf each. tree[0] = cap, the leaves in use (a power of two,
+# doubled when they run out); node i in 1 .. 2cap-1 is tree[_NB + i] and holds the SQ winning
+# its subtree (leaf cap + j: the SQ on leaf j, or nsq, the empty leaf, keyed INF); tree[1] is
+# where the free-leaf stack starts: its size, then the free leaves.
+_NB = 2
+# sch: int64 [nsq + 1, SCH_COLS], per SQ (row nsq: the empty leaf's, its key INF):
+L_ON = 0            # the waiter list it is on (a sync slot, or the memory list), -1 none
+L_NEXT, L_PREV = 1, 2       # its neighbours on that list, -1 none
+T_KEY = 3           # its key in the tree: its next start while runnable, INF when not
+T_LEAF = 4          # its leaf in the tree, -1 none
+SCH_COLS = 5
 # lhead: int64 [len(sync) + 1]: the first SQ parked on each slot, then on W_MEMORY; -1 none
 
 # ---- old names, kept while other modules move to the ones above ----
@@ -198,7 +203,7 @@ def _fault_exit(sqs, q, pos, end):
 
 
 @njit(cache=True, inline="always")
-def _wake(sqs, pool, heap, sch, lhead, li):
+def _wake(sqs, pool, tree, sch, lhead, li):
     """Un-park every SQ on waiter list ``li`` (they re-check their wait when they next run)."""
     a = lhead[li]
     lhead[li] = -1
@@ -206,7 +211,7 @@ def _wake(sqs, pool, heap, sch, lhead, li):
         nxt = sch[a, L_NEXT]
         sch[a, L_ON] = -1
         sqs[a, Q_STATE] = S_ACTIVE
-        _ready(sqs, pool, heap, sch, a)
+        _ready(sqs, pool, tree, sch, a)
         a = nxt
 
 
@@ -224,43 +229,43 @@ def _park(sqs, ctx, sch, lhead, q, on, start, rec_on):
 
 
 @njit(cache=True, inline="always")
-def _set_slot(sqs, pool, sync, heap, sch, lhead, slot, value, t):
+def _set_slot(sqs, pool, sync, tree, sch, lhead, slot, value, t):
     """Record ``value`` into a sync slot at time ``t``; X_YIELD when parked waiters were woken."""
     if value > sync[slot, Y_VAL]:
         sync[slot, Y_VAL] = value
     sync[slot, Y_TIME] = t
     if sync[slot, Y_WAITERS] > 0:
         sync[slot, Y_WAITERS] = 0
-        _wake(sqs, pool, heap, sch, lhead, slot)
+        _wake(sqs, pool, tree, sch, lhead, slot)
         return X_YIELD
     return X_DONE
 
 
 @njit(cache=True)
-def _wake_memory(sqs, pool, st, heap, sch, lhead):
+def _wake_memory(sqs, pool, st, tree, sch, lhead):
     """Un-park the value waits (a plain call: rare, and not a copy of ``_wake`` per write site)."""
     st[E_MEM_WAITERS] = 0
-    _wake(sqs, pool, heap, sch, lhead, lhead.shape[0] - 1)
+    _wake(sqs, pool, tree, sch, lhead, lhead.shape[0] - 1)
 
 
 @njit(cache=True, inline="always")
-def _wrote_memory(sqs, pool, st, heap, sch, lhead):
+def _wrote_memory(sqs, pool, st, tree, sch, lhead):
     """After any memory write: wake the value waits (they re-read); X_YIELD if there were any."""
     if st[E_MEM_WAITERS] > 0:
-        _wake_memory(sqs, pool, st, heap, sch, lhead)
+        _wake_memory(sqs, pool, st, tree, sch, lhead)
         return X_YIELD
     return X_DONE
 
 
 @njit(cache=True, inline="always")
-def _activate(sqs, pool, heap, sch, lhead, mptr, msq, m, t, q):
+def _activate(sqs, pool, tree, sch, lhead, mptr, msq, m, t, q):
     """Start every head SQ of engine model ``m`` at time ``t`` (head back to 0); ``q`` runs."""
     for j in range(mptr[m], mptr[m + 1]):
-        _start_sq(sqs, pool, heap, sch, lhead, msq[j], t, q)
+        _start_sq(sqs, pool, tree, sch, lhead, msq[j], t, q)
 
 
 @njit(cache=True, inline="always")
-def _start_sq(sqs, pool, heap, sch, lhead, a, t, q):
+def _start_sq(sqs, pool, tree, sch, lhead, a, t, q):
     """Start SQ ``a`` from position 0, no earlier than ``t`` (``q`` is the running SQ, which the
     scheduler puts back itself). A parked SQ leaves its waiter list."""
     sqs[a, Q_HEAD] = 0
@@ -270,7 +275,7 @@ def _start_sq(sqs, pool, heap, sch, lhead, a, t, q):
     if sqs[a, Q_TIME] < t:
         sqs[a, Q_TIME] = t
     if a != q:
-        _ready(sqs, pool, heap, sch, a)
+        _ready(sqs, pool, tree, sch, a)
 
 
 @njit(cache=True)
@@ -368,7 +373,7 @@ def _cond_word(sqs, st, conds, mem, ctx, q, pos, c, rec_on):
 # trace value). ``dur`` comes in as the dispatch plus the opcode's fixed cost.
 
 @njit(cache=True, inline="always")
-def _op_kernel(e, sqs, pool, st, heap, sch, lhead, q, pos, dur, ctx, kaddr, kcost, tc, memp,
+def _op_kernel(e, sqs, pool, st, tree, sch, lhead, q, pos, dur, ctx, kaddr, kcost, tc, memp,
                msize, ctxp):
     """KERNEL: call the body (by address) once per block; the duration is the SQE's explicit one
     (a3) or the kernel's cost model. A trap (non-zero status) or a bad access faults the task."""
@@ -386,11 +391,11 @@ def _op_kernel(e, sqs, pool, st, heap, sch, lhead, q, pos, dur, ctx, kaddr, kcos
                 _fault(sqs, st, q, pos, F_KERNEL_TRAP, k, rc)
             ctx[C_FAULT] = 0
             return X_FAULT, dur
-    return _wrote_memory(sqs, pool, st, heap, sch, lhead), dur
+    return _wrote_memory(sqs, pool, st, tree, sch, lhead), dur
 
 
 @njit(cache=True)
-def _op_memcpy(e, sqs, pool, st, heap, sch, lhead, q, pos, dur, mem, ctx, tc, rec_on):
+def _op_memcpy(e, sqs, pool, st, tree, sch, lhead, q, pos, dur, mem, ctx, tc, rec_on):
     """MEMCPY a2 bytes a1 -> a0 (overlap-safe) at the bandwidth of the memcpy kind in the flag."""
     n = e.a2
     d = _range_ok(ctx, mem, e.a0, n)
@@ -406,12 +411,12 @@ def _op_memcpy(e, sqs, pool, st, heap, sch, lhead, q, pos, dur, mem, ctx, tc, re
             mem[d:d + n] = mem[s:s + n].copy()
         else:
             mem[d:d + n] = mem[s:s + n]
-    return (_wrote_memory(sqs, pool, st, heap, sch, lhead),
+    return (_wrote_memory(sqs, pool, st, tree, sch, lhead),
             dur + n // tc[T_BW_H2H + (e.flag & _MEMCPY_KIND)])
 
 
 @njit(cache=True, inline="always")
-def _op_memset(e, sqs, pool, st, heap, sch, lhead, q, pos, dur, mem, ctx, tc, rec_on):
+def _op_memset(e, sqs, pool, st, tree, sch, lhead, q, pos, dur, mem, ctx, tc, rec_on):
     """MEMSET a2 bytes at a0 to the byte a1, at the memset bandwidth."""
     n = e.a2
     d = _range_ok(ctx, mem, e.a0, n)
@@ -421,15 +426,15 @@ def _op_memset(e, sqs, pool, st, heap, sch, lhead, q, pos, dur, mem, ctx, tc, re
     if rec_on:
         rec_access(ctx, e.a0, n, ACC_W)
     mem[d:d + n] = np.uint8(e.a1 & _BYTE)
-    return _wrote_memory(sqs, pool, st, heap, sch, lhead), dur + n // tc[T_MEMSET_BW]
+    return _wrote_memory(sqs, pool, st, tree, sch, lhead), dur + n // tc[T_MEMSET_BW]
 
 
 @njit(cache=True, inline="always")
-def _op_record(e, op, sqs, pool, sync, heap, sch, lhead, end):
+def _op_record(e, op, sqs, pool, sync, tree, sch, lhead, end):
     """EVENT_RECORD (value a1), NOTIFY_RECORD and END_GRAPH (value 1): set slot a0 at the SQE's
     end and wake what is parked on it."""
     v = e.a1 if op == S.OP_EVENT_RECORD else 1
-    return _set_slot(sqs, pool, sync, heap, sch, lhead, e.a0, v, end)
+    return _set_slot(sqs, pool, sync, tree, sch, lhead, e.a0, v, end)
 
 
 @njit(cache=True)
@@ -463,14 +468,14 @@ def _op_sync_wait(e, op, sqs, sync, sch, lhead, ctx, tc, q, start, rec_on):
 
 
 @njit(cache=True)
-def _op_mem_write_value(e, sqs, pool, st, heap, sch, lhead, q, pos, mem, ctx):
+def _op_mem_write_value(e, sqs, pool, st, tree, sch, lhead, q, pos, mem, ctx):
     """MEM_WRITE_VALUE: the low a2 bytes of a1 to address a0."""
     d = _range_ok(ctx, mem, e.a0, e.a2)
     if d < 0:
         _fault(sqs, st, q, pos, F_BAD_ADDRESS, e.a0, e.a2)
         return X_FAULT
     _write_value(mem, d, e.a2, e.a1)
-    return _wrote_memory(sqs, pool, st, heap, sch, lhead)
+    return _wrote_memory(sqs, pool, st, tree, sch, lhead)
 
 
 @njit(cache=True)
@@ -494,19 +499,19 @@ def _op_mem_wait_value(e, sqs, st, sch, lhead, q, pos, start, mem, ctx, tc, rec_
 
 
 @njit(cache=True)
-def _op_stream_active(e, sqs, pool, heap, sch, lhead, q, end):
+def _op_stream_active(e, sqs, pool, tree, sch, lhead, q, end):
     """STREAM_ACTIVE: start SQ a0 from position 0 at the SQE's end (a cascade hop)."""
-    _start_sq(sqs, pool, heap, sch, lhead, e.a0, end, q)
+    _start_sq(sqs, pool, tree, sch, lhead, e.a0, end, q)
 
 
 @njit(cache=True)
-def _op_model_execute(e, sqs, pool, heap, sch, lhead, mptr, msq, q, end):
+def _op_model_execute(e, sqs, pool, tree, sch, lhead, mptr, msq, q, end):
     """MODEL_EXECUTE: start every head SQ of model a0 at the SQE's end (a graph launch)."""
-    _activate(sqs, pool, heap, sch, lhead, mptr, msq, e.a0, end, q)
+    _activate(sqs, pool, tree, sch, lhead, mptr, msq, e.a0, end, q)
 
 
 @njit(cache=True, inline="always")
-def _op_cond_first(e, sqs, pool, st, heap, sch, lhead, conds, cmodels, mptr, msq, mem, ctx, q,
+def _op_cond_first(e, sqs, pool, st, tree, sch, lhead, conds, cmodels, mptr, msq, mem, ctx, q,
                    pos, end, rec_on):
     """COND_FIRST of cond a0: read the word, start the branch it selects at the SQE's end, or
     skip the cond task (past its NotifyWait and, for a WHILE, its JumpBack). The trace value is
@@ -527,7 +532,7 @@ def _op_cond_first(e, sqs, pool, st, heap, sch, lhead, conds, cmodels, mptr, msq
     if k < 0:
         last = COND_JUMP_AT if conds[c, CD_TYPE] == COND_WHILE else COND_WAIT_AT
         return X_DONE, pos + last + 1, k
-    _activate(sqs, pool, heap, sch, lhead, mptr, msq, cmodels[conds[c, CD_MBASE] + k], end, q)
+    _activate(sqs, pool, tree, sch, lhead, mptr, msq, cmodels[conds[c, CD_MBASE] + k], end, q)
     return X_DONE, pos + 1, k
 
 
@@ -554,20 +559,21 @@ def _op_cond_jump_back(e, sqs, st, conds, mem, ctx, q, pos, rec_on):
 
 
 @njit(cache=True)
-def _op_sqe_update(e, sqs, pool, heap, sch):
+def _op_sqe_update(e, sqs, pool, tree, sch):
     """SQE_UPDATE: copy pool row a0 over pool row a1 (a task update, in stream order). When the
     row is the head of a runnable SQ, its start (t_submit) may have changed: re-key it."""
     pool[e.a1] = pool[e.a0]
-    for i in range(1, heap[0] + 1):
-        a = heap[2 * i + 1]
-        if _head_row(sqs, a) == e.a1:
-            _h_set(heap, sch, a, _next_start(sqs, pool, a))
+    cap = tree[0]
+    for j in range(cap):
+        a = tree[_NB + cap + j]
+        if sch[a, T_KEY] < INF and _head_row(sqs, a) == e.a1:
+            _t_set(tree, sch, a, _next_start(sqs, pool, a))
             break
 
 
 @njit(cache=True, inline="always")
 def _execute(e, op, q, pos, start, dur, pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx,
-             kaddr, kcost, tc, st, heap, sch, lhead, memp, msize, ctxp, rec_on):
+             kaddr, kcost, tc, st, tree, sch, lhead, memp, msize, ctxp, rec_on):
     """The opcode table: run SQE ``e`` (opcode ``op`` < N_OPCODES) of SQ ``q`` at ``pos``.
 
     Returns (X_*, start, duration, next position, trace value, trace start)."""
@@ -575,47 +581,47 @@ def _execute(e, op, q, pos, start, dur, pool, sqs, sync, mptr, msq, conds, cmode
     if op == S.OP_NOP:
         pass
     elif op == S.OP_KERNEL:
-        x, dur = _op_kernel(e, sqs, pool, st, heap, sch, lhead, q, pos, dur, ctx, kaddr, kcost,
+        x, dur = _op_kernel(e, sqs, pool, st, tree, sch, lhead, q, pos, dur, ctx, kaddr, kcost,
                             tc, memp, msize, ctxp)
     elif op == S.OP_MEMSET:
-        x, dur = _op_memset(e, sqs, pool, st, heap, sch, lhead, q, pos, dur, mem, ctx, tc,
+        x, dur = _op_memset(e, sqs, pool, st, tree, sch, lhead, q, pos, dur, mem, ctx, tc,
                             rec_on)
     elif op == S.OP_MEMCPY:
-        x, dur = _op_memcpy(e, sqs, pool, st, heap, sch, lhead, q, pos, dur, mem, ctx, tc,
+        x, dur = _op_memcpy(e, sqs, pool, st, tree, sch, lhead, q, pos, dur, mem, ctx, tc,
                             rec_on)
     elif op == S.OP_EVENT_RECORD or op == S.OP_NOTIFY_RECORD or op == S.OP_END_GRAPH:
-        x = _op_record(e, op, sqs, pool, sync, heap, sch, lhead, start + dur)
+        x = _op_record(e, op, sqs, pool, sync, tree, sch, lhead, start + dur)
     elif op == S.OP_EVENT_WAIT or op == S.OP_NOTIFY_WAIT or op == S.OP_COND_NOTIFY_WAIT:
         x, start, tstart = _op_sync_wait(e, op, sqs, sync, sch, lhead, ctx, tc, q, start, rec_on)
     elif op == S.OP_EVENT_RESET:
         _op_event_reset(e, sync)
     elif op == S.OP_MEM_WRITE_VALUE:
-        x = _op_mem_write_value(e, sqs, pool, st, heap, sch, lhead, q, pos, mem, ctx)
+        x = _op_mem_write_value(e, sqs, pool, st, tree, sch, lhead, q, pos, mem, ctx)
     elif op == S.OP_MEM_WAIT_VALUE:
         x, start, tstart = _op_mem_wait_value(e, sqs, st, sch, lhead, q, pos, start, mem, ctx,
                                               tc, rec_on)
     elif op == S.OP_STREAM_ACTIVE:
-        _op_stream_active(e, sqs, pool, heap, sch, lhead, q, start + dur)
+        _op_stream_active(e, sqs, pool, tree, sch, lhead, q, start + dur)
     elif op == S.OP_MODEL_EXECUTE:
-        _op_model_execute(e, sqs, pool, heap, sch, lhead, mptr, msq, q, start + dur)
+        _op_model_execute(e, sqs, pool, tree, sch, lhead, mptr, msq, q, start + dur)
     elif op == S.OP_COND_FIRST:
-        x, nxt, val = _op_cond_first(e, sqs, pool, st, heap, sch, lhead, conds, cmodels, mptr,
+        x, nxt, val = _op_cond_first(e, sqs, pool, st, tree, sch, lhead, conds, cmodels, mptr,
                                      msq, mem, ctx, q, pos, start + dur, rec_on)
     elif op == S.OP_COND_JUMP_BACK:
         x, nxt, val = _op_cond_jump_back(e, sqs, st, conds, mem, ctx, q, pos, rec_on)
     else:       # OP_SQE_UPDATE (the last opcode)
-        _op_sqe_update(e, sqs, pool, heap, sch)
+        _op_sqe_update(e, sqs, pool, tree, sch)
     return x, start, dur, nxt, val, tstart
 
 
 # ================================================================ scheduling
 
-# The runnable SQs (ACTIVE, with an SQE to run) are a binary min-heap keyed by (next start, SQ
+# The runnable SQs (ACTIVE, with an SQE to run) are a binary min-tree keyed by (next start, SQ
 # index): the top is the SQ the linear scan over all SQs would pick, ties to the lowest index.
 # Parked SQs are on a doubly linked waiter list per sync slot (and one for memory waits), so a
 # record wakes exactly its waiters. Idle, drained and parked SQs are in neither and cost nothing
-# per pick. Every change of an SQ's next start while it is in the heap re-keys it (activation,
-# SQE_UPDATE of its head row); the running SQ is out of the heap and goes back when it yields.
+# per pick. Every change of an SQ's next start while it is in the tree re-keys it (activation,
+# SQE_UPDATE of its head row); the running SQ is out of the tree and goes back when it yields.
 
 @njit(cache=True, inline="always")
 def _head_row(sqs, a):
@@ -647,80 +653,97 @@ def _next_start(sqs, pool, a):
     return ts if ts > t else t
 
 
+@njit(cache=True, inline="always")
+def _t_better(kc, c, ks, s):
+    """(kc, c) is later than (ks, s): by key, ties to the lower SQ index (no branch)."""
+    return (ks < kc) | ((ks == kc) & (s < c))
+
+
 @njit(cache=True)
-def _sift_up(heap, sch, i):
-    """Move heap entry ``i`` up to its place."""
-    k, a = heap[2 * i], heap[2 * i + 1]
+def _t_grow(tree, sch):
+    """Double the leaves (all in use): the old ones keep their place, the new ones are free."""
+    cap = tree[0]
+    empty = sch.shape[0] - 1
+    fb = tree[1]
+    for j in range(cap):
+        tree[_NB + 2 * cap + j] = tree[_NB + cap + j]
+        tree[_NB + 3 * cap + j] = empty
+        tree[fb + 1 + j] = 2 * cap - 1 - j
+    tree[fb] = cap
+    tree[0] = 2 * cap
+    _t_rebuild(tree, sch)
+
+
+@njit(cache=True)
+def _t_rebuild(tree, sch):
+    """Every inner node from the leaves."""
+    cap = tree[0]
+    for i in range(cap - 1, 0, -1):
+        c, s = tree[_NB + 2 * i], tree[_NB + 2 * i + 1]
+        tree[_NB + i] = s if _t_better(sch[c, T_KEY], c, sch[s, T_KEY], s) else c
+
+
+@njit(cache=True, inline="always")
+def _t_set(tree, sch, a, key):
+    """SQ ``a`` is runnable from ``key`` on (INF: not runnable): it takes or gives back a leaf,
+    and its leaf-to-root path is replayed. Each level meets the sibling subtree's winner, whose
+    address does not depend on the last comparison, so the loads overlap."""
+    j = sch[a, T_LEAF]
+    sch[a, T_KEY] = key
+    c = a
+    if j < 0:
+        if key == INF:
+            return
+        fb = tree[1]
+        if tree[fb] == 0:
+            _t_grow(tree, sch)
+        n = tree[fb]
+        j = tree[fb + n]
+        tree[fb] = n - 1
+        sch[a, T_LEAF] = j
+        tree[_NB + tree[0] + j] = a
+    elif key == INF:
+        fb = tree[1]
+        n = tree[fb] + 1
+        tree[fb] = n
+        tree[fb + n] = j
+        sch[a, T_LEAF] = -1
+        c = sch.shape[0] - 1
+        tree[_NB + tree[0] + j] = c
+    i, kc = tree[0] + j, key
     while i > 1:
-        p = i >> 1
-        kp, b = heap[2 * p], heap[2 * p + 1]
-        if kp < k or (kp == k and b < a):
-            break
-        heap[2 * i], heap[2 * i + 1] = kp, b
-        sch[b, H_POS] = i
-        i = p
-    heap[2 * i], heap[2 * i + 1] = k, a
-    sch[a, H_POS] = i
+        s = tree[_NB + (i ^ 1)]
+        ks = sch[s, T_KEY]
+        take = _t_better(kc, c, ks, s)
+        c = s if take else c
+        kc = ks if take else kc
+        i >>= 1
+        tree[_NB + i] = c
+
+
+@njit(cache=True, inline="always")
+def _t_second(tree, sch, q):
+    """The earliest key of the runnable SQs other than the top ``q``: the best of the sibling
+    subtrees along ``q``'s path."""
+    i, lim = tree[0] + sch[q, T_LEAF], INF
+    while i > 1:
+        ks = sch[tree[_NB + (i ^ 1)], T_KEY]
+        lim = ks if ks < lim else lim
+        i >>= 1
+    return lim
+
+
+@njit(cache=True, inline="always")
+def _ready(sqs, pool, tree, sch, a):
+    """SQ ``a`` is ACTIVE: into the tree (or re-keyed there) if it has an SQE to run."""
+    if sqs[a, Q_HEAD] < sqs[a, Q_TAIL]:
+        _t_enter(tree, sch, a, _next_start(sqs, pool, a))
 
 
 @njit(cache=True)
-def _sift_down(heap, sch, i):
-    """Move heap entry ``i`` down to its place."""
-    n = heap[0]
-    k, a = heap[2 * i], heap[2 * i + 1]
-    while True:
-        c = 2 * i
-        if c > n:
-            break
-        if c < n:               # the earlier child, without a branch on the comparison
-            kc, kd = heap[2 * c], heap[2 * c + 2]
-            c += np.int64(kd < kc) | (np.int64(kd == kc) & np.int64(heap[2 * c + 3] < heap[2 * c + 1]))
-        kc, b = heap[2 * c], heap[2 * c + 1]
-        if k < kc or (k == kc and a < b):
-            break
-        heap[2 * i], heap[2 * i + 1] = kc, b
-        sch[b, H_POS] = i
-        i = c
-    heap[2 * i], heap[2 * i + 1] = k, a
-    sch[a, H_POS] = i
-
-
-@njit(cache=True, inline="always")
-def _h_set(heap, sch, a, key):
-    """SQ ``a`` is runnable from ``key`` on: into the heap, or re-keyed there."""
-    i = sch[a, H_POS]
-    if i == 0:
-        i = heap[0] + 1
-        heap[0] = i
-        heap[2 * i], heap[2 * i + 1] = key, a
-        _sift_up(heap, sch, i)
-    else:
-        old = heap[2 * i]
-        heap[2 * i] = key
-        if key < old:
-            _sift_up(heap, sch, i)
-        elif key > old:
-            _sift_down(heap, sch, i)
-
-
-@njit(cache=True, inline="always")
-def _h_remove(heap, sch, a):
-    """SQ ``a`` out of the heap (it parked or drained)."""
-    i, n = sch[a, H_POS], heap[0]
-    sch[a, H_POS] = 0
-    heap[0] = n - 1
-    if i < n:
-        b = heap[2 * n + 1]
-        heap[2 * i], heap[2 * i + 1] = heap[2 * n], b
-        _sift_down(heap, sch, i)
-        _sift_up(heap, sch, sch[b, H_POS])
-
-
-@njit(cache=True, inline="always")
-def _ready(sqs, pool, heap, sch, a):
-    """SQ ``a`` is ACTIVE: into the heap (or re-keyed there) if it has an SQE to run."""
-    if sqs[a, Q_HEAD] < sqs[a, Q_TAIL]:
-        _h_set(heap, sch, a, _next_start(sqs, pool, a))
+def _t_enter(tree, sch, a, key):
+    """``_t_set`` as a plain call, for the wake and activation paths (off the SQE loop's code)."""
+    _t_set(tree, sch, a, key)
 
 
 @njit(cache=True, inline="always")
@@ -747,19 +770,36 @@ def _l_remove(sch, lhead, a):
 
 
 @njit(cache=True)
-def _build(sqs, pool, heap, sch, lhead, nsq):
-    """The heap of runnable SQs and the waiter lists, from the SQ table (the host may have
+def _build(sqs, pool, tree, sch, lhead, nsq):
+    """The tree of runnable SQs and the waiter lists, from the SQ table (the host may have
     changed any SQ since the last run)."""
-    heap[0] = 0
     lhead[:] = -1
+    sch[nsq, T_KEY], sch[nsq, T_LEAF] = INF, -1
+    n = 0
     for a in range(nsq):
-        sch[a, H_POS], sch[a, L_ON] = 0, -1
+        sch[a, L_ON], sch[a, T_KEY], sch[a, T_LEAF] = -1, INF, -1
         state = sqs[a, Q_STATE]
         if state == S_ACTIVE:
-            _ready(sqs, pool, heap, sch, a)
+            if sqs[a, Q_HEAD] < sqs[a, Q_TAIL]:
+                sch[a, T_KEY], sch[a, T_LEAF] = _next_start(sqs, pool, a), n
+                n += 1
         elif state == S_PARKED:
             on = sqs[a, Q_WAIT]
             _l_add(sch, lhead, a, on if on >= 0 else lhead.shape[0] - 1)
+    cap = 1
+    while cap < n:
+        cap *= 2
+    tree[0] = cap
+    for j in range(cap):
+        tree[_NB + cap + j] = nsq
+    for a in range(nsq):
+        if sch[a, T_LEAF] >= 0:
+            tree[_NB + cap + sch[a, T_LEAF]] = a
+    fb = tree[1]
+    tree[fb] = cap - n
+    for k in range(cap - n):
+        tree[fb + 1 + k] = cap - 1 - k
+    _t_rebuild(tree, sch)
 
 
 @njit(cache=True, inline="always")
@@ -834,12 +874,17 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
                                              _borrow(kcost), _borrow(tc), _borrow(trace),
                                              _borrow(st))
     nsq = st[E_NSQ]
-    nh = 2 * (nsq + 1)
-    scratch = np.empty(nh + nsq * SCH_COLS + sync.shape[0] + 1, np.int64)
-    heap = _carve(scratch, 0, nh)
-    sch = _carve(scratch, nh, nsq * SCH_COLS).reshape((nsq, SCH_COLS))
-    lhead = _carve(scratch, nh + nsq * SCH_COLS, sync.shape[0] + 1)
-    _build(sqs, pool, heap, sch, lhead, nsq)
+    capmax = 1
+    while capmax < nsq:
+        capmax *= 2
+    nh = _NB + 3 * capmax + 1
+    ns = (nsq + 1) * SCH_COLS
+    scratch = np.empty(nh + ns + sync.shape[0] + 1, np.int64)
+    tree = _carve(scratch, 0, nh)
+    tree[1] = _NB + 2 * capmax          # the free-leaf stack
+    sch = _carve(scratch, nh, ns).reshape((nsq + 1, SCH_COLS))
+    lhead = _carve(scratch, nh + ns, sync.shape[0] + 1)
+    _build(sqs, pool, tree, sch, lhead, nsq)
     horizon = st[E_HORIZON]
     trace_on = st[E_TRACE_ON] != 0
     memp, msize, ctxp = mem.ctypes, mem.size, ctx.ctypes
@@ -848,16 +893,15 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
         r = _stop_holds(sqs, sync, st)
         if r != R_GO:
             return _finish(st, r, scratch)
-        if heap[0] == 0:
+        q = tree[_NB + 1]
+        top = sch[q, T_KEY]
+        if top == INF:
             return _finish(st, _nothing_runnable(sqs, st, nsq), scratch)
-        if heap[2] > horizon:
+        if top > horizon:
             return _finish(st, R_HORIZON, scratch)
-        # the top SQ runs (it stays in the heap, re-keyed when it stops) while its next start
-        # stays no later than the second earliest: the smaller key of the top's children
-        q = heap[3]
-        limit = heap[4] if heap[0] >= 2 else INF
-        if heap[0] >= 3 and heap[6] < limit:
-            limit = heap[6]
+        # the top SQ runs (it keeps its leaf, re-keyed when it stops) while its next start
+        # stays no later than the second earliest
+        limit = _t_second(tree, sch, q)
         if limit > horizon:
             limit = horizon
         # run SQ q while its next start stays no later than ``limit`` (always at least once)
@@ -883,7 +927,7 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
             if ran:
                 x, start, dur, nxt, val, tstart = _execute(
                     e, op, q, pos, start, dispatch + tc[op], pool, sqs, sync, mptr, msq, conds,
-                    cmodels, mem, ctx, kaddr, kcost, tc, st, heap, sch, lhead, memp, msize, ctxp,
+                    cmodels, mem, ctx, kaddr, kcost, tc, st, tree, sch, lhead, memp, msize, ctxp,
                     rec_on)
                 if x == X_PARK:
                     break
@@ -900,10 +944,10 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
                 break
         if later >= 0:              # the common turn end: its next start is known already
             _prefetch(pool.ctypes.data + 64 * (base + (sqs[q, Q_HEAD] + _AHEAD) % depth))
-            _h_set(heap, sch, q, later)
+            _t_set(tree, sch, q, later)
         elif sqs[q, Q_STATE] == S_ACTIVE and sqs[q, Q_HEAD] < sqs[q, Q_TAIL]:
-            _h_set(heap, sch, q, _next_start(sqs, pool, q))     # its next start
+            _t_set(tree, sch, q, _next_start(sqs, pool, q))     # its next start
         else:
-            _h_remove(heap, sch, q)         # parked, or nothing left to run
+            _t_set(tree, sch, q, INF)            # parked, or nothing left to run
             if sqs[q, Q_STATE] == S_ACTIVE and sqs[q, Q_KIND] == K_MODEL:
                 sqs[q, Q_STATE] = S_IDLE    # a drained model SQ waits for its next activation
