@@ -140,18 +140,18 @@ _BYTE, _MEMCPY_KIND = 0xFF, 3
 _AHEAD = 4          # SQEs of an SQ prefetched ahead of its head when it is re-keyed          # memset value mask; SQE flag bits of the memcpy kind
 
 # ---- the scheduler's own structures (built by each run, in one scratch array) ----
-# tree: int64 [_NB + 3 * capmax + 1], capmax the power of two >= nsq: a tournament (winner)
+# tree: int64 [_NB + 5 * capmax + 1], capmax the power of two >= nsq: a tournament (winner)
 # tree over the runnable SQs, one leaf each. tree[0] = cap, the leaves in use (a power of two,
-# doubled when they run out); node i in 1 .. 2cap-1 is tree[_NB + i] and holds the SQ winning
-# its subtree (leaf cap + j: the SQ on leaf j, or nsq, the empty leaf, keyed INF); tree[1] is
-# where the free-leaf stack starts: its size, then the free leaves.
+# doubled when they run out); node i in 1 .. 2cap-1 is the pair tree[_NB + 2i], tree[_NB + 2i + 1]
+# = (key, SQ) of the SQ winning its subtree, its key the SQ's next start (leaf cap + j: the SQ
+# on leaf j, or (INF, nsq) when the leaf is free); tree[1] is where the free-leaf stack starts:
+# its size, then the free leaves.
 _NB = 2
-# sch: int64 [nsq + 1, SCH_COLS], per SQ (row nsq: the empty leaf's, its key INF):
+# sch: int64 [nsq, SCH_COLS], per SQ:
 L_ON = 0            # the waiter list it is on (a sync slot, or the memory list), -1 none
 L_NEXT, L_PREV = 1, 2       # its neighbours on that list, -1 none
-T_KEY = 3           # its key in the tree: its next start while runnable, INF when not
-T_LEAF = 4          # its leaf in the tree, -1 none
-SCH_COLS = 5
+T_LEAF = 3          # its leaf in the tree, -1 none
+SCH_COLS = 4
 # lhead: int64 [len(sync) + 1]: the first SQ parked on each slot, then on W_MEMORY; -1 none
 
 # ---- old names, kept while other modules move to the ones above ----
@@ -565,8 +565,9 @@ def _op_sqe_update(e, sqs, pool, tree, sch):
     pool[e.a1] = pool[e.a0]
     cap = tree[0]
     for j in range(cap):
-        a = tree[_NB + cap + j]
-        if sch[a, T_KEY] < INF and _head_row(sqs, a) == e.a1:
+        n = _NB + 2 * (cap + j)
+        a = tree[n + 1]
+        if tree[n] < INF and _head_row(sqs, a) == e.a1:
             _t_set(tree, sch, a, _next_start(sqs, pool, a))
             break
 
@@ -654,42 +655,42 @@ def _next_start(sqs, pool, a):
 
 
 @njit(cache=True, inline="always")
-def _t_better(kc, c, ks, s):
-    """(kc, c) is later than (ks, s): by key, ties to the lower SQ index (no branch)."""
+def _t_later(kc, c, ks, s):
+    """(kc, c) comes after (ks, s): by key, ties to the lower SQ index (no branch)."""
     return (ks < kc) | ((ks == kc) & (s < c))
 
 
 @njit(cache=True)
 def _t_grow(tree, sch):
-    """Double the leaves (all in use): the old ones keep their place, the new ones are free."""
+    """Double the leaves (all are in use): the old ones keep their place, the new ones are free."""
     cap = tree[0]
-    empty = sch.shape[0] - 1
     fb = tree[1]
     for j in range(cap):
-        tree[_NB + 2 * cap + j] = tree[_NB + cap + j]
-        tree[_NB + 3 * cap + j] = empty
+        o, n = _NB + 2 * (cap + j), _NB + 2 * (2 * cap + j)
+        tree[n], tree[n + 1] = tree[o], tree[o + 1]
+        tree[n + 2 * cap], tree[n + 2 * cap + 1] = INF, sch.shape[0]
         tree[fb + 1 + j] = 2 * cap - 1 - j
     tree[fb] = cap
     tree[0] = 2 * cap
-    _t_rebuild(tree, sch)
+    _t_rebuild(tree)
 
 
 @njit(cache=True)
-def _t_rebuild(tree, sch):
+def _t_rebuild(tree):
     """Every inner node from the leaves."""
-    cap = tree[0]
-    for i in range(cap - 1, 0, -1):
-        c, s = tree[_NB + 2 * i], tree[_NB + 2 * i + 1]
-        tree[_NB + i] = s if _t_better(sch[c, T_KEY], c, sch[s, T_KEY], s) else c
+    for i in range(tree[0] - 1, 0, -1):
+        n, l, r = _NB + 2 * i, _NB + 4 * i, _NB + 4 * i + 2
+        w = r if _t_later(tree[l], tree[l + 1], tree[r], tree[r + 1]) else l
+        tree[n], tree[n + 1] = tree[w], tree[w + 1]
 
 
 @njit(cache=True, inline="always")
 def _t_set(tree, sch, a, key):
     """SQ ``a`` is runnable from ``key`` on (INF: not runnable): it takes or gives back a leaf,
-    and its leaf-to-root path is replayed. Each level meets the sibling subtree's winner, whose
-    address does not depend on the last comparison, so the loads overlap."""
+    and its leaf-to-root path is replayed. Each level meets the (key, SQ) of the sibling
+    subtree's winner, whose address does not depend on the last comparison, so the loads of
+    all levels overlap."""
     j = sch[a, T_LEAF]
-    sch[a, T_KEY] = key
     c = a
     if j < 0:
         if key == INF:
@@ -701,24 +702,23 @@ def _t_set(tree, sch, a, key):
         j = tree[fb + n]
         tree[fb] = n - 1
         sch[a, T_LEAF] = j
-        tree[_NB + tree[0] + j] = a
     elif key == INF:
         fb = tree[1]
         n = tree[fb] + 1
         tree[fb] = n
         tree[fb + n] = j
         sch[a, T_LEAF] = -1
-        c = sch.shape[0] - 1
-        tree[_NB + tree[0] + j] = c
+        c = sch.shape[0]
     i, kc = tree[0] + j, key
+    tree[_NB + 2 * i], tree[_NB + 2 * i + 1] = kc, c
     while i > 1:
-        s = tree[_NB + (i ^ 1)]
-        ks = sch[s, T_KEY]
-        take = _t_better(kc, c, ks, s)
+        o = _NB + 2 * (i ^ 1)
+        ks, s = tree[o], tree[o + 1]
+        take = _t_later(kc, c, ks, s)
         c = s if take else c
         kc = ks if take else kc
         i >>= 1
-        tree[_NB + i] = c
+        tree[_NB + 2 * i], tree[_NB + 2 * i + 1] = kc, c
 
 
 @njit(cache=True, inline="always")
@@ -727,7 +727,7 @@ def _t_second(tree, sch, q):
     subtrees along ``q``'s path."""
     i, lim = tree[0] + sch[q, T_LEAF], INF
     while i > 1:
-        ks = sch[tree[_NB + (i ^ 1)], T_KEY]
+        ks = tree[_NB + 2 * (i ^ 1)]
         lim = ks if ks < lim else lim
         i >>= 1
     return lim
@@ -774,14 +774,13 @@ def _build(sqs, pool, tree, sch, lhead, nsq):
     """The tree of runnable SQs and the waiter lists, from the SQ table (the host may have
     changed any SQ since the last run)."""
     lhead[:] = -1
-    sch[nsq, T_KEY], sch[nsq, T_LEAF] = INF, -1
     n = 0
     for a in range(nsq):
-        sch[a, L_ON], sch[a, T_KEY], sch[a, T_LEAF] = -1, INF, -1
+        sch[a, L_ON], sch[a, T_LEAF] = -1, -1
         state = sqs[a, Q_STATE]
         if state == S_ACTIVE:
             if sqs[a, Q_HEAD] < sqs[a, Q_TAIL]:
-                sch[a, T_KEY], sch[a, T_LEAF] = _next_start(sqs, pool, a), n
+                sch[a, T_LEAF] = n
                 n += 1
         elif state == S_PARKED:
             on = sqs[a, Q_WAIT]
@@ -791,15 +790,17 @@ def _build(sqs, pool, tree, sch, lhead, nsq):
         cap *= 2
     tree[0] = cap
     for j in range(cap):
-        tree[_NB + cap + j] = nsq
+        tree[_NB + 2 * (cap + j)], tree[_NB + 2 * (cap + j) + 1] = INF, nsq
     for a in range(nsq):
-        if sch[a, T_LEAF] >= 0:
-            tree[_NB + cap + sch[a, T_LEAF]] = a
+        j = sch[a, T_LEAF]
+        if j >= 0:
+            o = _NB + 2 * (cap + j)
+            tree[o], tree[o + 1] = _next_start(sqs, pool, a), a
     fb = tree[1]
     tree[fb] = cap - n
     for k in range(cap - n):
         tree[fb + 1 + k] = cap - 1 - k
-    _t_rebuild(tree, sch)
+    _t_rebuild(tree)
 
 
 @njit(cache=True, inline="always")
@@ -877,12 +878,12 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
     capmax = 1
     while capmax < nsq:
         capmax *= 2
-    nh = _NB + 3 * capmax + 1
-    ns = (nsq + 1) * SCH_COLS
+    nh = _NB + 5 * capmax + 1
+    ns = nsq * SCH_COLS
     scratch = np.empty(nh + ns + sync.shape[0] + 1, np.int64)
     tree = _carve(scratch, 0, nh)
-    tree[1] = _NB + 2 * capmax          # the free-leaf stack
-    sch = _carve(scratch, nh, ns).reshape((nsq + 1, SCH_COLS))
+    tree[1] = _NB + 4 * capmax          # the free-leaf stack
+    sch = _carve(scratch, nh, ns).reshape((nsq, SCH_COLS))
     lhead = _carve(scratch, nh + ns, sync.shape[0] + 1)
     _build(sqs, pool, tree, sch, lhead, nsq)
     horizon = st[E_HORIZON]
@@ -893,8 +894,7 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
         r = _stop_holds(sqs, sync, st)
         if r != R_GO:
             return _finish(st, r, scratch)
-        q = tree[_NB + 1]
-        top = sch[q, T_KEY]
+        top, q = tree[_NB + 2], tree[_NB + 3]
         if top == INF:
             return _finish(st, _nothing_runnable(sqs, st, nsq), scratch)
         if top > horizon:
@@ -905,13 +905,17 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
         if limit > horizon:
             limit = horizon
         # run SQ q while its next start stays no later than ``limit`` (always at least once)
+        # (within a turn only this loop moves q's head and clock, and a fault ends the run, so
+        # they, its row and whether its SQEs run are kept in locals)
         base, depth, dispatch = sqs[q, Q_BASE], sqs[q, Q_DEPTH], sqs[q, Q_DISPATCH]
+        pos, tail, now = sqs[q, Q_HEAD], sqs[q, Q_TAIL], sqs[q, Q_TIME]
+        ran = sqs[q, Q_ERR] == 0 or sqs[q, Q_STOP_ON_FAIL] == 0
+        row = base + pos % depth
         first = True
         later = -1                  # q's next start when it stopped for a later one (its key)
-        while sqs[q, Q_HEAD] < sqs[q, Q_TAIL]:
-            pos = sqs[q, Q_HEAD]
-            e = pool[base + pos % depth]
-            start = max(sqs[q, Q_TIME], e.t_submit)
+        while pos < tail:
+            e = pool[row]
+            start = max(now, e.t_submit)
             if start > limit and not first:
                 later = start
                 break
@@ -920,7 +924,6 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
             if op >= S.N_OPCODES:           # before any per-opcode table is indexed
                 _fault(sqs, st, q, pos, F_BAD_OP, op, 0)
                 return _finish(st, _fault_exit(sqs, q, pos, start + dispatch), scratch)
-            ran = sqs[q, Q_ERR] == 0 or sqs[q, Q_STOP_ON_FAIL] == 0
             if rec_on:                  # nearly full log: stop after this SQE (R_STEPS), grow
                 if rec_task(ctx, q, pos, op if ran else S.OP_NOP, e.a0, e.a1, e.a4, e.a5):
                     st[E_STEP_LIMIT] = st[E_STEPS] + 1
@@ -935,15 +938,22 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
                     return _finish(st, _fault_exit(sqs, q, pos, start + dur), scratch)
             else:                       # skipped after a fault (ACL_STOP_ON_FAILURE)
                 x, dur, nxt, val, tstart = X_DONE, np.int64(0), pos + 1, np.int64(0), start
-            _retire(sqs, st, q, nxt, start + dur)
-            if trace_on and _trace_row(trace, st, kcost, e, q, op, pos, ran, tstart,
-                                       start + dur, val):
+            now = start + dur
+            _retire(sqs, st, q, nxt, now)
+            if trace_on and _trace_row(trace, st, kcost, e, q, op, pos, ran, tstart, now, val):
                 return _finish(st, R_TRACE_FULL, scratch)
             if x == X_YIELD or sqs[q, Q_STATE] != S_ACTIVE or st[E_STEPS] == st[E_STEP_LIMIT] \
                     or _stop_after(sync, st, q, nxt):
                 break
+            if nxt == pos + 1:          # the next row without a division
+                row += 1
+                if row == base + depth:
+                    row = base
+            else:
+                row = base + nxt % depth
+            pos = nxt
         if later >= 0:              # the common turn end: its next start is known already
-            _prefetch(pool.ctypes.data + 64 * (base + (sqs[q, Q_HEAD] + _AHEAD) % depth))
+            _prefetch(pool.ctypes.data + 64 * (base + (pos + _AHEAD) % depth))
             _t_set(tree, sch, q, later)
         elif sqs[q, Q_STATE] == S_ACTIVE and sqs[q, Q_HEAD] < sqs[q, Q_TAIL]:
             _t_set(tree, sch, q, _next_start(sqs, pool, q))     # its next start
