@@ -136,8 +136,9 @@ INF = np.int64(2 ** 62)
 _OP_UNIT = np.array([UNIT_SCALAR] * S.N_OPCODES, np.uint8)    # trace unit (kernels: their own)
 _OP_UNIT[S.OP_MEMCPY] = UNIT_DMA
 _OP_UNIT[S.OP_MEMSET] = UNIT_DMA
-_BYTE, _MEMCPY_KIND = 0xFF, 3
-_AHEAD = 4          # SQEs of an SQ prefetched ahead of its head when it is re-keyed          # memset value mask; SQE flag bits of the memcpy kind
+_BYTE, _MEMCPY_KIND = 0xFF, 3         # memset value mask; SQE flag bits of the memcpy kind
+_SHORT = 512        # bytes: shorter fills and copies are inline loops, longer ones libc calls
+_AHEAD = 4          # SQEs of an SQ prefetched ahead of its head when it is re-keyed
 
 # ---- the scheduler's own structures (built by each run, in one scratch array) ----
 # tree: int64 [_NB + 5 * capmax + 1], capmax the power of two >= nsq: a tournament (winner)
@@ -287,6 +288,27 @@ def _range_ok(ctx, mem, addr, n):
     return off
 
 
+@intrinsic
+def _fill(typingctx, addr, byte, n):
+    """``n`` bytes at ``addr`` (an int) set to ``byte``: the C library's memset, not a loop."""
+    def codegen(context, builder, signature, llargs):
+        ptr = builder.inttoptr(llargs[0], ir.IntType(8).as_pointer())
+        cgutils.memset(builder, ptr, llargs[2], builder.trunc(llargs[1], ir.IntType(8)))
+        return context.get_dummy_value()
+    return types.void(types.int64, types.int64, types.int64), codegen
+
+
+@intrinsic
+def _move(typingctx, dst, src, n):
+    """``n`` bytes from ``src`` to ``dst`` (ints; the ranges may overlap): memmove."""
+    def codegen(context, builder, signature, llargs):
+        i8p = ir.IntType(8).as_pointer()
+        cgutils.raw_memmove(builder, builder.inttoptr(llargs[0], i8p),
+                            builder.inttoptr(llargs[1], i8p), llargs[2], 1)
+        return context.get_dummy_value()
+    return types.void(types.int64, types.int64, types.int64), codegen
+
+
 @njit(cache=True, inline="always")
 def _read_value(mem, off, width):
     """The unsigned ``width``-byte value at ``off`` (8 bytes: signed)."""
@@ -407,10 +429,10 @@ def _op_memcpy(e, sqs, pool, st, tree, sch, lhead, q, pos, dur, mem, ctx, tc, re
         rec_access(ctx, e.a1, n, ACC_R)
         rec_access(ctx, e.a0, n, ACC_W)
     if d != s and n > 0:
-        if d < s + n and s < d + n:
-            mem[d:d + n] = mem[s:s + n].copy()
-        else:
+        if n < _SHORT and (d >= s + n or s >= d + n):
             mem[d:d + n] = mem[s:s + n]
+        else:                   # long, or overlapping (memmove: as if through a copy)
+            _move(mem.ctypes.data + d, mem.ctypes.data + s, n)
     return (_wrote_memory(sqs, pool, st, tree, sch, lhead),
             dur + n // tc[T_BW_H2H + (e.flag & _MEMCPY_KIND)])
 
@@ -425,7 +447,10 @@ def _op_memset(e, sqs, pool, st, tree, sch, lhead, q, pos, dur, mem, ctx, tc, re
         return X_FAULT, dur
     if rec_on:
         rec_access(ctx, e.a0, n, ACC_W)
-    mem[d:d + n] = np.uint8(e.a1 & _BYTE)
+    if n >= _SHORT:
+        _fill(mem.ctypes.data + d, e.a1 & _BYTE, n)
+    else:
+        mem[d:d + n] = np.uint8(e.a1 & _BYTE)
     return _wrote_memory(sqs, pool, st, tree, sch, lhead), dur + n // tc[T_MEMSET_BW]
 
 
