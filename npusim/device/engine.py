@@ -152,7 +152,8 @@ _NB = 2
 L_ON = 0            # the waiter list it is on (a sync slot, or the memory list), -1 none
 L_NEXT, L_PREV = 1, 2       # its neighbours on that list, -1 none
 T_LEAF = 3          # its leaf in the tree, -1 none
-SCH_COLS = 4
+T_ROW = 4           # while it is in the tree: the pool row of its head (set with its key)
+SCH_COLS = 5
 # lhead: int64 [len(sync) + 1]: the first SQ parked on each slot, then on W_MEMORY; -1 none
 
 # ---- old names, kept while other modules move to the ones above ----
@@ -593,7 +594,7 @@ def _op_sqe_update(e, sqs, pool, tree, sch):
         n = _NB + 2 * (cap + j)
         a = tree[n + 1]
         if tree[n] < INF and _head_row(sqs, a) == e.a1:
-            _t_set(tree, sch, a, _next_start(sqs, pool, a))
+            _t_set(tree, sch, a, _next_start(sqs, pool, sch, a))
             break
 
 
@@ -668,15 +669,27 @@ def _prefetch(typingctx, addr):
 
 
 @njit(cache=True, inline="always")
-def _next_start(sqs, pool, a):
-    """When SQ ``a``'s head SQE can start: its clock, or the SQE's doorbell if later. A few SQEs
-    further on are prefetched: with many streams taking turns the hardware prefetcher loses
-    track of the rings, and by the time ``a`` gets there the rows are in cache."""
+def _next_start(sqs, pool, sch, a):
+    """When SQ ``a``'s head SQE can start: its clock, or the SQE's doorbell if later. Its head
+    row is kept for its next turn (T_ROW), and a few SQEs further on are prefetched: with many
+    streams taking turns the hardware prefetcher loses track of the rings, and by the time
+    ``a`` gets there the rows are in cache."""
     t = sqs[a, Q_TIME]
-    h, base, depth = sqs[a, Q_HEAD], sqs[a, Q_BASE], sqs[a, Q_DEPTH]
-    ts = pool[base + h % depth].t_submit
-    _prefetch(pool.ctypes.data + 64 * (base + (h + _AHEAD) % depth))
+    base, depth = sqs[a, Q_BASE], sqs[a, Q_DEPTH]
+    row = base + sqs[a, Q_HEAD] % depth
+    sch[a, T_ROW] = row
+    ts = pool[row].t_submit
+    _prefetch_ahead(pool, row, base, depth)
     return ts if ts > t else t
+
+
+@njit(cache=True, inline="always")
+def _prefetch_ahead(pool, row, base, depth):
+    """Prefetch the row _AHEAD SQEs after ``row`` in its ring."""
+    r = row + _AHEAD
+    if r >= base + depth:
+        r -= depth
+    _prefetch(pool.ctypes.data + 64 * r)
 
 
 @njit(cache=True, inline="always")
@@ -762,7 +775,7 @@ def _t_second(tree, sch, q):
 def _ready(sqs, pool, tree, sch, a):
     """SQ ``a`` is ACTIVE: into the tree (or re-keyed there) if it has an SQE to run."""
     if sqs[a, Q_HEAD] < sqs[a, Q_TAIL]:
-        _t_enter(tree, sch, a, _next_start(sqs, pool, a))
+        _t_enter(tree, sch, a, _next_start(sqs, pool, sch, a))
 
 
 @njit(cache=True)
@@ -820,7 +833,7 @@ def _build(sqs, pool, tree, sch, lhead, nsq):
         j = sch[a, T_LEAF]
         if j >= 0:
             o = _NB + 2 * (cap + j)
-            tree[o], tree[o + 1] = _next_start(sqs, pool, a), a
+            tree[o], tree[o + 1] = _next_start(sqs, pool, sch, a), a
     fb = tree[1]
     tree[fb] = cap - n
     for k in range(cap - n):
@@ -935,7 +948,7 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
         base, depth, dispatch = sqs[q, Q_BASE], sqs[q, Q_DEPTH], sqs[q, Q_DISPATCH]
         pos, tail, now = sqs[q, Q_HEAD], sqs[q, Q_TAIL], sqs[q, Q_TIME]
         ran = sqs[q, Q_ERR] == 0 or sqs[q, Q_STOP_ON_FAIL] == 0
-        row = base + pos % depth
+        row = sch[q, T_ROW]
         first = True
         later = -1                  # q's next start when it stopped for a later one (its key)
         while pos < tail:
@@ -978,10 +991,11 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
                 row = base + nxt % depth
             pos = nxt
         if later >= 0:              # the common turn end: its next start is known already
-            _prefetch(pool.ctypes.data + 64 * (base + (pos + _AHEAD) % depth))
+            _prefetch_ahead(pool, row, base, depth)
+            sch[q, T_ROW] = row
             _t_set(tree, sch, q, later)
         elif sqs[q, Q_STATE] == S_ACTIVE and sqs[q, Q_HEAD] < sqs[q, Q_TAIL]:
-            _t_set(tree, sch, q, _next_start(sqs, pool, q))     # its next start
+            _t_set(tree, sch, q, _next_start(sqs, pool, sch, q))     # its next start
         else:
             _t_set(tree, sch, q, INF)            # parked, or nothing left to run
             if sqs[q, Q_STATE] == S_ACTIVE and sqs[q, Q_KIND] == K_MODEL:
