@@ -22,8 +22,8 @@ runs, and it keeps running while it stays no later than the second earliest (so 
 runs in a tight loop). A wait that is not satisfied parks its SQ; the record that satisfies it
 un-parks it, and its clock jumps to the record's time. When nothing can run but something is
 parked, that is a deadlock: the engine returns ``R_DEADLOCK`` and the host explains it. The
-runnable SQs are kept in a tree and parked ones on per-slot waiter lists (built by each run), so
-neither a pick nor a wake scans all SQs.
+runnable SQs are the leaves of a tournament tree and parked ones are on per-slot waiter lists
+(both built by each run), so neither a pick nor a wake scans all SQs.
 
 **Semantics** are one small function per opcode (``_op_*``, each documented; ``_execute`` is the
 opcode table). An opcode function does the SQE's work and says what happens next (``X_*``): done,
@@ -643,12 +643,13 @@ def _execute(e, op, q, pos, start, dur, pool, sqs, sync, mptr, msq, conds, cmode
 
 # ================================================================ scheduling
 
-# The runnable SQs (ACTIVE, with an SQE to run) are a binary min-tree keyed by (next start, SQ
-# index): the top is the SQ the linear scan over all SQs would pick, ties to the lowest index.
-# Parked SQs are on a doubly linked waiter list per sync slot (and one for memory waits), so a
-# record wakes exactly its waiters. Idle, drained and parked SQs are in neither and cost nothing
-# per pick. Every change of an SQ's next start while it is in the tree re-keys it (activation,
-# SQE_UPDATE of its head row); the running SQ is out of the tree and goes back when it yields.
+# The runnable SQs (ACTIVE, with an SQE to run) are the leaves of a tournament tree whose nodes
+# hold the (next start, SQ) pair winning their subtree: the root is the SQ the linear scan over
+# all SQs would pick, ties to the lowest index. Parked SQs are on a doubly linked waiter list per
+# sync slot (and one for memory waits), so a record wakes exactly its waiters. Idle, drained and
+# parked SQs hold no leaf and cost nothing per pick. Every change of an SQ's next start while it
+# is in the tree re-keys it (activation, SQE_UPDATE of its head row); the running SQ keeps its
+# leaf during its turn and is re-keyed when the turn ends.
 
 @njit(cache=True, inline="always")
 def _head_row(sqs, a):
