@@ -991,13 +991,14 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
             else:
                 row = base + nxt % depth
             pos = nxt
-        if later >= 0:              # the common turn end: its next start is known already
+        key = later                 # the common turn end: its next start is known already
+        if later >= 0:
             _prefetch_ahead(pool, row, base, depth)
             sch[q, T_ROW] = row
-            _t_set(tree, sch, q, later)
         elif sqs[q, Q_STATE] == S_ACTIVE and sqs[q, Q_HEAD] < sqs[q, Q_TAIL]:
-            _t_set(tree, sch, q, _next_start(sqs, pool, sch, q))     # its next start
+            key = _next_start(sqs, pool, sch, q)
         else:
-            _t_set(tree, sch, q, INF)            # parked, or nothing left to run
+            key = INF                   # parked, or nothing left to run
             if sqs[q, Q_STATE] == S_ACTIVE and sqs[q, Q_KIND] == K_MODEL:
                 sqs[q, Q_STATE] = S_IDLE    # a drained model SQ waits for its next activation
+        _t_set(tree, sch, q, key)
