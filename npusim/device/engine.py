@@ -594,7 +594,7 @@ def _op_sqe_update(e, sqs, pool, tree, sch):
         n = _NB + 2 * (cap + j)
         a = tree[n + 1]
         if tree[n] < INF and _head_row(sqs, a) == e.a1:
-            _t_set(tree, sch, a, _next_start(sqs, pool, sch, a))
+            _t_set(tree, sch, a, _next_start(sqs, pool, sch, a), True)
             break
 
 
@@ -724,9 +724,10 @@ def _t_rebuild(tree):
 
 
 @njit(cache=True, inline="always")
-def _t_set(tree, sch, a, key):
-    """SQ ``a`` is runnable from ``key`` on (INF: not runnable): it takes or gives back a leaf,
-    and its leaf-to-root path is replayed. Each level meets the (key, SQ) of the sibling
+def _t_set(tree, sch, a, key, release):
+    """SQ ``a`` is runnable from ``key`` on (INF: not runnable): it takes a leaf, or gives its
+    leaf back when it is not runnable and ``release`` (a parked SQ keeps its leaf, keyed INF,
+    for the wake that is likely to come), and its leaf-to-root path is replayed. Each level meets the (key, SQ) of the sibling
     subtree's winner, whose address does not depend on the last comparison, so the loads of
     all levels overlap."""
     j = sch[a, T_LEAF]
@@ -741,7 +742,7 @@ def _t_set(tree, sch, a, key):
         j = tree[fb + n]
         tree[fb] = n - 1
         sch[a, T_LEAF] = j
-    elif key == INF:
+    elif key == INF and release:
         fb = tree[1]
         n = tree[fb] + 1
         tree[fb] = n
@@ -776,13 +777,7 @@ def _t_second(tree, sch, q):
 def _ready(sqs, pool, tree, sch, a):
     """SQ ``a`` is ACTIVE: into the tree (or re-keyed there) if it has an SQE to run."""
     if sqs[a, Q_HEAD] < sqs[a, Q_TAIL]:
-        _t_enter(tree, sch, a, _next_start(sqs, pool, sch, a))
-
-
-@njit(cache=True)
-def _t_enter(tree, sch, a, key):
-    """``_t_set`` as a plain call, for the wake and activation paths (off the SQE loop's code)."""
-    _t_set(tree, sch, a, key)
+        _t_set(tree, sch, a, _next_start(sqs, pool, sch, a), True)
 
 
 @njit(cache=True, inline="always")
@@ -991,14 +986,15 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
             else:
                 row = base + nxt % depth
             pos = nxt
-        key = later                 # the common turn end: its next start is known already
+        key, release = later, True  # the common turn end: its next start is known already
         if later >= 0:
             _prefetch_ahead(pool, row, base, depth)
             sch[q, T_ROW] = row
         elif sqs[q, Q_STATE] == S_ACTIVE and sqs[q, Q_HEAD] < sqs[q, Q_TAIL]:
             key = _next_start(sqs, pool, sch, q)
         else:
-            key = INF                   # parked, or nothing left to run
+            key = INF                   # parked (it keeps its leaf), or nothing left to run
+            release = sqs[q, Q_STATE] != S_PARKED
             if sqs[q, Q_STATE] == S_ACTIVE and sqs[q, Q_KIND] == K_MODEL:
                 sqs[q, Q_STATE] = S_IDLE    # a drained model SQ waits for its next activation
-        _t_set(tree, sch, q, key)
+        _t_set(tree, sch, q, key, release)
