@@ -646,10 +646,10 @@ def _execute(e, op, q, pos, start, dur, pool, sqs, sync, mptr, msq, conds, cmode
 # The runnable SQs (ACTIVE, with an SQE to run) are the leaves of a tournament tree whose nodes
 # hold the (next start, SQ) pair winning their subtree: the root is the SQ the linear scan over
 # all SQs would pick, ties to the lowest index. Parked SQs are on a doubly linked waiter list per
-# sync slot (and one for memory waits), so a record wakes exactly its waiters. Idle, drained and
-# parked SQs hold no leaf and cost nothing per pick. Every change of an SQ's next start while it
-# is in the tree re-keys it (activation, SQE_UPDATE of its head row); the running SQ keeps its
-# leaf during its turn and is re-keyed when the turn ends.
+# sync slot (and one for memory waits), so a record wakes exactly its waiters. Idle and drained
+# SQs hold no leaf and cost nothing per pick (a parked SQ keeps its leaf, keyed INF). Every
+# change of an SQ's next start while it is in the tree re-keys it (activation, SQE_UPDATE of its
+# head row); the running SQ keeps its leaf during its turn and is re-keyed when the turn ends.
 
 @njit(cache=True, inline="always")
 def _head_row(sqs, a):
@@ -727,9 +727,9 @@ def _t_rebuild(tree):
 def _t_set(tree, sch, a, key, release):
     """SQ ``a`` is runnable from ``key`` on (INF: not runnable): it takes a leaf, or gives its
     leaf back when it is not runnable and ``release`` (a parked SQ keeps its leaf, keyed INF,
-    for the wake that is likely to come), and its leaf-to-root path is replayed. Each level meets the (key, SQ) of the sibling
-    subtree's winner, whose address does not depend on the last comparison, so the loads of
-    all levels overlap."""
+    for the wake that is likely to come), and its leaf-to-root path is replayed. Each level
+    meets the (key, SQ) of the sibling subtree's winner, whose address does not depend on the
+    last comparison, so the loads of all levels overlap."""
     j = sch[a, T_LEAF]
     c = a
     if j < 0:
