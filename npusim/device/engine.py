@@ -22,8 +22,8 @@ runs, and it keeps running while it stays no later than the second earliest (so 
 runs in a tight loop). A wait that is not satisfied parks its SQ; the record that satisfies it
 un-parks it, and its clock jumps to the record's time. When nothing can run but something is
 parked, that is a deadlock: the engine returns ``R_DEADLOCK`` and the host explains it. The
-runnable SQs are kept in a heap and parked ones on per-slot waiter lists (built by each run), so
-neither a pick nor a wake scans all SQs.
+runnable SQs are the leaves of a tournament tree and parked ones are on per-slot waiter lists
+(both built by each run), so neither a pick nor a wake scans all SQs.
 
 **Semantics** are one small function per opcode (``_op_*``, each documented; ``_execute`` is the
 opcode table). An opcode function does the SQE's work and says what happens next (``X_*``): done,
@@ -136,17 +136,24 @@ INF = np.int64(2 ** 62)
 _OP_UNIT = np.array([UNIT_SCALAR] * S.N_OPCODES, np.uint8)    # trace unit (kernels: their own)
 _OP_UNIT[S.OP_MEMCPY] = UNIT_DMA
 _OP_UNIT[S.OP_MEMSET] = UNIT_DMA
-_BYTE, _MEMCPY_KIND = 0xFF, 3
-_AHEAD = 4          # SQEs of an SQ prefetched ahead of its head when it is re-keyed          # memset value mask; SQE flag bits of the memcpy kind
+_BYTE, _MEMCPY_KIND = 0xFF, 3         # memset value mask; SQE flag bits of the memcpy kind
+_SHORT = 512        # bytes: shorter fills and copies are inline loops, longer ones libc calls
+_AHEAD = 4          # SQEs of an SQ prefetched ahead of its head when it is re-keyed
 
 # ---- the scheduler's own structures (built by each run, in one scratch array) ----
-# heap: int64 [2 * (nsq + 1)]: heap[0] the number of runnable SQs; entry i = 1.. is the pair
-# (heap[2i], heap[2i+1]) = (next start, SQ), a binary min-heap ordered by (next start, SQ index).
+# tree: int64 [_NB + 5 * capmax + 1], capmax the power of two >= nsq: a tournament (winner)
+# tree over the runnable SQs, one leaf each. tree[0] = cap, the leaves in use (a power of two,
+# doubled when they run out); node i in 1 .. 2cap-1 is the pair tree[_NB + 2i], tree[_NB + 2i + 1]
+# = (key, SQ) of the SQ winning its subtree, its key the SQ's next start (leaf cap + j: the SQ
+# on leaf j, or (INF, nsq) when the leaf is free); tree[1] is where the free-leaf stack starts:
+# its size, then the free leaves.
+_NB = 2
 # sch: int64 [nsq, SCH_COLS], per SQ:
-H_POS = 0           # its entry in the heap, 0 when not in it
-L_ON = 1            # the waiter list it is on (a sync slot, or the memory list), -1 none
-L_NEXT, L_PREV = 2, 3       # its neighbours on that list, -1 none
-SCH_COLS = 4
+L_ON = 0            # the waiter list it is on (a sync slot, or the memory list), -1 none
+L_NEXT, L_PREV = 1, 2       # its neighbours on that list, -1 none
+T_LEAF = 3          # its leaf in the tree, -1 none
+T_ROW = 4           # while it is in the tree: the pool row of its head (set with its key)
+SCH_COLS = 5
 # lhead: int64 [len(sync) + 1]: the first SQ parked on each slot, then on W_MEMORY; -1 none
 
 # ---- old names, kept while other modules move to the ones above ----
@@ -198,7 +205,7 @@ def _fault_exit(sqs, q, pos, end):
 
 
 @njit(cache=True, inline="always")
-def _wake(sqs, pool, heap, sch, lhead, li):
+def _wake(sqs, pool, tree, sch, lhead, li):
     """Un-park every SQ on waiter list ``li`` (they re-check their wait when they next run)."""
     a = lhead[li]
     lhead[li] = -1
@@ -206,7 +213,7 @@ def _wake(sqs, pool, heap, sch, lhead, li):
         nxt = sch[a, L_NEXT]
         sch[a, L_ON] = -1
         sqs[a, Q_STATE] = S_ACTIVE
-        _ready(sqs, pool, heap, sch, a)
+        _ready(sqs, pool, tree, sch, a)
         a = nxt
 
 
@@ -224,43 +231,43 @@ def _park(sqs, ctx, sch, lhead, q, on, start, rec_on):
 
 
 @njit(cache=True, inline="always")
-def _set_slot(sqs, pool, sync, heap, sch, lhead, slot, value, t):
+def _set_slot(sqs, pool, sync, tree, sch, lhead, slot, value, t):
     """Record ``value`` into a sync slot at time ``t``; X_YIELD when parked waiters were woken."""
     if value > sync[slot, Y_VAL]:
         sync[slot, Y_VAL] = value
     sync[slot, Y_TIME] = t
     if sync[slot, Y_WAITERS] > 0:
         sync[slot, Y_WAITERS] = 0
-        _wake(sqs, pool, heap, sch, lhead, slot)
+        _wake(sqs, pool, tree, sch, lhead, slot)
         return X_YIELD
     return X_DONE
 
 
 @njit(cache=True)
-def _wake_memory(sqs, pool, st, heap, sch, lhead):
+def _wake_memory(sqs, pool, st, tree, sch, lhead):
     """Un-park the value waits (a plain call: rare, and not a copy of ``_wake`` per write site)."""
     st[E_MEM_WAITERS] = 0
-    _wake(sqs, pool, heap, sch, lhead, lhead.shape[0] - 1)
+    _wake(sqs, pool, tree, sch, lhead, lhead.shape[0] - 1)
 
 
 @njit(cache=True, inline="always")
-def _wrote_memory(sqs, pool, st, heap, sch, lhead):
+def _wrote_memory(sqs, pool, st, tree, sch, lhead):
     """After any memory write: wake the value waits (they re-read); X_YIELD if there were any."""
     if st[E_MEM_WAITERS] > 0:
-        _wake_memory(sqs, pool, st, heap, sch, lhead)
+        _wake_memory(sqs, pool, st, tree, sch, lhead)
         return X_YIELD
     return X_DONE
 
 
 @njit(cache=True, inline="always")
-def _activate(sqs, pool, heap, sch, lhead, mptr, msq, m, t, q):
+def _activate(sqs, pool, tree, sch, lhead, mptr, msq, m, t, q):
     """Start every head SQ of engine model ``m`` at time ``t`` (head back to 0); ``q`` runs."""
     for j in range(mptr[m], mptr[m + 1]):
-        _start_sq(sqs, pool, heap, sch, lhead, msq[j], t, q)
+        _start_sq(sqs, pool, tree, sch, lhead, msq[j], t, q)
 
 
 @njit(cache=True, inline="always")
-def _start_sq(sqs, pool, heap, sch, lhead, a, t, q):
+def _start_sq(sqs, pool, tree, sch, lhead, a, t, q):
     """Start SQ ``a`` from position 0, no earlier than ``t`` (``q`` is the running SQ, which the
     scheduler puts back itself). A parked SQ leaves its waiter list."""
     sqs[a, Q_HEAD] = 0
@@ -270,7 +277,7 @@ def _start_sq(sqs, pool, heap, sch, lhead, a, t, q):
     if sqs[a, Q_TIME] < t:
         sqs[a, Q_TIME] = t
     if a != q:
-        _ready(sqs, pool, heap, sch, a)
+        _ready(sqs, pool, tree, sch, a)
 
 
 @njit(cache=True)
@@ -280,6 +287,27 @@ def _range_ok(ctx, mem, addr, n):
     if off < 0 or n < 0 or off + n > mem.size:
         return -1
     return off
+
+
+@intrinsic
+def _fill(typingctx, addr, byte, n):
+    """``n`` bytes at ``addr`` (an int) set to ``byte``: the C library's memset, not a loop."""
+    def codegen(context, builder, signature, llargs):
+        ptr = builder.inttoptr(llargs[0], ir.IntType(8).as_pointer())
+        cgutils.memset(builder, ptr, llargs[2], builder.trunc(llargs[1], ir.IntType(8)))
+        return context.get_dummy_value()
+    return types.void(types.int64, types.int64, types.int64), codegen
+
+
+@intrinsic
+def _move(typingctx, dst, src, n):
+    """``n`` bytes from ``src`` to ``dst`` (ints; the ranges may overlap): memmove."""
+    def codegen(context, builder, signature, llargs):
+        i8p = ir.IntType(8).as_pointer()
+        cgutils.raw_memmove(builder, builder.inttoptr(llargs[0], i8p),
+                            builder.inttoptr(llargs[1], i8p), llargs[2], 1)
+        return context.get_dummy_value()
+    return types.void(types.int64, types.int64, types.int64), codegen
 
 
 @njit(cache=True, inline="always")
@@ -368,7 +396,7 @@ def _cond_word(sqs, st, conds, mem, ctx, q, pos, c, rec_on):
 # trace value). ``dur`` comes in as the dispatch plus the opcode's fixed cost.
 
 @njit(cache=True, inline="always")
-def _op_kernel(e, sqs, pool, st, heap, sch, lhead, q, pos, dur, ctx, kaddr, kcost, tc, memp,
+def _op_kernel(e, sqs, pool, st, tree, sch, lhead, q, pos, dur, ctx, kaddr, kcost, tc, memp,
                msize, ctxp):
     """KERNEL: call the body (by address) once per block; the duration is the SQE's explicit one
     (a3) or the kernel's cost model. A trap (non-zero status) or a bad access faults the task."""
@@ -386,15 +414,15 @@ def _op_kernel(e, sqs, pool, st, heap, sch, lhead, q, pos, dur, ctx, kaddr, kcos
                 _fault(sqs, st, q, pos, F_KERNEL_TRAP, k, rc)
             ctx[C_FAULT] = 0
             return X_FAULT, dur
-    return _wrote_memory(sqs, pool, st, heap, sch, lhead), dur
+    return _wrote_memory(sqs, pool, st, tree, sch, lhead), dur
 
 
 @njit(cache=True)
-def _op_memcpy(e, sqs, pool, st, heap, sch, lhead, q, pos, dur, mem, ctx, tc, rec_on):
+def _op_memcpy(e, sqs, pool, st, tree, sch, lhead, q, pos, dur, mem, ctx, tc, rec_on):
     """MEMCPY a2 bytes a1 -> a0 (overlap-safe) at the bandwidth of the memcpy kind in the flag;
     an address mode in the flag (``sqe.MEMCPY_MODES``) is :func:`_op_memcpy_mode`."""
     if e.flag & S.MEMCPY_MODES:
-        return _op_memcpy_mode(e, sqs, pool, st, heap, sch, lhead, q, pos, dur, mem, ctx, tc,
+        return _op_memcpy_mode(e, sqs, pool, st, tree, sch, lhead, q, pos, dur, mem, ctx, tc,
                                rec_on)
     n = e.a2
     d = _range_ok(ctx, mem, e.a0, n)
@@ -406,16 +434,16 @@ def _op_memcpy(e, sqs, pool, st, heap, sch, lhead, q, pos, dur, mem, ctx, tc, re
         rec_access(ctx, e.a1, n, ACC_R)
         rec_access(ctx, e.a0, n, ACC_W)
     if d != s and n > 0:
-        if d < s + n and s < d + n:
-            mem[d:d + n] = mem[s:s + n].copy()
-        else:
+        if n < _SHORT and (d >= s + n or s >= d + n):
             mem[d:d + n] = mem[s:s + n]
-    return (_wrote_memory(sqs, pool, st, heap, sch, lhead),
+        else:                   # long, or overlapping (memmove: as if through a copy)
+            _move(mem.ctypes.data + d, mem.ctypes.data + s, n)
+    return (_wrote_memory(sqs, pool, st, tree, sch, lhead),
             dur + n // tc[T_BW_H2H + (e.flag & _MEMCPY_KIND)])
 
 
 @njit(cache=True)
-def _op_memcpy_mode(e, sqs, pool, st, heap, sch, lhead, q, pos, dur, mem, ctx, tc, rec_on):
+def _op_memcpy_mode(e, sqs, pool, st, tree, sch, lhead, q, pos, dur, mem, ctx, tc, rec_on):
     """MEMCPY with an address mode, resolved when the task runs (so a graph replay reads the
     pointers and descriptors as they are then):
 
@@ -472,12 +500,12 @@ def _op_memcpy_mode(e, sqs, pool, st, heap, sch, lhead, q, pos, dur, mem, ctx, t
             else:
                 mem[rd:rd + width] = mem[rs:rs + width]
     n = width * height
-    return (_wrote_memory(sqs, pool, st, heap, sch, lhead),
+    return (_wrote_memory(sqs, pool, st, tree, sch, lhead),
             dur + n // tc[T_BW_H2H + (e.flag & _MEMCPY_KIND)])
 
 
 @njit(cache=True, inline="always")
-def _op_memset(e, sqs, pool, st, heap, sch, lhead, q, pos, dur, mem, ctx, tc, rec_on):
+def _op_memset(e, sqs, pool, st, tree, sch, lhead, q, pos, dur, mem, ctx, tc, rec_on):
     """MEMSET a2 bytes at a0 to the byte a1 (flag MEMSET_D32: to the 32-bit word a1, a2 a
     multiple of 4), at the memset bandwidth."""
     n = e.a2
@@ -489,9 +517,11 @@ def _op_memset(e, sqs, pool, st, heap, sch, lhead, q, pos, dur, mem, ctx, tc, re
         rec_access(ctx, e.a0, n, ACC_W)
     if e.flag & S.MEMSET_D32:
         _fill_d32(mem, d, n, e.a1)
+    elif n >= _SHORT:
+        _fill(mem.ctypes.data + d, e.a1 & _BYTE, n)
     else:
         mem[d:d + n] = np.uint8(e.a1 & _BYTE)
-    return _wrote_memory(sqs, pool, st, heap, sch, lhead), dur + n // tc[T_MEMSET_BW]
+    return _wrote_memory(sqs, pool, st, tree, sch, lhead), dur + n // tc[T_MEMSET_BW]
 
 
 @njit(cache=True)
@@ -502,11 +532,11 @@ def _fill_d32(mem, d, n, value):
 
 
 @njit(cache=True, inline="always")
-def _op_record(e, op, sqs, pool, sync, heap, sch, lhead, end):
+def _op_record(e, op, sqs, pool, sync, tree, sch, lhead, end):
     """EVENT_RECORD (value a1), NOTIFY_RECORD and END_GRAPH (value 1): set slot a0 at the SQE's
     end and wake what is parked on it."""
     v = e.a1 if op == S.OP_EVENT_RECORD else 1
-    return _set_slot(sqs, pool, sync, heap, sch, lhead, e.a0, v, end)
+    return _set_slot(sqs, pool, sync, tree, sch, lhead, e.a0, v, end)
 
 
 @njit(cache=True)
@@ -540,14 +570,14 @@ def _op_sync_wait(e, op, sqs, sync, sch, lhead, ctx, tc, q, start, rec_on):
 
 
 @njit(cache=True)
-def _op_mem_write_value(e, sqs, pool, st, heap, sch, lhead, q, pos, mem, ctx):
+def _op_mem_write_value(e, sqs, pool, st, tree, sch, lhead, q, pos, mem, ctx):
     """MEM_WRITE_VALUE: the low a2 bytes of a1 to address a0."""
     d = _range_ok(ctx, mem, e.a0, e.a2)
     if d < 0:
         _fault(sqs, st, q, pos, F_BAD_ADDRESS, e.a0, e.a2)
         return X_FAULT
     _write_value(mem, d, e.a2, e.a1)
-    return _wrote_memory(sqs, pool, st, heap, sch, lhead)
+    return _wrote_memory(sqs, pool, st, tree, sch, lhead)
 
 
 @njit(cache=True)
@@ -571,19 +601,19 @@ def _op_mem_wait_value(e, sqs, st, sch, lhead, q, pos, start, mem, ctx, tc, rec_
 
 
 @njit(cache=True)
-def _op_stream_active(e, sqs, pool, heap, sch, lhead, q, end):
+def _op_stream_active(e, sqs, pool, tree, sch, lhead, q, end):
     """STREAM_ACTIVE: start SQ a0 from position 0 at the SQE's end (a cascade hop)."""
-    _start_sq(sqs, pool, heap, sch, lhead, e.a0, end, q)
+    _start_sq(sqs, pool, tree, sch, lhead, e.a0, end, q)
 
 
 @njit(cache=True)
-def _op_model_execute(e, sqs, pool, heap, sch, lhead, mptr, msq, q, end):
+def _op_model_execute(e, sqs, pool, tree, sch, lhead, mptr, msq, q, end):
     """MODEL_EXECUTE: start every head SQ of model a0 at the SQE's end (a graph launch)."""
-    _activate(sqs, pool, heap, sch, lhead, mptr, msq, e.a0, end, q)
+    _activate(sqs, pool, tree, sch, lhead, mptr, msq, e.a0, end, q)
 
 
 @njit(cache=True, inline="always")
-def _op_cond_first(e, sqs, pool, st, heap, sch, lhead, conds, cmodels, mptr, msq, mem, ctx, q,
+def _op_cond_first(e, sqs, pool, st, tree, sch, lhead, conds, cmodels, mptr, msq, mem, ctx, q,
                    pos, end, rec_on):
     """COND_FIRST of cond a0: read the word, start the branch it selects at the SQE's end, or
     skip the cond task (past its NotifyWait and, for a WHILE, its JumpBack). The trace value is
@@ -604,7 +634,7 @@ def _op_cond_first(e, sqs, pool, st, heap, sch, lhead, conds, cmodels, mptr, msq
     if k < 0:
         last = COND_JUMP_AT if conds[c, CD_TYPE] == COND_WHILE else COND_WAIT_AT
         return X_DONE, pos + last + 1, k
-    _activate(sqs, pool, heap, sch, lhead, mptr, msq, cmodels[conds[c, CD_MBASE] + k], end, q)
+    _activate(sqs, pool, tree, sch, lhead, mptr, msq, cmodels[conds[c, CD_MBASE] + k], end, q)
     return X_DONE, pos + 1, k
 
 
@@ -631,19 +661,21 @@ def _op_cond_jump_back(e, sqs, st, conds, mem, ctx, q, pos, rec_on):
 
 
 @njit(cache=True)
-def _op_sqe_update(e, sqs, pool, heap, sch):
+def _op_sqe_update(e, sqs, pool, tree, sch):
     """SQE_UPDATE: copy pool row a0 over pool row a1 (a task update, in stream order). When the
     row is the head of a runnable SQ, its start (t_submit) may have changed: re-key it."""
     pool[e.a1] = pool[e.a0]
-    for i in range(1, heap[0] + 1):
-        a = heap[2 * i + 1]
-        if _head_row(sqs, a) == e.a1:
-            _h_set(heap, sch, a, _next_start(sqs, pool, a))
+    cap = tree[0]
+    for j in range(cap):
+        n = _NB + 2 * (cap + j)
+        a = tree[n + 1]
+        if tree[n] < INF and _head_row(sqs, a) == e.a1:
+            _t_set(tree, sch, a, _next_start(sqs, pool, sch, a), True)
             break
 
 
 @njit(cache=True)
-def _op_stream_switch(e, sqs, pool, st, heap, sch, lhead, q, pos, end, mem, ctx, rec_on):
+def _op_stream_switch(e, sqs, pool, st, tree, sch, lhead, q, pos, end, mem, ctx, rec_on):
     """STREAM_SWITCH: compare the signed value at a0 with the one at a1 (4 bytes, 8 with
     SWITCH_INT64; the condition in the flag's low nibble: left OP right). True: start SQ a2 from
     position 0 at the SQE's end and stop this SQ (its later SQEs are skipped: next position its
@@ -679,13 +711,13 @@ def _op_stream_switch(e, sqs, pool, st, heap, sch, lhead, q, pos, end, mem, ctx,
         taken = lv <= rv
     if not taken:
         return X_DONE, pos + 1, np.int64(0)
-    _start_sq(sqs, pool, heap, sch, lhead, e.a2, end, q)
+    _start_sq(sqs, pool, tree, sch, lhead, e.a2, end, q)
     return X_DONE, sqs[q, Q_TAIL], np.int64(1)
 
 
 @njit(cache=True, inline="always")
 def _execute(e, op, q, pos, start, dur, pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx,
-             kaddr, kcost, tc, st, heap, sch, lhead, memp, msize, ctxp, rec_on):
+             kaddr, kcost, tc, st, tree, sch, lhead, memp, msize, ctxp, rec_on):
     """The opcode table: run SQE ``e`` (opcode ``op`` < N_OPCODES) of SQ ``q`` at ``pos``.
 
     Returns (X_*, start, duration, next position, trace value, trace start)."""
@@ -693,50 +725,51 @@ def _execute(e, op, q, pos, start, dur, pool, sqs, sync, mptr, msq, conds, cmode
     if op == S.OP_NOP:
         pass
     elif op == S.OP_KERNEL:
-        x, dur = _op_kernel(e, sqs, pool, st, heap, sch, lhead, q, pos, dur, ctx, kaddr, kcost,
+        x, dur = _op_kernel(e, sqs, pool, st, tree, sch, lhead, q, pos, dur, ctx, kaddr, kcost,
                             tc, memp, msize, ctxp)
     elif op == S.OP_MEMSET:
-        x, dur = _op_memset(e, sqs, pool, st, heap, sch, lhead, q, pos, dur, mem, ctx, tc,
+        x, dur = _op_memset(e, sqs, pool, st, tree, sch, lhead, q, pos, dur, mem, ctx, tc,
                             rec_on)
     elif op == S.OP_MEMCPY:
-        x, dur = _op_memcpy(e, sqs, pool, st, heap, sch, lhead, q, pos, dur, mem, ctx, tc,
+        x, dur = _op_memcpy(e, sqs, pool, st, tree, sch, lhead, q, pos, dur, mem, ctx, tc,
                             rec_on)
     elif op == S.OP_EVENT_RECORD or op == S.OP_NOTIFY_RECORD or op == S.OP_END_GRAPH:
-        x = _op_record(e, op, sqs, pool, sync, heap, sch, lhead, start + dur)
+        x = _op_record(e, op, sqs, pool, sync, tree, sch, lhead, start + dur)
     elif op == S.OP_EVENT_WAIT or op == S.OP_NOTIFY_WAIT or op == S.OP_COND_NOTIFY_WAIT:
         x, start, tstart = _op_sync_wait(e, op, sqs, sync, sch, lhead, ctx, tc, q, start, rec_on)
     elif op == S.OP_EVENT_RESET:
         _op_event_reset(e, sync)
     elif op == S.OP_MEM_WRITE_VALUE:
-        x = _op_mem_write_value(e, sqs, pool, st, heap, sch, lhead, q, pos, mem, ctx)
+        x = _op_mem_write_value(e, sqs, pool, st, tree, sch, lhead, q, pos, mem, ctx)
     elif op == S.OP_MEM_WAIT_VALUE:
         x, start, tstart = _op_mem_wait_value(e, sqs, st, sch, lhead, q, pos, start, mem, ctx,
                                               tc, rec_on)
     elif op == S.OP_STREAM_ACTIVE:
-        _op_stream_active(e, sqs, pool, heap, sch, lhead, q, start + dur)
+        _op_stream_active(e, sqs, pool, tree, sch, lhead, q, start + dur)
     elif op == S.OP_MODEL_EXECUTE:
-        _op_model_execute(e, sqs, pool, heap, sch, lhead, mptr, msq, q, start + dur)
+        _op_model_execute(e, sqs, pool, tree, sch, lhead, mptr, msq, q, start + dur)
     elif op == S.OP_COND_FIRST:
-        x, nxt, val = _op_cond_first(e, sqs, pool, st, heap, sch, lhead, conds, cmodels, mptr,
+        x, nxt, val = _op_cond_first(e, sqs, pool, st, tree, sch, lhead, conds, cmodels, mptr,
                                      msq, mem, ctx, q, pos, start + dur, rec_on)
     elif op == S.OP_COND_JUMP_BACK:
         x, nxt, val = _op_cond_jump_back(e, sqs, st, conds, mem, ctx, q, pos, rec_on)
     elif op == S.OP_SQE_UPDATE:
-        _op_sqe_update(e, sqs, pool, heap, sch)
+        _op_sqe_update(e, sqs, pool, tree, sch)
     else:       # OP_STREAM_SWITCH (the last opcode)
-        x, nxt, val = _op_stream_switch(e, sqs, pool, st, heap, sch, lhead, q, pos, start + dur,
+        x, nxt, val = _op_stream_switch(e, sqs, pool, st, tree, sch, lhead, q, pos, start + dur,
                                         mem, ctx, rec_on)
     return x, start, dur, nxt, val, tstart
 
 
 # ================================================================ scheduling
 
-# The runnable SQs (ACTIVE, with an SQE to run) are a binary min-heap keyed by (next start, SQ
-# index): the top is the SQ the linear scan over all SQs would pick, ties to the lowest index.
-# Parked SQs are on a doubly linked waiter list per sync slot (and one for memory waits), so a
-# record wakes exactly its waiters. Idle, drained and parked SQs are in neither and cost nothing
-# per pick. Every change of an SQ's next start while it is in the heap re-keys it (activation,
-# SQE_UPDATE of its head row); the running SQ is out of the heap and goes back when it yields.
+# The runnable SQs (ACTIVE, with an SQE to run) are the leaves of a tournament tree whose nodes
+# hold the (next start, SQ) pair winning their subtree: the root is the SQ the linear scan over
+# all SQs would pick, ties to the lowest index. Parked SQs are on a doubly linked waiter list per
+# sync slot (and one for memory waits), so a record wakes exactly its waiters. Idle and drained
+# SQs hold no leaf and cost nothing per pick (a parked SQ keeps its leaf, keyed INF). Every
+# change of an SQ's next start while it is in the tree re-keys it (activation, SQE_UPDATE of its
+# head row); the running SQ keeps its leaf during its turn and is re-keyed when the turn ends.
 
 @njit(cache=True, inline="always")
 def _head_row(sqs, a):
@@ -757,91 +790,114 @@ def _prefetch(typingctx, addr):
 
 
 @njit(cache=True, inline="always")
-def _next_start(sqs, pool, a):
-    """When SQ ``a``'s head SQE can start: its clock, or the SQE's doorbell if later. A few SQEs
-    further on are prefetched: with many streams taking turns the hardware prefetcher loses
-    track of the rings, and by the time ``a`` gets there the rows are in cache."""
+def _next_start(sqs, pool, sch, a):
+    """When SQ ``a``'s head SQE can start: its clock, or the SQE's doorbell if later. Its head
+    row is kept for its next turn (T_ROW), and a few SQEs further on are prefetched: with many
+    streams taking turns the hardware prefetcher loses track of the rings, and by the time
+    ``a`` gets there the rows are in cache."""
     t = sqs[a, Q_TIME]
-    h, base, depth = sqs[a, Q_HEAD], sqs[a, Q_BASE], sqs[a, Q_DEPTH]
-    ts = pool[base + h % depth].t_submit
-    _prefetch(pool.ctypes.data + 64 * (base + (h + _AHEAD) % depth))
+    base, depth = sqs[a, Q_BASE], sqs[a, Q_DEPTH]
+    row = base + sqs[a, Q_HEAD] % depth
+    sch[a, T_ROW] = row
+    ts = pool[row].t_submit
+    _prefetch_ahead(pool, row, base, depth)
     return ts if ts > t else t
 
 
+@njit(cache=True, inline="always")
+def _prefetch_ahead(pool, row, base, depth):
+    """Prefetch the row _AHEAD SQEs after ``row`` in its ring."""
+    r = row + _AHEAD
+    if r >= base + depth:
+        r -= depth
+    _prefetch(pool.ctypes.data + 64 * r)
+
+
+@njit(cache=True, inline="always")
+def _t_later(kc, c, ks, s):
+    """(kc, c) comes after (ks, s): by key, ties to the lower SQ index (no branch)."""
+    return (ks < kc) | ((ks == kc) & (s < c))
+
+
 @njit(cache=True)
-def _sift_up(heap, sch, i):
-    """Move heap entry ``i`` up to its place."""
-    k, a = heap[2 * i], heap[2 * i + 1]
+def _t_grow(tree, sch):
+    """Double the leaves (all are in use): the old ones keep their place, the new ones are free."""
+    cap = tree[0]
+    fb = tree[1]
+    for j in range(cap):
+        o, n = _NB + 2 * (cap + j), _NB + 2 * (2 * cap + j)
+        tree[n], tree[n + 1] = tree[o], tree[o + 1]
+        tree[n + 2 * cap], tree[n + 2 * cap + 1] = INF, sch.shape[0]
+        tree[fb + 1 + j] = 2 * cap - 1 - j
+    tree[fb] = cap
+    tree[0] = 2 * cap
+    _t_rebuild(tree)
+
+
+@njit(cache=True)
+def _t_rebuild(tree):
+    """Every inner node from the leaves."""
+    for i in range(tree[0] - 1, 0, -1):
+        n, l, r = _NB + 2 * i, _NB + 4 * i, _NB + 4 * i + 2
+        w = r if _t_later(tree[l], tree[l + 1], tree[r], tree[r + 1]) else l
+        tree[n], tree[n + 1] = tree[w], tree[w + 1]
+
+
+@njit(cache=True, inline="always")
+def _t_set(tree, sch, a, key, release):
+    """SQ ``a`` is runnable from ``key`` on (INF: not runnable): it takes a leaf, or gives its
+    leaf back when it is not runnable and ``release`` (a parked SQ keeps its leaf, keyed INF,
+    for the wake that is likely to come), and its leaf-to-root path is replayed. Each level
+    meets the (key, SQ) of the sibling subtree's winner, whose address does not depend on the
+    last comparison, so the loads of all levels overlap."""
+    j = sch[a, T_LEAF]
+    c = a
+    if j < 0:
+        if key == INF:
+            return
+        fb = tree[1]
+        if tree[fb] == 0:
+            _t_grow(tree, sch)
+        n = tree[fb]
+        j = tree[fb + n]
+        tree[fb] = n - 1
+        sch[a, T_LEAF] = j
+    elif key == INF and release:
+        fb = tree[1]
+        n = tree[fb] + 1
+        tree[fb] = n
+        tree[fb + n] = j
+        sch[a, T_LEAF] = -1
+        c = sch.shape[0]
+    i, kc = tree[0] + j, key
+    tree[_NB + 2 * i], tree[_NB + 2 * i + 1] = kc, c
     while i > 1:
-        p = i >> 1
-        kp, b = heap[2 * p], heap[2 * p + 1]
-        if kp < k or (kp == k and b < a):
-            break
-        heap[2 * i], heap[2 * i + 1] = kp, b
-        sch[b, H_POS] = i
-        i = p
-    heap[2 * i], heap[2 * i + 1] = k, a
-    sch[a, H_POS] = i
-
-
-@njit(cache=True)
-def _sift_down(heap, sch, i):
-    """Move heap entry ``i`` down to its place."""
-    n = heap[0]
-    k, a = heap[2 * i], heap[2 * i + 1]
-    while True:
-        c = 2 * i
-        if c > n:
-            break
-        if c < n:               # the earlier child, without a branch on the comparison
-            kc, kd = heap[2 * c], heap[2 * c + 2]
-            c += np.int64(kd < kc) | (np.int64(kd == kc) & np.int64(heap[2 * c + 3] < heap[2 * c + 1]))
-        kc, b = heap[2 * c], heap[2 * c + 1]
-        if k < kc or (k == kc and a < b):
-            break
-        heap[2 * i], heap[2 * i + 1] = kc, b
-        sch[b, H_POS] = i
-        i = c
-    heap[2 * i], heap[2 * i + 1] = k, a
-    sch[a, H_POS] = i
+        o = _NB + 2 * (i ^ 1)
+        ks, s = tree[o], tree[o + 1]
+        take = _t_later(kc, c, ks, s)
+        c = s if take else c
+        kc = ks if take else kc
+        i >>= 1
+        tree[_NB + 2 * i], tree[_NB + 2 * i + 1] = kc, c
 
 
 @njit(cache=True, inline="always")
-def _h_set(heap, sch, a, key):
-    """SQ ``a`` is runnable from ``key`` on: into the heap, or re-keyed there."""
-    i = sch[a, H_POS]
-    if i == 0:
-        i = heap[0] + 1
-        heap[0] = i
-        heap[2 * i], heap[2 * i + 1] = key, a
-        _sift_up(heap, sch, i)
-    else:
-        old = heap[2 * i]
-        heap[2 * i] = key
-        if key < old:
-            _sift_up(heap, sch, i)
-        elif key > old:
-            _sift_down(heap, sch, i)
+def _t_second(tree, sch, q):
+    """The earliest key of the runnable SQs other than the top ``q``: the best of the sibling
+    subtrees along ``q``'s path."""
+    i, lim = tree[0] + sch[q, T_LEAF], INF
+    while i > 1:
+        ks = tree[_NB + 2 * (i ^ 1)]
+        lim = ks if ks < lim else lim
+        i >>= 1
+    return lim
 
 
 @njit(cache=True, inline="always")
-def _h_remove(heap, sch, a):
-    """SQ ``a`` out of the heap (it parked or drained)."""
-    i, n = sch[a, H_POS], heap[0]
-    sch[a, H_POS] = 0
-    heap[0] = n - 1
-    if i < n:
-        b = heap[2 * n + 1]
-        heap[2 * i], heap[2 * i + 1] = heap[2 * n], b
-        _sift_down(heap, sch, i)
-        _sift_up(heap, sch, sch[b, H_POS])
-
-
-@njit(cache=True, inline="always")
-def _ready(sqs, pool, heap, sch, a):
-    """SQ ``a`` is ACTIVE: into the heap (or re-keyed there) if it has an SQE to run."""
+def _ready(sqs, pool, tree, sch, a):
+    """SQ ``a`` is ACTIVE: into the tree (or re-keyed there) if it has an SQE to run."""
     if sqs[a, Q_HEAD] < sqs[a, Q_TAIL]:
-        _h_set(heap, sch, a, _next_start(sqs, pool, a))
+        _t_set(tree, sch, a, _next_start(sqs, pool, sch, a), True)
 
 
 @njit(cache=True, inline="always")
@@ -868,19 +924,37 @@ def _l_remove(sch, lhead, a):
 
 
 @njit(cache=True)
-def _build(sqs, pool, heap, sch, lhead, nsq):
-    """The heap of runnable SQs and the waiter lists, from the SQ table (the host may have
+def _build(sqs, pool, tree, sch, lhead, nsq):
+    """The tree of runnable SQs and the waiter lists, from the SQ table (the host may have
     changed any SQ since the last run)."""
-    heap[0] = 0
     lhead[:] = -1
+    n = 0
     for a in range(nsq):
-        sch[a, H_POS], sch[a, L_ON] = 0, -1
+        sch[a, L_ON], sch[a, T_LEAF] = -1, -1
         state = sqs[a, Q_STATE]
         if state == S_ACTIVE:
-            _ready(sqs, pool, heap, sch, a)
+            if sqs[a, Q_HEAD] < sqs[a, Q_TAIL]:
+                sch[a, T_LEAF] = n
+                n += 1
         elif state == S_PARKED:
             on = sqs[a, Q_WAIT]
             _l_add(sch, lhead, a, on if on >= 0 else lhead.shape[0] - 1)
+    cap = 1
+    while cap < n:
+        cap *= 2
+    tree[0] = cap
+    for j in range(cap):
+        tree[_NB + 2 * (cap + j)], tree[_NB + 2 * (cap + j) + 1] = INF, nsq
+    for a in range(nsq):
+        j = sch[a, T_LEAF]
+        if j >= 0:
+            o = _NB + 2 * (cap + j)
+            tree[o], tree[o + 1] = _next_start(sqs, pool, sch, a), a
+    fb = tree[1]
+    tree[fb] = cap - n
+    for k in range(cap - n):
+        tree[fb + 1 + k] = cap - 1 - k
+    _t_rebuild(tree)
 
 
 @njit(cache=True, inline="always")
@@ -955,12 +1029,17 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
                                              _borrow(kcost), _borrow(tc), _borrow(trace),
                                              _borrow(st))
     nsq = st[E_NSQ]
-    nh = 2 * (nsq + 1)
-    scratch = np.empty(nh + nsq * SCH_COLS + sync.shape[0] + 1, np.int64)
-    heap = _carve(scratch, 0, nh)
-    sch = _carve(scratch, nh, nsq * SCH_COLS).reshape((nsq, SCH_COLS))
-    lhead = _carve(scratch, nh + nsq * SCH_COLS, sync.shape[0] + 1)
-    _build(sqs, pool, heap, sch, lhead, nsq)
+    capmax = 1
+    while capmax < nsq:
+        capmax *= 2
+    nh = _NB + 5 * capmax + 1
+    ns = nsq * SCH_COLS
+    scratch = np.empty(nh + ns + sync.shape[0] + 1, np.int64)
+    tree = _carve(scratch, 0, nh)
+    tree[1] = _NB + 4 * capmax          # the free-leaf stack
+    sch = _carve(scratch, nh, ns).reshape((nsq, SCH_COLS))
+    lhead = _carve(scratch, nh + ns, sync.shape[0] + 1)
+    _build(sqs, pool, tree, sch, lhead, nsq)
     horizon = st[E_HORIZON]
     trace_on = st[E_TRACE_ON] != 0
     memp, msize, ctxp = mem.ctypes, mem.size, ctx.ctypes
@@ -969,26 +1048,28 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
         r = _stop_holds(sqs, sync, st)
         if r != R_GO:
             return _finish(st, r, scratch)
-        if heap[0] == 0:
+        top, q = tree[_NB + 2], tree[_NB + 3]
+        if top == INF:
             return _finish(st, _nothing_runnable(sqs, st, nsq), scratch)
-        if heap[2] > horizon:
+        if top > horizon:
             return _finish(st, R_HORIZON, scratch)
-        # the top SQ runs (it stays in the heap, re-keyed when it stops) while its next start
-        # stays no later than the second earliest: the smaller key of the top's children
-        q = heap[3]
-        limit = heap[4] if heap[0] >= 2 else INF
-        if heap[0] >= 3 and heap[6] < limit:
-            limit = heap[6]
+        # the top SQ runs (it keeps its leaf, re-keyed when it stops) while its next start
+        # stays no later than the second earliest
+        limit = _t_second(tree, sch, q)
         if limit > horizon:
             limit = horizon
         # run SQ q while its next start stays no later than ``limit`` (always at least once)
+        # (within a turn only this loop moves q's head and clock, and a fault ends the run, so
+        # they, its row and whether its SQEs run are kept in locals)
         base, depth, dispatch = sqs[q, Q_BASE], sqs[q, Q_DEPTH], sqs[q, Q_DISPATCH]
+        pos, tail, now = sqs[q, Q_HEAD], sqs[q, Q_TAIL], sqs[q, Q_TIME]
+        ran = sqs[q, Q_ERR] == 0 or sqs[q, Q_STOP_ON_FAIL] == 0
+        row = sch[q, T_ROW]
         first = True
         later = -1                  # q's next start when it stopped for a later one (its key)
-        while sqs[q, Q_HEAD] < sqs[q, Q_TAIL]:
-            pos = sqs[q, Q_HEAD]
-            e = pool[base + pos % depth]
-            start = max(sqs[q, Q_TIME], e.t_submit)
+        while pos < tail:
+            e = pool[row]
+            start = max(now, e.t_submit)
             if start > limit and not first:
                 later = start
                 break
@@ -997,14 +1078,13 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
             if op >= S.N_OPCODES:           # before any per-opcode table is indexed
                 _fault(sqs, st, q, pos, F_BAD_OP, op, 0)
                 return _finish(st, _fault_exit(sqs, q, pos, start + dispatch), scratch)
-            ran = sqs[q, Q_ERR] == 0 or sqs[q, Q_STOP_ON_FAIL] == 0
             if rec_on:                  # nearly full log: stop after this SQE (R_STEPS), grow
                 if rec_task(ctx, q, pos, op if ran else S.OP_NOP, e.a0, e.a1, e.a4, e.a5):
                     st[E_STEP_LIMIT] = st[E_STEPS] + 1
             if ran:
                 x, start, dur, nxt, val, tstart = _execute(
                     e, op, q, pos, start, dispatch + tc[op], pool, sqs, sync, mptr, msq, conds,
-                    cmodels, mem, ctx, kaddr, kcost, tc, st, heap, sch, lhead, memp, msize, ctxp,
+                    cmodels, mem, ctx, kaddr, kcost, tc, st, tree, sch, lhead, memp, msize, ctxp,
                     rec_on)
                 if x == X_PARK:
                     break
@@ -1012,19 +1092,29 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
                     return _finish(st, _fault_exit(sqs, q, pos, start + dur), scratch)
             else:                       # skipped after a fault (ACL_STOP_ON_FAILURE)
                 x, dur, nxt, val, tstart = X_DONE, np.int64(0), pos + 1, np.int64(0), start
-            _retire(sqs, st, q, nxt, start + dur)
-            if trace_on and _trace_row(trace, st, kcost, e, q, op, pos, ran, tstart,
-                                       start + dur, val):
+            now = start + dur
+            _retire(sqs, st, q, nxt, now)
+            if trace_on and _trace_row(trace, st, kcost, e, q, op, pos, ran, tstart, now, val):
                 return _finish(st, R_TRACE_FULL, scratch)
             if x == X_YIELD or sqs[q, Q_STATE] != S_ACTIVE or st[E_STEPS] == st[E_STEP_LIMIT] \
                     or _stop_after(sync, st, q, nxt):
                 break
-        if later >= 0:              # the common turn end: its next start is known already
-            _prefetch(pool.ctypes.data + 64 * (base + (sqs[q, Q_HEAD] + _AHEAD) % depth))
-            _h_set(heap, sch, q, later)
+            if nxt == pos + 1:          # the next row without a division
+                row += 1
+                if row == base + depth:
+                    row = base
+            else:
+                row = base + nxt % depth
+            pos = nxt
+        key, release = later, True  # the common turn end: its next start is known already
+        if later >= 0:
+            _prefetch_ahead(pool, row, base, depth)
+            sch[q, T_ROW] = row
         elif sqs[q, Q_STATE] == S_ACTIVE and sqs[q, Q_HEAD] < sqs[q, Q_TAIL]:
-            _h_set(heap, sch, q, _next_start(sqs, pool, q))     # its next start
+            key = _next_start(sqs, pool, sch, q)
         else:
-            _h_remove(heap, sch, q)         # parked, or nothing left to run
+            key = INF                   # parked (it keeps its leaf), or nothing left to run
+            release = sqs[q, Q_STATE] != S_PARKED
             if sqs[q, Q_STATE] == S_ACTIVE and sqs[q, Q_KIND] == K_MODEL:
                 sqs[q, Q_STATE] = S_IDLE    # a drained model SQ waits for its next activation
+        _t_set(tree, sch, q, key, release)

@@ -51,14 +51,14 @@ def check(ctx, addr, nbytes):
         if ctx[C_FAULT] == 0:
             ctx[C_FAULT], ctx[C_FAULT_ADDR], ctx[C_FAULT_SIZE] = FAULT_UNMAPPED, addr, nbytes
         return -1
-    lo, hi = 0, ctx[C_NALLOC]          # binary search: last allocation with start <= off
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if ctx[C_ALLOC + 2 * mid] <= off:
-            lo = mid + 1
-        else:
-            hi = mid
-    i = lo - 1
+    # binary search for the last allocation with start <= off, without a branch on the data
+    # (the comparisons of a kernel's views follow no pattern a predictor could learn)
+    n = ctx[C_NALLOC]
+    i = -1                              # the answer lies in (i, i + n]
+    while n > 0:
+        half = (n + 1) >> 1
+        i = i + half if ctx[C_ALLOC + 2 * (i + half)] <= off else i
+        n -= half
     if i < 0 or off + nbytes > ctx[C_ALLOC + 2 * i + 1]:
         if ctx[C_FAULT] == 0:
             ctx[C_FAULT], ctx[C_FAULT_ADDR], ctx[C_FAULT_SIZE] = FAULT_OUT_OF_BOUNDS, addr, nbytes

@@ -491,6 +491,38 @@ def test_model_execute_activates_every_head_sq():
         assert sqs[mq, E.Q_TIME] > exec_end
 
 
+def test_a_launch_starting_many_sqs_at_once_keeps_the_time_order():
+    """One launch starts 13 head SQs while two eager SQs run (the scheduler's tree of runnable
+    SQs grows mid-run, several times); equal start times go to the lower SQ index. Every head
+    SQ counts into the same word, records its own event, and a third eager SQ waits for all."""
+    d = small_device(trace_capacity=1 << 8)
+    d.set_tracing(True)
+    x = d.mem.malloc(4 * 13)
+    heads, slots = [], []
+    for i in range(13):
+        argv = d.mem.malloc(8)
+        put_i64(d, argv, x + 4 * (i % 3))
+        m = d.alloc_sq(3, kind=E.K_MODEL, dispatch_ns=(0, 300)[i % 2])
+        slot = d.alloc_slot()
+        fill(d, m, [dict(op=S.OP_KERNEL, a0=(EASY, SHORT)[i % 2], a1=argv, a2=8, blocks=1,
+                         t_submit=0),
+                    dict(op=S.OP_EVENT_RECORD, a0=slot, a1=1, t_submit=0)])
+        heads.append(m)
+        slots.append(slot)
+    d.set_model_heads([heads])
+    q = d.alloc_sq(4)
+    fill(d, q, [dict(op=S.OP_MODEL_EXECUTE, a0=0, t_submit=100),
+                dict(op=S.OP_MEMSET, a0=x + 48, a1=1, a2=4, t_submit=100)])
+    busy = d.alloc_sq(16)
+    fill(d, busy, [dict(op=S.OP_NOP, t_submit=50 * k) for k in range(16)])
+    waiter = d.alloc_sq(16)
+    fill(d, waiter, [dict(op=S.OP_EVENT_WAIT, a0=sl, a1=1, t_submit=0) for sl in slots])
+    eng, log = run_both(d)
+    assert log[-1][0] == E.R_IDLE
+    assert eng[SQS][waiter, E.Q_HEAD] == 13
+    assert all(eng[SQS][m, E.Q_STATE] == E.S_IDLE for m in heads)
+
+
 def test_ring_positions_wrap_past_the_depth():
     d = small_device()
     d.set_tracing(True)
