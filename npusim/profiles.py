@@ -275,6 +275,11 @@ class Profile:
     sqcq_pool: int = 1024
     """SQ/CQ pairs per device pool and per graph (``RT_DEVICE_SQCQ_RES_MAX_NUM``,
     ``device_sq_cq_pool.hpp:23``)."""
+    resource_num_dynamic: bool = True
+    """``RT_FEATURE_DEVICE_GET_RESOURCE_NUM_DYNAMIC``: the driver reports free events, and capture
+    uses hardware events only while more than :attr:`hw_event_reserve` are free; without it
+    capture always uses software events (``capture_model_utils.cc`` IsUseHardwareEvent). Every
+    shipped profile has it (``config/910_B_93``, ``950``, ``dc`` ``dev_info_reg.cc``)."""
     hw_event_reserve: int = 8192
     """Capture switches to software events when available hardware events drop to this
     (``HARD_EVENT_RESVERD_MAX``, ``capture_model_utils.cc:38``)."""

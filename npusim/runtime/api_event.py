@@ -448,8 +448,7 @@ def get_event_avail_num():
     ctx = RT.current_context
     if ctx is None:
         return None, ERR.ACL_ERROR_RT_CONTEXT_NULL
-    dev = ctx.device
-    return max(dev.profile.max_events - dev.live_events, 0), ERR.ACL_SUCCESS
+    return ctx.device.free_events(), ERR.ACL_SUCCESS
 
 
 def stream_wait_event_with_timeout(sh, eh, timeout: int) -> int:

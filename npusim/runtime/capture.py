@@ -145,12 +145,12 @@ def invalidate(stream) -> None:
 
 
 # ---- tasks ----
-def append(stream, op: int, a0=0, a1=0, a2=0, a3=0, flag=0, blocks=0) -> int:
+def append(stream, op: int, a0=0, a1=0, a2=0, a3=0, flag=0, blocks=0, sqes: int = 1) -> int:
     """Write a task submitted on a capturing stream into its capture stream (§3.1, §5).
 
     The cascade trigger: captured SQEs + 32 + expandStreamRsvTaskNum >= the stream's depth.
     Returns the task's position, or a negative ACL code when the task is refused (task-group
-    rules, §7)."""
+    rules, §7). ``sqes``: the SQEs the task takes on the chip (toward the cascade trigger)."""
     link = stream.capture
     model = link.model
     if model.destroyed:                  # its model went (a failed EndCapture of its root)
@@ -164,7 +164,7 @@ def append(stream, op: int, a0=0, a1=0, a2=0, a3=0, flag=0, blocks=0) -> int:
     if cs.sqe_num >= model.cascade_at:
         cs = cascade(stream)
     if cs.task_group is None:
-        return cs.append(op, 1, a0, a1, a2, a3, flag, blocks)
+        return cs.append(op, sqes, a0, a1, a2, a3, flag, blocks)
     code = TG.packable(cs, op, a0)
     if code:
         cs.sqe_num += 1                      # the SQE was taken before the packing failed
@@ -234,6 +234,31 @@ def append_internal(cs, op: int, **fields):
 
 
 # ---- events (§4.1) ----
+MEM_WAIT_SQE_NUM = 4
+"""SQEs of a software capture event's wait (``MEM_WAIT_SQE_NUM``, ``SubmitMemWaitValueTask``):
+written as one MEM_WAIT_VALUE row, counted as 4 toward the cascade trigger."""
+
+
+def use_hardware_event(dev) -> bool:
+    """IsUseHardwareEvent (``capture_model_utils.cc:53-73``, spec/aclgraph.md §9.2): hardware
+    without ``RT_FEATURE_TASK_VALUE_WAIT`` (310P), software without
+    ``RT_FEATURE_DEVICE_GET_RESOURCE_NUM_DYNAMIC``, else hardware only while the driver reports
+    more than ``HARD_EVENT_RESVERD_MAX`` (8192) free events."""
+    prof = profile()
+    if not prof.has_task_value_wait:
+        return True
+    if not prof.resource_num_dynamic:
+        return False
+    return dev.free_events() > prof.hw_event_reserve
+
+
+def event_task(stream, ce, kind: int) -> int:
+    """Capture capture event ``ce``'s record / wait / reset task (``kind``: OP_EVENT_*) on
+    ``stream``: an EVENT_* SQE (hardware) or a MEM_WRITE_VALUE / MEM_WAIT_VALUE (software)."""
+    sqes = MEM_WAIT_SQE_NUM if kind == S.OP_EVENT_WAIT and not ce.hardware else 1
+    return append(stream, sqes=sqes, **ce.fields(kind))
+
+
 def record(ev, stream) -> int:
     """aclrtRecordEvent on a capturing stream."""
     if ev.kind != EX:
@@ -250,14 +275,16 @@ def record(ev, stream) -> int:
         old.terminate_capture()
         model.terminate_capture()       # §13.8: the models, not the stream's ACTIVE status
         return ERR.ACL_ERROR_STREAM_CAPTURE_CONFLICT
-    ce = M.CaptureEvent(model, ev)                         # a new capture event per record
+    # a new capture event per record (software: isNewEvt always, api_impl_capture_event.cc)
+    ce = M.CaptureEvent(model, ev, use_hardware_event(stream.device))
     ev.capture_event, ev.capture_model = ce, model
     model.user_events.add(ev)
-    pos = append(stream, S.OP_EVENT_RECORD, ce.slot, 1)
+    pos = event_task(stream, ce, S.OP_EVENT_RECORD)
     if pos < 0:
         return -pos
     ce.recorded = True
-    stream.capture.cstream.last_event = ce
+    cs = stream.capture.cstream
+    cs.last_op, cs.last_event = S.OP_EVENT_RECORD, ce       # a record, whatever its SQE
     return ERR.ACL_SUCCESS
 
 
@@ -302,7 +329,7 @@ def wait(stream, ev) -> int:
             stream.capture.model.terminate_capture()     # §13.8: the stream stays ACTIVE
             return ERR.ACL_ERROR_STREAM_CAPTURE_CONFLICT
         ce = ev.capture_event
-        pos = append(stream, S.OP_EVENT_WAIT, ce.slot, 1)
+        pos = event_task(stream, ce, S.OP_EVENT_WAIT)
         if pos < 0:
             return -pos
         ce.waited_by.add(stream.capture.cstream)
@@ -331,7 +358,7 @@ def reset(ev, stream) -> int:
         ev.capture_model.terminate_capture()
         stream.capture.model.terminate_capture()         # §13.8: the stream stays ACTIVE
         return ERR.ACL_ERROR_STREAM_CAPTURE_CONFLICT
-    pos = append(stream, S.OP_EVENT_RESET, ev.capture_event.slot)
+    pos = event_task(stream, ev.capture_event, S.OP_EVENT_RESET)
     return -pos if pos < 0 else ERR.ACL_SUCCESS
 
 
@@ -391,7 +418,7 @@ def finish(model) -> int:
         append_internal(css[-1], S.OP_NOTIFY_RECORD, a0=slot)
         origin = append_internal(origin, S.OP_NOTIFY_WAIT, a0=slot)
     for ce in model.capture_events:                        # clear capture events for next replay
-        origin = append_internal(origin, S.OP_EVENT_RESET, a0=ce.slot)
+        origin = append_internal(origin, **ce.fields(S.OP_EVENT_RESET))
     if not model.sw_sq:
         add_endgraph(model)
     return ERR.ACL_SUCCESS

@@ -140,6 +140,11 @@ class Device:
         if REC.accesses:
             REC.attach(self)                   # npusim.analysis: record accesses
 
+    def free_events(self) -> int:
+        """Events the driver reports free on this device (``GetAvailEventNum``, what
+        aclrtGetEventAvailNum returns): the profile's events less those not destroyed."""
+        return max(self.profile.max_events - self.live_events, 0)
+
     # ---- sync slots: one owner each, freed once no queued task names them ----
     def new_slot(self, owner=None) -> int:
         """A sync slot for an event, notify, capture event or EndGraph; ``owner`` names it in

@@ -22,8 +22,10 @@ _EVENT_OPS = (S.OP_EVENT_RECORD, S.OP_EVENT_WAIT, S.OP_EVENT_RESET)
 _NOTIFY_OPS = (S.OP_NOTIFY_RECORD, S.OP_NOTIFY_WAIT, S.OP_END_GRAPH, S.OP_COND_NOTIFY_WAIT)
 
 
-def task_type(row) -> str:
-    op = int(row["op"])
+def task_type(row, model=None) -> str:
+    """The task-type name of an SQE row; with its ``model``, a software capture event's
+    MEM_WRITE_VALUE / MEM_WAIT_VALUE says EVENT_RECORD / EVENT_WAIT / EVENT_RESET (§9.2)."""
+    op = int(row["op"]) if model is None else model.event_task(row)[0]
     if op == S.OP_KERNEL:
         k = int(row["a0"])
         unit = TABLE.entries[k].unit if 0 <= k < len(TABLE.entries) else None
@@ -31,12 +33,14 @@ def task_type(row) -> str:
     return S.OP_TASK_TYPE[op]
 
 
-def task_name(row) -> str:
-    op = int(row["op"])
+def task_name(row, model=None) -> str:
+    op, ce = (int(row["op"]), None) if model is None else model.event_task(row)
     if op == S.OP_KERNEL:
         k = int(row["a0"])
         return TABLE.name(k) if 0 <= k < len(TABLE.entries) else "KERNEL"
-    t = task_type(row)
+    t = task_type(row, model)
+    if ce is not None:
+        return f"{t}_{ce.id}"
     if op in _EVENT_OPS or op in _NOTIFY_OPS:
         return f"{t}_{int(row['a0'])}"
     if op in (S.OP_MEM_WRITE_VALUE, S.OP_MEM_WAIT_VALUE):
@@ -64,14 +68,15 @@ def task_rows(cs):
 
 
 def _line(dev_id, cs, row) -> str:
+    t = task_type(row, cs.model)
     head = (f"device_id={dev_id}, stream_id={cs.id}, task_id={int(row['task_id'])}, "
-            f"task_type={task_type(row)}")
-    op = int(row["op"])
+            f"task_type={t}")
+    op, ce = cs.model.event_task(row)
     if op in _EVENT_OPS:
-        return head + f", event_id={int(row['a0'])}."
+        return head + f", event_id={ce.id if ce is not None else int(row['a0'])}."
     if op in _NOTIFY_OPS:
         return head + f", notify_id={int(row['a0'])}."
-    if task_type(row) in ("KERNEL_AICORE", "KERNEL_AIVEC"):     # §10: not for AICPU kernels
+    if t in ("KERNEL_AICORE", "KERNEL_AIVEC"):     # §10: not for AICPU kernels
         return head + ", mix_type=NO_MIX."
     return head + "."
 
@@ -112,7 +117,7 @@ def json_records(model, verbose: bool) -> list[dict]:
     for cs in reversed(model.streams):
         ts = 0
         for row in task_rows(cs):
-            t = task_type(row)
+            t = task_type(row, model)
             dur, step = _dur(t)
             args = {"Model Id": model.id, "Stream Id": cs.id, "Task Id": int(row["task_id"]),
                     "Task Type": t}
@@ -129,7 +134,7 @@ def json_records(model, verbose: bool) -> list[dict]:
                              if mem.check_range(int(row["a1"]), n) else [])
                     args["Kernel Args"] = " ".join(f"0x{int(w):016x}" for w in words)
                     args["Kernel Args Size"] = n
-            out.append({"name": task_name(row), "pid": f"{os.getpid()} aclGraph",
+            out.append({"name": task_name(row, model), "pid": f"{os.getpid()} aclGraph",
                         "tid": f"stream{cs.id}", "ts": ts, "dur": dur, "ph": "X", "args": args})
             ts += step
     return out
@@ -160,8 +165,8 @@ def to_dot(model) -> str:
             lines, prev = [], None
             for i, row in enumerate(tasks(cs)):
                 nid = f"s{cs.id}_{i}"
-                op = int(row["op"])
-                lines.append(f'      {nid} [label="{_dot_label(row, conds)}", '
+                op = m.event_task(row)[0]     # software capture events: as event tasks
+                lines.append(f'      {nid} [label="{_dot_label(row, conds, m)}", '
                              f'shape={_DOT_SHAPES.get(op, "ellipse")}];')
                 if prev is not None:
                     edges.append(f"  {prev} -> {nid};")
@@ -198,9 +203,9 @@ _DOT_SHAPES = {S.OP_KERNEL: "box", S.OP_EVENT_RECORD: "cds", S.OP_EVENT_WAIT: "i
                S.OP_COND_FIRST: "diamond", S.OP_COND_JUMP_BACK: "diamond"}
 
 
-def _dot_label(row, conds) -> str:
+def _dot_label(row, conds, model) -> str:
     op = int(row["op"])
-    label = task_name(row)
+    label = task_name(row, model)
     if op == S.OP_KERNEL:
         label += f"\\nblocks={int(row['blocks'])}"
     elif op == S.OP_END_GRAPH:

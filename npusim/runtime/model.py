@@ -28,6 +28,8 @@ STREAM_ACTIVE, STREAM_INVALIDATED = 1, 2    # aclmdlRICaptureStatus of a user st
 STATUS_NAMES = ("NONE", "CAPTURE_ACTIVE", "CAPTURE_INVALIDATED", "UPDATING", "FAULT", "READY")
 
 _model_ids = itertools.count(1)
+_sw_event_ids = itertools.count(0)     # software capture events' pool ids (dumps' event_id)
+SW_EVENT_BYTES = 8                     # a software capture event's slot (its task writes 1 byte)
 ARGS_CHUNK = 1 << 20            # largest args chunk; chunks start at 4 KiB and double
 INITIAL_RING = 64               # SQEs a capture stream's ring holds before it first grows
 
@@ -123,18 +125,43 @@ class CaptureStream(SqStream):
 
 
 class CaptureEvent:
-    """An internal hardware event a capture records and waits on (§9.2): a sync slot in the
-    model, set by its record task, waited by capture streams, reset at the end of each replay."""
+    """An internal event a capture records and waits on (§9.2), reset at the end of each replay.
 
-    __slots__ = ("model", "user_event", "slot", "recorded", "waited_by")
+    Hardware (``hardware``): a sync slot in the model (``slot``), set by an EVENT_RECORD task,
+    waited by EVENT_WAIT tasks, cleared by EVENT_RESET. Software (``Event::RecordSoftwareEvent``,
+    ``event_capture.cc``): a byte of device memory (``addr``) that a MEM_WRITE_VALUE of 1 records,
+    a MEM_WAIT_VALUE (GEQ 1, no reset) waits on and a MEM_WRITE_VALUE of 0 resets; the tasks
+    keep the type names EVENT_RECORD / EVENT_WAIT / EVENT_RESET (:meth:`CaptureModel.event_task`).
+    ``id`` is the event id dumps print: the slot, or the software event's pool id."""
 
-    def __init__(self, model: "CaptureModel", user_event):
+    __slots__ = ("model", "user_event", "hardware", "slot", "addr", "id", "recorded", "waited_by")
+
+    def __init__(self, model: "CaptureModel", user_event, hardware: bool = True):
         self.model = model
         self.user_event = user_event
-        self.slot = model.new_slot()
+        self.hardware = hardware
+        if hardware:
+            self.slot = self.id = model.new_slot()
+            self.addr = 0
+        else:                           # AllocExpandingPoolEvent: a zeroed byte, model-owned
+            self.slot = -1
+            self.addr = model.args_alloc(SW_EVENT_BYTES)
+            model.device.state.mem.view(self.addr, SW_EVENT_BYTES)[:] = 0
+            self.id = next(_sw_event_ids)
+            model.sw_events[self.addr] = self
         self.recorded = False
         self.waited_by: set = set()      # capture streams whose tasks wait on it
         model.capture_events.append(self)
+
+    def fields(self, kind: int) -> dict:
+        """The SQE (opcode and operands) of this event's record / wait / reset task
+        (``kind``: OP_EVENT_RECORD / OP_EVENT_WAIT / OP_EVENT_RESET)."""
+        if self.hardware:
+            return dict(op=kind, a0=self.slot, a1=0 if kind == S.OP_EVENT_RESET else 1)
+        if kind == S.OP_EVENT_WAIT:      # MEM_WAIT_SQE_NUM (4) SQEs on the chip: one here
+            return dict(op=S.OP_MEM_WAIT_VALUE, a0=self.addr, a1=1, a2=1, flag=S.WAIT_GEQ)
+        return dict(op=S.OP_MEM_WRITE_VALUE, a0=self.addr,
+                    a1=1 if kind == S.OP_EVENT_RECORD else 0, a2=1)
 
 
 class CaptureModel:
@@ -149,7 +176,7 @@ class CaptureModel:
                  "taskgrp_err", "cond_handles", "capture_progress", "begun_at", "invalidated_by",
                  "staged_updates", "last_debug_lines", "slots", "last_run_stream",
                  "seq_runs", "seq_last", "next_seq", "task_cfgs", "ext_records", "ext_waits",
-                 "destroy_callbacks")
+                 "destroy_callbacks", "sw_events")
 
     normal = False
     """True for a model built with aclmdlRIBuildBegin (``BuildModel``, RT_MODEL_NORMAL); a
@@ -173,6 +200,7 @@ class CaptureModel:
         self.capture_task_ns = dev.timing.host_capture_task_ns
         self.streams: list[CaptureStream] = []
         self.capture_events: list[CaptureEvent] = []
+        self.sw_events: dict = {}              # address -> software CaptureEvent (§9.2)
         self.user_events: set = set()          # user events bound to this capture
         self.participants: set = set()         # user streams in the capture (origin/joined/added)
         self.added: dict = {}                  # user stream -> its capture streams
@@ -218,6 +246,22 @@ class CaptureModel:
         slot = self.device.new_slot()
         self.slots.append(slot)
         return slot
+
+    def event_task(self, row) -> tuple[int, "CaptureEvent | None"]:
+        """The opcode a task of this model reports and its capture event: a software capture
+        event's MEM_WRITE_VALUE / MEM_WAIT_VALUE reports EVENT_RECORD / EVENT_RESET / EVENT_WAIT
+        (``typeName``, ``event_capture.cc``); a hardware one's EVENT_* row its own opcode."""
+        op = int(row["op"])
+        if op in (S.OP_MEM_WRITE_VALUE, S.OP_MEM_WAIT_VALUE):
+            ce = self.sw_events.get(int(row["a0"]))
+            if ce is None:
+                return op, None
+            if op == S.OP_MEM_WAIT_VALUE:
+                return S.OP_EVENT_WAIT, ce
+            return (S.OP_EVENT_RECORD if int(row["a1"]) else S.OP_EVENT_RESET), ce
+        if op in (S.OP_EVENT_RECORD, S.OP_EVENT_WAIT, S.OP_EVENT_RESET):
+            return op, next((c for c in self.capture_events if c.slot == int(row["a0"])), None)
+        return op, None
 
     # ---- status ----
     @property

@@ -99,7 +99,8 @@ def ri_task_get_type(task):
         return None, code
     if t.model.sub:
         return None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
-    return _TYPE_OF_OP.get(int(t.row()["op"]), ACL_MODEL_RI_TASK_DEFAULT), ERR.ACL_SUCCESS
+    op = t.model.event_task(t.row())[0]
+    return _TYPE_OF_OP.get(op, ACL_MODEL_RI_TASK_DEFAULT), ERR.ACL_SUCCESS
 
 
 def ri_task_get_seq_id(task):
@@ -122,7 +123,7 @@ def ri_task_get_params(task):
     if t.model.sub:
         return None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
     row = t.row()
-    op = int(row["op"])
+    op, ce = t.model.event_task(row)       # a software capture event's tasks are event tasks
     ty = _TYPE_OF_OP.get(op, ACL_MODEL_RI_TASK_DEFAULT)
     if ty == ACL_MODEL_RI_TASK_DEFAULT:
         return None, ERR.ACL_ERROR_RT_PARAM_INVALID
@@ -144,7 +145,6 @@ def ri_task_get_params(task):
         ev = next((e for e, where in ext.items() if where == here), None)
         external = ev is not None
         if ev is None:
-            ce = next((c for c in m.capture_events if c.slot == int(row["a0"])), None)
             ev = ce.user_event if ce is not None else None
         live = ev is not None and not ev.destroyed
         key = {ACL_MODEL_RI_TASK_EVENT_RECORD: "record_flag",
@@ -204,7 +204,7 @@ def ri_task_set_params(task, params: dict) -> int:
             if ns:
                 row["a3"] = ns
     elif ty in (ACL_MODEL_RI_TASK_VALUE_WRITE, ACL_MODEL_RI_TASK_VALUE_WAIT) and \
-            _TYPE_OF_OP.get(int(row["op"])) == ty:
+            _TYPE_OF_OP.get(m.event_task(row)[0]) == ty:
         row["a0"], row["a1"] = int(params.get("dev_addr", row["a0"])), int(params.get("value", 0))
         if ty == ACL_MODEL_RI_TASK_VALUE_WAIT:
             row["flag"] = int(params.get("flag", row["flag"]))
@@ -225,7 +225,7 @@ def ri_task_disable(task) -> int:
     m = t.model
     m.status = M.UPDATING
     RT.tick(m.device.timing.host_task_update_ns)
-    if _TYPE_OF_OP.get(int(t.row()["op"]), 0) == ACL_MODEL_RI_TASK_DEFAULT:
+    if _TYPE_OF_OP.get(m.event_task(t.row())[0], 0) == ACL_MODEL_RI_TASK_DEFAULT:
         m.status = M.FAULT
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     row = t.row().copy()
