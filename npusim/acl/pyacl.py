@@ -95,7 +95,6 @@ _HW = "hardware attributes, topology, ids and counters of a real device"
 _SAT = "floating-point saturation modes and overflow status"
 _LIMIT = "runtime system parameters, resource limits and the primary context's state"
 _ABORT = "aborting unfinished tasks (forced device reset, device task abort)"
-_COPY = "on-device reduction"
 _VMM = "virtual memory management, shareable memory handles and pointer attributes"
 _IPC = "inter-process memory sharing (IPC): npusim simulates one process"
 _CMO = "cache maintenance of real hardware: simulated device memory is always coherent"
@@ -189,7 +188,6 @@ REFUSED: list[tuple[str, str, str, int, str]] = [
     ("rt", "get_res_in_current_thread", "aclrtGetResInCurrentThread", 1, _LIMIT),
     ("rt", "reset_device_force", "aclrtResetDeviceForce", 0, _ABORT),
     ("rt", "device_task_abort", "aclrtDeviceTaskAbort", 0, _ABORT),
-    ("rt", "reduce_async", "aclrtReduceAsync", 0, _COPY),
     ("rt", "malloc_physical", "aclrtMallocPhysical", 1, _VMM),
     ("rt", "free_physical", "aclrtFreePhysical", 0, _VMM),
     ("rt", "reserve_mem_address", "aclrtReserveMemAddress", 1, _VMM),
