@@ -122,3 +122,31 @@ def test_launches_run_in_waves_over_the_limit_and_back_after_reset(unit, res, fn
     assert _body_ns(dev, f, n) == expect(n)
     assert acl.rt.reset_device_res_limit(0) == acl.ACL_SUCCESS
     assert _body_ns(dev, f, n) == expect(2)
+
+
+def test_a_roofline_cost_divides_its_flops_over_the_limited_cores():
+    npusim.configure(trace=True)
+    dev = npusim.Device("Ascend910B")
+    t = dev.profile.timing
+    s = dev.stream()
+    x = dev.malloc(256).fill(0)                  # EasyOPf writes one u32 per block
+    npusim.set_kernel_cost("EasyOPf", cost=npusim.roofline(flops=lambda blocks, ptr: 1e9))
+    try:
+        def body(blocks):
+            rows0 = len(dev.trace().rows)
+            s.launch("EasyOPf", blocks, (x,))
+            s.synchronize()
+            r = dev.trace().rows[rows0:]
+            r = r[r["op"] == 1]
+            return int(r["end"][0] - r["start"][0]) - t.sqe_dispatch_eager_ns
+
+        def want(cores, blocks):
+            return -(-10 ** 9 // (t.aiv_flops_per_ns * cores)) + blocks * t.kernel_per_block_ns
+
+        assert body(48) == want(48, 48)
+        assert acl.rt.set_device_res_limit(0, VEC, 4) == acl.ACL_SUCCESS
+        assert body(48) == want(4, 48)
+        assert acl.rt.reset_device_res_limit(0) == acl.ACL_SUCCESS
+        assert body(48) == want(48, 48)
+    finally:
+        npusim.reset_kernel_cost("EasyOPf")
