@@ -438,6 +438,9 @@ OVERRIDES: dict[tuple[str, str], Spec] = {
     ("launch_simt_kernel_with_args_array", "args"): Spec(SEQ),   # void** args
     ("get_func_by_symbol", "symbol"): Spec(ANY),            # the kernel's name
     ("function_get_avail_dyn_ubuf_per_block", "flags"): Spec(U32, E_ACL),
+    # chapter 3 device resource limits (runtime/api_device.py)
+    **{(f, "res_type"): Spec(ENUM) for f in ("set_device_res_limit", "get_device_res_limit")},
+    ("set_device_res_limit", "value"): Spec(U32),           # uint32_t value
     # chapter 13 (runtime/api_exception.py)
     # they return the code itself (no output shape): the function checks its level
     **{(f, "level"): Spec(ANY) for f in ("peek_at_last_error", "get_last_error")},

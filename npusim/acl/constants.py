@@ -93,3 +93,5 @@ from ..runtime.api_memcopy import (ACL_MEM_LOCATION_TYPE_DEVICE,  # noqa: F401,E
                                    ACL_MEMCPY_INTER_DEVICE_TO_DEVICE)
 from ..runtime.api_exception import (ACL_RT_CONTEXT_LEVEL, ACL_RT_ERROR_MEMORY,  # noqa: F401,E402
                                      ACL_RT_ERROR_OTHERS, ACL_RT_NO_ERROR, ACL_RT_THREAD_LEVEL)
+from ..runtime.api_device import (ACL_RT_DEV_RES_CUBE_CORE,  # noqa: F401,E402
+                                  ACL_RT_DEV_RES_VECTOR_CORE)

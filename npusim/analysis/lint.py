@@ -104,6 +104,8 @@ ADVICE: dict[int, str] = {
             "bound streams",
     107001: "the device id does not exist on this chip profile: use 0 .. device count - 1 "
             "(acl.rt.get_device_count)",
+    507033: "the device is not opened in this process (aclrtSetDeviceResLimit and the other "
+            "device resource-limit calls need it): call acl.rt.set_device(dev_id) first",
     107002: "this thread has no current context: call acl.rt.set_device (or "
             "set_current_context) on this thread first",
     107003: "the stream belongs to another context than the current one: switch context or use "

@@ -65,6 +65,7 @@ def reset_device(dev_id) -> int:
     if d.set_count == 0:
         _teardown(d.primary)
         d.primary = None
+        d.reset_res_limit()        # a device opened again starts from the hardware's counts
     return ERR.ACL_SUCCESS
 
 
@@ -121,6 +122,76 @@ def device_get_stream_priority_range():
     (7, 0, 0), the runtime's constants, with or without a device
     (src/runtime/api/impl/api_impl.cc:3828-3839)."""
     return STREAM_LEAST_PRIORITY, STREAM_GREATEST_PRIORITY, ERR.ACL_SUCCESS
+
+
+# ---- device resource limits (docs/zh/api_ref/03_runtime_configuration.md; rtsSetDeviceResLimit
+# src/runtime/api/api_c_device.cc:167-207, ApiErrorDecorator::Set/Reset/GetDeviceResLimit
+# src/runtime/api/impl/api_error.cc:6749-6794, ApiImpl::Set/Reset/GetDeviceResLimit
+# src/runtime/api/impl/api_impl.cc:7827-7870, RawDevice::InsertResLimit raw_device_res.cc:73-105) ----
+ACL_RT_DEV_RES_CUBE_CORE, ACL_RT_DEV_RES_VECTOR_CORE = 0, 1
+"""aclrtDevResLimitType (include/external/acl/acl_rt.h:715-718): the AI Core (cube) and vector
+core counts, the order of ``Device.res_limit``."""
+RES_TYPES = 2
+"""RT_DEV_RES_TYPE_MAX: the runtime refuses ``type >= 2`` ("[0, 2)")."""
+
+
+def _res_device(dev_id):
+    """The check order the three functions share after their type checks: the user id in range
+    (ChgUserDevIdToDeviceId / CheckDeviceIdIsValid: 107001), then an opened device
+    (Runtime::GetDevice NULL -> RT_ERROR_DEVICE_NULL: 507033). Opened = set, or holding a
+    context of its own."""
+    if not valid_device_id(dev_id):
+        return None, ERR.ACL_ERROR_RT_INVALID_DEVICEID
+    d = RT.devices.get(dev_id)
+    if d is None or (d.set_count == 0 and not d.contexts):
+        return None, ERR.ACL_ERROR_RT_DEV_SETUP_ERROR
+    return d, ERR.ACL_SUCCESS
+
+
+def set_device_res_limit(dev_id, res_type, value) -> int:
+    """aclrtSetDeviceResLimit: a negative id 107001 (api_c_device.cc), a type outside [0, 2)
+    107000, an id beyond the devices 107001, a device not opened 507033, a value above the
+    hardware's count of that unit 107000 (no lower bound: 0 is accepted); the last call wins.
+    Kernels the device starts afterwards run their blocks in waves over ``value`` cores."""
+    if dev_id < 0:
+        return ERR.ACL_ERROR_RT_INVALID_DEVICEID
+    if not 0 <= res_type < RES_TYPES:
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
+    d, code = _res_device(dev_id)
+    if d is None:
+        return code
+    if value > d.res_init()[res_type]:
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
+    RT.tick(profile().timing.host_api_ns)
+    d.set_res_limit(res_type, value)
+    return ERR.ACL_SUCCESS
+
+
+def reset_device_res_limit(dev_id) -> int:
+    """aclrtResetDeviceResLimit: both limits back to the hardware's counts; codes as
+    :func:`set_device_res_limit`'s id and device checks (no type)."""
+    if dev_id < 0:
+        return ERR.ACL_ERROR_RT_INVALID_DEVICEID
+    d, code = _res_device(dev_id)
+    if d is None:
+        return code
+    RT.tick(profile().timing.host_api_ns)
+    d.reset_res_limit()
+    return ERR.ACL_SUCCESS
+
+
+def get_device_res_limit(dev_id, res_type):
+    """aclrtGetDeviceResLimit -> (value, code): the process's limit of ``res_type``, the
+    hardware's count when none is set; codes as :func:`set_device_res_limit` without the value
+    check."""
+    if dev_id < 0:
+        return None, ERR.ACL_ERROR_RT_INVALID_DEVICEID
+    if not 0 <= res_type < RES_TYPES:
+        return None, ERR.ACL_ERROR_RT_PARAM_INVALID
+    d, code = _res_device(dev_id)
+    if d is None:
+        return None, code
+    return d.res_limit[res_type], ERR.ACL_SUCCESS
 
 
 # ---- contexts ----

@@ -60,7 +60,8 @@ class Roofline:
             + blocks * kernel_per_block_ns
 
     with ``rate``/``cores`` the AI Core (``aic_flops_per_ns``, ``aic_cores``) or the vector
-    unit's (``aiv_flops_per_ns``, ``aiv_cores``) by the kernel's unit."""
+    unit's (``aiv_flops_per_ns``, ``aiv_cores``) by the kernel's unit; ``cores`` is the device's
+    aclrtSetDeviceResLimit count of that unit at launch (the profile's when none is set)."""
 
     __slots__ = ("flops", "bytes")
 
@@ -71,12 +72,13 @@ class Roofline:
     def __repr__(self):
         return f"Roofline(flops={self.flops!r}, bytes={self.bytes!r})"
 
-    def ns(self, kid: int, blocks: int, args, timing, prof) -> float:
+    def ns(self, kid: int, blocks: int, args, timing, res_limit) -> float:
+        """``res_limit``: (cube cores, vector cores) the launch may use."""
         f = self.flops(blocks, *args) if callable(self.flops) else self.flops
         b = self.bytes(blocks, *args) if callable(self.bytes) else self.bytes
         aic = TABLE.entries[kid].unit == UNIT_AIC
         rate = timing.aic_flops_per_ns if aic else timing.aiv_flops_per_ns
-        cores = max(1, min(blocks, prof.aic_cores if aic else prof.aiv_cores))
+        cores = max(1, min(blocks, res_limit[0] if aic else res_limit[1]))
         body = max(float(f or 0) / (max(rate, 1) * cores),
                    float(b or 0) / max(timing.hbm_bytes_per_ns, 1))
         return math.ceil(body) + blocks * timing.kernel_per_block_ns
@@ -121,7 +123,7 @@ class CostModel:
         args = self.args(device.state.mem, addr, size)
         c = self.cost
         if isinstance(c, Roofline):
-            ns = c.ns(kid, blocks, args, device.timing, device.profile)
+            ns = c.ns(kid, blocks, args, device.timing, device.res_limit)
         else:
             ns = c(blocks, *args)
         return max(1, math.ceil(ns))

@@ -19,6 +19,7 @@ from ..device.kernels import TABLE, UNIT_AIC, UNIT_AICPU
 from ..device.recording import OBS_ALL, OBS_SQ
 from ..device.sqe import SQE_STRUCT
 from ..device.state import DeviceState
+from ..device.timing import T_AIC_CORES, T_AIV_CORES
 from .recording import REC
 from .runtime import RT
 
@@ -98,7 +99,7 @@ class Device:
                  "conds", "_max_while", "_update_payload",
                  "live_events", "live_notifies", "_retiring", "_free_model_ids",
                  "_free_cond_ids", "built_models", "_head_at", "_head_cap", "_msq_used",
-                 "freed_sq_names", "__weakref__")
+                 "freed_sq_names", "res_limit", "__weakref__")
 
     def __init__(self, dev_id: int, profile):
         self.id = dev_id
@@ -137,6 +138,7 @@ class Device:
         self._free_cond_ids: list = []
         self._max_while = 100_000_000          # runaway-WHILE bound (per handle override)
         self._update_payload = None            # UpdatePayload, made at the first task update
+        self.res_limit = list(self.res_init())  # aclrtSetDeviceResLimit: [cube cores, vector cores]
         if REC.accesses:
             REC.attach(self)                   # npusim.analysis: record accesses
 
@@ -322,6 +324,23 @@ class Device:
             rows.append((ch.addr, max(ch.type, 0), len(subs), len(cmodels), bound))
             cmodels.extend(subs)
         self.state.set_conds(rows, cmodels)
+
+    # ---- resource limits (aclrtSetDeviceResLimit; RawDevice::resLimitArray_) ----
+    def res_init(self) -> tuple[int, int]:
+        """The hardware's core counts by aclrtDevResLimitType: (cube = AIC, vector = AIV)."""
+        return self.profile.aic_cores, self.profile.aiv_cores
+
+    def set_res_limit(self, res_type: int, value: int) -> None:
+        """Limit the cores of one unit that kernels started from now on spread their blocks over
+        (the engine's cost vector; work the device has done by the host's time keeps the old
+        count). 0 is stored as the runtime stores it; the engine then runs one core."""
+        self.advance_to_host()
+        self.res_limit[res_type] = value
+        self.state.tc[(T_AIC_CORES, T_AIV_CORES)[res_type]] = max(1, value)
+
+    def reset_res_limit(self) -> None:
+        for t, v in enumerate(self.res_init()):
+            self.set_res_limit(t, v)
 
     # ---- ids ----
     def next_stream_id(self) -> int:
