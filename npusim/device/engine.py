@@ -893,7 +893,7 @@ def _t_second(tree, sch, q):
     return lim
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _ready(sqs, pool, tree, sch, a):
     """SQ ``a`` is ACTIVE: into the tree (or re-keyed there) if it has an SQE to run."""
     if sqs[a, Q_HEAD] < sqs[a, Q_TAIL]:
