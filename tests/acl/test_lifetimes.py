@@ -300,3 +300,96 @@ def test_host_funcs_on_real_threads(dev0):
         t.join(60)
     assert not errors, errors
     assert seen == {k: list(range(50)) for k in range(4)}
+
+
+# ---- this stop's paths: built models, reduce / 32-bit fills, the thread's last error ----
+from helpers.acl import launch, read  # noqa: E402
+def _built_model(x):
+    m = out(acl.mdl.ri_build_begin(0))
+    s = out(acl.rt.create_stream_with_config(0, acl.ACL_STREAM_PERSISTENT))
+    assert acl.mdl.ri_bind_stream(m, s, acl.ACL_MODEL_STREAM_FLAG_HEAD) == OK
+    assert launch(s, "EasyOPf", 1, (x,)) == OK
+    assert acl.mdl.ri_end_task(m, s) == OK
+    assert acl.mdl.ri_build_end(m, None) == OK
+    return m, s
+
+
+def test_built_model_cycles_leave_the_census_as_it_was(stream):
+    """1,000 build / bind / execute / unbind / destroy cycles: the model, its model stream and
+    the persistent stream are all given back each time."""
+    x = out(acl.rt.malloc(64, 0))
+    assert acl.rt.memset(x, 64, 0, 64) == OK
+    base = None
+    for i in range(1000):
+        m, s = _built_model(x)
+        assert acl.mdl.ri_execute_async(m, stream) == OK
+        assert acl.rt.synchronize_stream(stream) == OK
+        assert acl.mdl.ri_unbind_stream(m, s) == OK
+        assert acl.mdl.ri_destroy(m) == OK
+        assert acl.rt.destroy_stream(s) == OK
+        if i == 9:
+            base = ns.census()
+    assert ns.census().diff(base) == {}
+    assert read(x, 1)[0] == 1000                 # EasyOPf adds 1 per execution
+
+
+def test_reduce_and_fill_cycles_leave_the_census_as_it_was(stream):
+    """1,000 rounds of aclrtMemsetD32Async + aclrtReduceAsync (SUM, int32) on one stream: the
+    sums are exact and nothing grows with the rounds."""
+    a, b = out(acl.rt.malloc(256, 0)), out(acl.rt.malloc(256, 0))
+    assert acl.rt.memset(a, 256, 0, 256) == OK
+    base = None
+    for i in range(1000):
+        assert acl.rt.memset_d32_async(b, 256, 1, 64, stream) == OK
+        assert acl.rt.reduce_async(a, b, 256, acl.ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM,
+                                   acl.ACL_INT32, stream, None) == OK
+        if i % 100 == 99:
+            assert acl.rt.synchronize_stream(stream) == OK
+            if base is None:
+                base = ns.census()
+    assert ns.census().diff(base) == {}
+    assert (read(a, 64, np.int32) == 1000).all()
+
+
+def test_built_models_and_last_errors_on_real_threads(dev0):
+    """Four threads each build and execute their own model 50 times while provoking their own
+    runtime error: every model runs exactly its executions, and each thread's
+    aclrtGetLastError is its own error, not another thread's."""
+    import threading
+    ctx = out(acl.rt.get_current_context())
+    results, errors = {}, []
+    codes = {0: (lambda: acl.rt.free(0x1234)), 1: (lambda: acl.rt.destroy_stream(0x7777)),
+             2: (lambda: acl.rt.free(0x1234)), 3: (lambda: acl.rt.destroy_stream(0x7777))}
+
+    def worker(k):
+        try:
+            assert acl.rt.set_current_context(ctx) == OK
+            x = out(acl.rt.malloc(64, 0))
+            assert acl.rt.memset(x, 64, 0, 64) == OK
+            ex = out(acl.rt.create_stream())
+            m, s = _built_model(x)
+            want = codes[k]()
+            assert want != OK
+            for _ in range(50):
+                assert acl.mdl.ri_execute_async(m, ex) == OK
+            assert acl.rt.synchronize_stream(ex) == OK
+            count = int(read(x, 1)[0])
+            last = acl.rt.get_last_error(acl.ACL_RT_THREAD_LEVEL)
+            assert acl.mdl.ri_destroy(m) == OK
+            assert acl.rt.destroy_stream(s) == OK
+            assert acl.rt.destroy_stream(ex) == OK
+            results[k] = (count, want, last)
+        except BaseException as e:      # reported on the test's thread
+            errors.append(e)
+
+    ts = [threading.Thread(target=worker, args=(k,)) for k in range(4)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join(120)
+    assert not errors, errors
+    for k, (count, want, last) in results.items():
+        assert count == 50, k
+        assert last == want, k
+    assert len(results) == 4
+    assert acl.rt.get_last_error(acl.ACL_RT_THREAD_LEVEL) == OK     # the test's own thread
