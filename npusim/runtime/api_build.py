@@ -24,7 +24,6 @@ from .. import errors as ERR
 from ..device import engine as E
 from ..device import sqe as S
 from . import model as M
-from .device import DeadlockError
 from .runtime import RT, profile
 from .stream import (ACL_STREAM_CPU_SCHEDULE, ACL_STREAM_DEVICE_USE_ONLY, ACL_STREAM_FAST_LAUNCH,
                      ACL_STREAM_PERSISTENT, lookup)
@@ -218,13 +217,10 @@ def ri_build_end(model_ri, reserve=None) -> int:
 
 def _wait_model_idle(m) -> int:
     """Wait until no launch of ``m`` is in flight (the unbind's stream synchronize)."""
-    dev = m.device
     while m.running():
-        s, p = m.runs[0]
-        try:
-            dev.wait_sq(s.sq, p + 1)
-        except DeadlockError as e:
-            RT.tls.explain(e.diagnosis)
+        why = m.wait_oldest_run()
+        if why is not None:
+            RT.tls.explain(why)
             return ERR.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
     return ERR.ACL_SUCCESS
 

@@ -423,6 +423,29 @@ def launch_kernel_with_host_args(func, num_blocks, stream, cfg, host_args, args_
     return submit_kernel(k, s, k.kid, num_blocks, addr, args_size, tc, rfeats)
 
 
+def _pack_args(k, args):
+    """``args`` (one value per declared parameter) packed at the PARAM_SUMMARY offsets of kernel
+    ``k``: the bytes, or None when a value is missing, NULL / 0, does not fit its parameter, or a
+    parameter lies past the total size (the caller returns 107000)."""
+    total = k.param_total_size
+    buf = bytearray(total)
+    try:
+        for i in range(k.param_count):
+            a = args[i]
+            if a is None or (isinstance(a, (int, np.integer)) and not a):
+                return None
+            p = k.params[i]
+            if p.offset + p.size > total:
+                return None
+            b = _bytes_of(a, p.size)
+            if b is None:
+                return None
+            buf[p.offset:p.offset + p.size] = b
+    except (TypeError, IndexError):
+        return None
+    return buf
+
+
 def launch_kernel_with_args_array(func, num_blocks, stream, cfg, args):
     """aclrtLaunchKernelWithArgsArray: acl (func NULL, numBlocks 0 -> 100000) -> handles -> CPU
     kernel 207000 -> no PARAM_SUMMARY 107000 -> args NULL with params 107000 -> config ->
@@ -448,22 +471,10 @@ def launch_kernel_with_args_array(func, num_blocks, stream, cfg, args):
     s, tc, rfeats, code = _config_and_stream(k, s, cfg)
     if code:
         return code
-    total = k.param_total_size
-    buf = bytearray(total)
-    try:
-        for i in range(k.param_count):
-            a = args[i]
-            if a is None or (isinstance(a, (int, np.integer)) and not a):
-                return E_PARAM
-            p = k.params[i]
-            if p.offset + p.size > total:
-                return E_PARAM
-            b = _bytes_of(a, p.size)
-            if b is None:
-                return E_PARAM
-            buf[p.offset:p.offset + p.size] = b
-    except (TypeError, IndexError):
+    buf = _pack_args(k, args)
+    if buf is None:
         return E_PARAM
+    total = len(buf)
     code = _prefetch_nops(k, s, tc)
     if code:
         return code
@@ -646,21 +657,8 @@ def launch_simt_kernel_with_args_array(func, grid_dim, block_dim, dyn_ubuf_size,
         return code
     if k.param_count > 0 and args is None:
         return E_PARAM
-    total = k.param_total_size
-    buf = bytearray(total)
-    try:
-        for i in range(k.param_count):
-            a = args[i]
-            if a is None or (isinstance(a, (int, np.integer)) and not a):
-                return E_PARAM
-            p = k.params[i]
-            if p.offset + p.size > total:
-                return E_PARAM
-            b = _bytes_of(a, p.size)
-            if b is None:
-                return E_PARAM
-            buf[p.offset:p.offset + p.size] = b
-    except (TypeError, IndexError):
+    buf = _pack_args(k, args)
+    if buf is None:
         return E_PARAM
     return _simt_submit(k, s, cfg, grid, dyn_ubuf_size, _simt_prefix(grid, block) + bytes(buf),
                         [])

@@ -359,11 +359,9 @@ def _recycle(dev, m, need: int, pool: int) -> int:
             return ERR.ACL_SUCCESS
         if busy is None:
             return ERR.ACL_ERROR_RT_RESOURCE_ALLOC_FAIL
-        s, p = busy.runs[0]                                # wait for one launch to complete
-        try:
-            dev.wait_sq(s.sq, p + 1)
-        except DeadlockError as e:
-            RT.tls.explain(e.diagnosis)
+        why = busy.wait_oldest_run()                       # wait for one launch to complete
+        if why is not None:
+            RT.tls.explain(why)
             return ERR.ACL_ERROR_RT_RESOURCE_ALLOC_FAIL
     return ERR.ACL_SUCCESS
 

@@ -20,6 +20,7 @@ from ..device import engine as E
 from ..progress import Progress
 from ..device import sqe as S
 from .recording import REC
+from .device import DeadlockError
 from .runtime import RT
 from .stream import SqStream
 
@@ -325,6 +326,16 @@ class CaptureModel:
                 return True
             runs.popleft()
         return False
+
+    def wait_oldest_run(self) -> str | None:
+        """Wait for the oldest launch in flight (after :meth:`running` said there is one): None
+        once it completed, else the deadlock diagnosis of why it never can."""
+        s, p = self.runs[0]
+        try:
+            self.device.wait_sq(s.sq, p + 1)
+        except DeadlockError as e:
+            return e.diagnosis
+        return None
 
     def release_resources(self) -> None:
         """Give the SQ/CQ pairs back to the device pool (destroy, update, recycling)."""
