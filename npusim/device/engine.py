@@ -137,7 +137,7 @@ _OP_UNIT = np.array([UNIT_SCALAR] * S.N_OPCODES, np.uint8)    # trace unit (kern
 _OP_UNIT[S.OP_MEMCPY] = UNIT_DMA
 _OP_UNIT[S.OP_MEMSET] = UNIT_DMA
 _BYTE, _MEMCPY_KIND = 0xFF, 3         # memset value mask; SQE flag bits of the memcpy kind
-_SHORT = 512        # bytes: shorter fills and copies are inline loops, longer ones libc calls
+_SHORT = 512        # bytes: shorter fills are inline loops, longer ones libc memset
 _AHEAD = 4          # SQEs of an SQ prefetched ahead of its head when it is re-keyed
 
 # ---- the scheduler's own structures (built by each run, in one scratch array) ----
@@ -433,11 +433,8 @@ def _op_memcpy(e, sqs, pool, st, tree, sch, lhead, q, pos, dur, mem, ctx, tc, re
     if rec_on:
         rec_access(ctx, e.a1, n, ACC_R)
         rec_access(ctx, e.a0, n, ACC_W)
-    if d != s and n > 0:
-        if n < _SHORT and (d >= s + n or s >= d + n):
-            mem[d:d + n] = mem[s:s + n]
-        else:                   # long, or overlapping (memmove: as if through a copy)
-            _move(mem.ctypes.data + d, mem.ctypes.data + s, n)
+    if d != s and n > 0:        # memmove: overlap-safe, as if through a copy
+        _move(mem.ctypes.data + d, mem.ctypes.data + s, n)
     return (_wrote_memory(sqs, pool, st, tree, sch, lhead),
             dur + n // tc[T_BW_H2H + (e.flag & _MEMCPY_KIND)])
 
@@ -492,13 +489,11 @@ def _op_memcpy_mode(e, sqs, pool, st, tree, sch, lhead, q, pos, dur, mem, ctx, t
     if rec_on:
         rec_access(ctx, src, span_s, ACC_R)
         rec_access(ctx, dst, span_d, ACC_W)
+    base = mem.ctypes.data
     for r in range(height):
         rd, rs = d + r * dp, s + r * sp
         if rd != rs and width > 0:
-            if rd < rs + width and rs < rd + width:
-                mem[rd:rd + width] = mem[rs:rs + width].copy()
-            else:
-                mem[rd:rd + width] = mem[rs:rs + width]
+            _move(base + rd, base + rs, width)
     n = width * height
     return (_wrote_memory(sqs, pool, st, tree, sch, lhead),
             dur + n // tc[T_BW_H2H + (e.flag & _MEMCPY_KIND)])
