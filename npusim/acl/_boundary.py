@@ -339,7 +339,8 @@ PARAMS: dict[str, Spec] = {
     # handles
     **{n: Spec(HANDLE) for n in ("stream", "sh", "h", "eh", "start_h", "end_h", "nh", "func",
                                  "binary", "args", "model_ri", "task", "handle", "cond",
-                                 "param", "active_stream", "true_stream", "false_stream")},
+                                 "param", "active_stream", "true_stream", "false_stream",
+                                 "task_stream", "exec_stream")},
     # pointers
     **{n: Spec(POINTER) for n in ("ptr", "dst", "src", "args_ptr", "dev_addr", "left_value",
                                   "right_value")},
@@ -369,7 +370,7 @@ PARAMS: dict[str, Spec] = {
     **{n: Spec(ATTRS) for n in ("options", "cfg")},
     "params": Spec(STRUCT),
     # parsed by the runtime
-    **{n: Spec(ANY) for n in ("reserve", "callback", "user_data", "info", "fn")},
+    **{n: Spec(ANY) for n in ("reserve", "callback", "user_data", "info", "fn", "task_info")},
 }
 
 OVERRIDES: dict[tuple[str, str], Spec] = {
@@ -441,6 +442,8 @@ OVERRIDES: dict[tuple[str, str], Spec] = {
     # chapter 3 device resource limits (runtime/api_device.py)
     **{(f, "res_type"): Spec(ENUM) for f in ("set_device_res_limit", "get_device_res_limit")},
     ("set_device_res_limit", "value"): Spec(U32),           # uint32_t value
+    # chapter 12 (runtime/api_random.py): uint32_t taskId
+    ("task_update_async", "task_id"): Spec(U32),
     # chapter 13 (runtime/api_exception.py)
     # they return the code itself (no output shape): the function checks its level
     **{(f, "level"): Spec(ANY) for f in ("peek_at_last_error", "get_last_error")},

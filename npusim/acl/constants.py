@@ -101,3 +101,9 @@ from ..runtime.api_reduce import (ACL_BF16, ACL_FLOAT, ACL_FLOAT16, ACL_INT4,  #
                                   ACL_RT_MEMCPY_SDMA_AUTOMATIC_MAX,
                                   ACL_RT_MEMCPY_SDMA_AUTOMATIC_MIN,
                                   ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM)
+from ..runtime.api_random import (ACL_INT64, ACL_UINT64,  # noqa: F401,E402
+                                  ACL_RT_RANDOM_NUM_FUNC_TYPE_DROPOUT_BITMASK,
+                                  ACL_RT_RANDOM_NUM_FUNC_TYPE_NORMAL_DIS,
+                                  ACL_RT_RANDOM_NUM_FUNC_TYPE_TRUNCATED_NORMAL_DIS,
+                                  ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS,
+                                  ACL_RT_UPDATE_AIC_AIV_TASK, ACL_RT_UPDATE_RANDOM_TASK)

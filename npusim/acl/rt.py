@@ -76,6 +76,7 @@ from ..runtime.api_launch import (function_get_avail_dyn_ubuf_per_block,  # noqa
 from ..runtime.api_device import (device_get_stream_priority_range,  # noqa: F401,E402
                                   synchronize_device_with_timeout)
 from ..runtime.api_reduce import reduce_async  # noqa: F401,E402
+from ..runtime.api_random import random_num_async, task_update_async  # noqa: F401,E402
 from ..runtime.api_device import (get_device_res_limit,  # noqa: F401,E402
                                   reset_device_res_limit, set_device_res_limit)
 from ..runtime.api_refused import BY_DESIGN as _BY_DESIGN  # noqa: E402
