@@ -130,7 +130,9 @@ def get_thread_last_task_id():
     stream (eager; the default stream included) — read from what the streams keep (each
     stream's last SQE: its task id and doorbell time), so no launch pays for it. npusim keeps
     no submitting thread per task: with several threads submitting it is the process's last
-    task, the thread's own when one thread submits (fidelity row 107). 0 before any task."""
+    task, the thread's own when one thread submits (fidelity row 107). 0 before any task.
+    A task this thread wrote into a built model (a stream bound with aclmdlRIBindStream: its
+    position in the model stream) counts at the host time it was issued (fidelity row 168)."""
     best_t, best_id = -1, 0
     for dev in RT.devices.values():
         st = dev.state
@@ -142,6 +144,9 @@ def get_thread_last_task_id():
             t = int(row["t_submit"])
             if t > best_t:
                 best_t, best_id = t, int(row["task_id"])
+    bound = RT.tls.last_bound_task            # a task kept in a built model (aclmdlRIBindStream)
+    if bound is not None and bound[0] >= best_t:
+        best_id = bound[1]
     return best_id, OK
 
 

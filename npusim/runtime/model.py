@@ -99,6 +99,8 @@ class CaptureStream(SqStream):
         model stream never wraps)."""
         if self.task_count >= self.depth:
             return -ERR.ACL_ERROR_RT_STREAM_TASK_FULL
+        RT.tls.last_bound_task = (RT.host_ns + self.device.timing.doorbell_ns,
+                                  self.task_count & 0xFFFF)
         return self.append(op, 1, a0, a1, a2, a3, flag, blocks)
 
     def append(self, op: int, sqe_count: int = 1, a0=0, a1=0, a2=0, a3=0, flag=0,

@@ -34,6 +34,8 @@ class _ThreadState(threading.local):
         self.recent_error = None          # aclGetRecentErrMsg: the last failure's text
         self.error_detail = ""            # why the current call fails, set by the runtime
         self.last_error = 0               # aclrtGetLastError: the last runtime code returned
+        self.last_bound_task = None       # (host time, task id) of the last task this thread
+        #                                   wrote into a built model (aclrtGetThreadLastTaskId)
 
     def explain(self, detail: str) -> None:
         """The runtime's reason for the failure the current call is about to return (the
