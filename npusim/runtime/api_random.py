@@ -668,17 +668,20 @@ def task_update_async(task_stream, task_id, info, exec_stream) -> int:
         RT.tls.explain(f"no task {task_id} on {ts.describe()}")
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     row = st.pool[st.row_of(cs.sq, task_id)]
-    if int(row["op"]) != S.OP_KERNEL or int(row["a0"]) != _KID:
+    op, kid, cfg = int(row["op"]), int(row["a0"]), int(row["a1"])
+    del row                             # a view of the pool, which growing a ring may move
+    if op != S.OP_KERNEL or kid != _KID:
         RT.tls.explain(f"task {task_id} of {ts.describe()} is not a random-number task: only "
                        f"the random number generation task supports this update")
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     if es.ctx.failure_code:
         return es.ctx.failure_code
-    if cs.capacity < cs.depth:          # the ring must not move under the queued update
+    if cs.user_stream is not None and cs.user_stream.bound is cs and cs.capacity < cs.depth:
+        # a bound stream may still get tasks, and its ring grows (moves) when it fills up: it
+        # must not move under the queued SQE update, so it takes its whole depth now
         st.grow_sq(cs.sq, cs.depth)
         cs.capacity = cs.depth
         cs._ring_base = -1
-    cfg = int(row["a1"])
     block = int(np.frombuffer(bytes(st.mem.view(cfg + 48, 8)), np.int64)[0])
     flags = int(np.frombuffer(bytes(st.mem.view(cfg, 8)), np.int64)[0])
     stage = block + _STAGE_AT
