@@ -6,7 +6,6 @@ from __future__ import annotations
 import importlib.util
 import pathlib
 
-import pytest
 
 from npusim import acl
 from npusim.runtime.api_refused import BY_DESIGN, facade_name
@@ -53,8 +52,6 @@ def test_facade_names_follow_the_rule():
     assert facade_name("aclrtUnSubscribeReport") == "acl.rt.unsubscribe_report"
 
 
-@pytest.mark.xfail(strict=True, reason="the surface issue is open: docs/api_coverage.md lists the "
-                                       "functions still missing")
 def test_no_function_of_the_chapters_is_missing():
     missing = [c for _, c in cov.read_table() if cov.status(c)[0] == "missing"]
     assert not missing, f"{len(missing)} missing: {missing}"
