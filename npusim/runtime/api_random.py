@@ -161,9 +161,10 @@ def pack_task_info(info) -> bytes:
 
 
 def _pack(info) -> bytes:
-    if isinstance(info, (bytes, bytearray, memoryview)) or isinstance(info, np.ndarray):
-        b = bytes(np.asarray(info).view(np.uint8).ravel()) if isinstance(info, np.ndarray) \
-            else bytes(info)
+    if isinstance(info, (bytes, bytearray, memoryview, np.ndarray)):
+        if isinstance(info, np.ndarray) and (info.dtype != np.uint8 or info.ndim != 1):
+            raise _Bad
+        b = bytes(info)
         if len(b) != TASK_INFO_BYTES:
             raise _Bad
         return b
@@ -496,7 +497,7 @@ def random_num_async(task_info, stream, reserve=None) -> int:
         return ERR.ACL_ERROR_INVALID_PARAM
     try:
         raw = _pack(task_info)
-    except _Bad:
+    except Exception:                 # noqa: BLE001 -- _Bad, or a hostile object's own error
         RT.tls.explain("taskInfo is not an aclrtRandomNumTaskInfo: a dict of its C fields "
                        "(dataType, randomNumFuncParaInfo, randomParaAddr, randomResultAddr, "
                        "randomCounterAddr, randomSeed, randomNum) or its 104 bytes")
@@ -620,7 +621,7 @@ def task_update_async(task_stream, task_id, info, exec_stream) -> int:
         return ERR.ACL_ERROR_INVALID_PARAM
     try:
         uid, f = _update_info(info)
-    except _Bad:
+    except Exception:                 # noqa: BLE001 -- _Bad, or a hostile object's own error
         RT.tls.explain("info is not an aclrtTaskUpdateInfo: {'id': ..., 'val': "
                        "{'randomTaskAttr': {'srcAddr': ..., 'size': ...}}}")
         return ERR.ACL_ERROR_INVALID_PARAM

@@ -191,6 +191,19 @@ FN_VALID = {
     ("kernel_args_append", "param_size"): lambda e: 8,
     ("ri_get_tasks_by_stream", "stream"): lambda e: e["mstream"],
     ("ri_cond_handle_create", "model_ri"): lambda e: e["capmodel"],
+    ("random_num_async", "task_info"): lambda e: {
+        "dataType": acl.ACL_FLOAT, "randomNumFuncParaInfo": {
+            "funcType": acl.ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS, "paramInfo": {
+                "uniformDisInfo": {"min": {"valueOrAddr": 0.0, "size": 4},
+                                   "max": {"valueOrAddr": 1.0, "size": 4}}}},
+        "randomResultAddr": e["dptr"], "randomCounterAddr": e["dptr"] + 1024,
+        "randomSeed": {"valueOrAddr": 1, "size": 8}, "randomNum": {"valueOrAddr": 4, "size": 8}},
+    ("task_update_async", "task_stream"): lambda e: e["mstream"],
+    ("task_update_async", "task_id"): lambda e: 0,
+    ("task_update_async", "info"): lambda e: {
+        "id": acl.ACL_RT_UPDATE_RANDOM_TASK,
+        "val": {"randomTaskAttr": {"srcAddr": e["dptr"], "size": 104}}},
+    ("task_update_async", "exec_stream"): lambda e: e["stream"],
     ("ri_debug_json_print", "path"): lambda e: os.path.join(tempfile.gettempdir(),
                                                             f"npusim-fuzz-{os.getpid()}.json"),
 }

@@ -6,7 +6,6 @@ from __future__ import annotations
 import importlib.util
 import pathlib
 
-
 from npusim import acl
 from npusim.runtime.api_refused import BY_DESIGN, facade_name
 
