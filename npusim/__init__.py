@@ -18,7 +18,7 @@ from .api import (Binary, Buffer, Device, Event, ExternalEvent, Function,  # noq
                   graph_task_update_begin, graph_task_update_end, load_binary, reset,
                   reset_kernel_cost, roofline, set_kernel_cost, TaskGroup, TaskUpdate,
                   task_group, task_update)
-from .api import BuiltModel  # noqa: E402,F401
+from .api import BuiltModel, random_task_info  # noqa: E402,F401
 from .errors import AclError  # noqa: E402
 from . import analysis  # noqa: E402  (races, capture linter, deadlock chains)
 from .faults import clear_injections, inject  # noqa: E402
@@ -45,4 +45,4 @@ __all__ = ["acl", "errors", "AclError", "Device", "Stream", "Event", "ExternalEv
            "Function", "kernel", "samples", "cpu_kernel", "register_cpu_kernel", "set_kernel_cost",
            "reset_kernel_cost", "roofline", "inject", "clear_injections", "analysis", "census",
            "Census", "install_as_acl", "uninstall_as_acl", "sweep", "TaskGroup", "TaskUpdate",
-           "task_group", "task_update"]
+           "task_group", "task_update", "random_task_info"]

@@ -19,6 +19,7 @@ from .kernel.printf import ensure_buffer
 from .runtime import api_device, args as _args
 from .runtime.api_device import profile
 from .runtime.api_mdl import model_of
+from .runtime.api_random import pack_task_info
 from .runtime.cost import Roofline, declared_params, restore_model, set_model
 from .runtime.dump import to_dot, to_dot_streams
 from .runtime.argcheck import MODES as _CHECK_MODES, param_types
@@ -243,6 +244,17 @@ class Stream:
         """aclrtPersistentTaskClean: drop the tasks of a bound persistent stream (its model
         built and idle) so new ones can be issued."""
         _ok(acl.rt.persistent_task_clean(self.handle))
+
+    def random(self, out, num: int, counter, dist: str = "uniform", dtype: str = "float32",
+               seed: int = 0, **params) -> int:
+        """aclrtRandomNumAsync: ``num`` random numbers into ``out`` when the task runs (Philox,
+        keyed by ``seed``, from the 16-byte counter at device address ``counter``, which the
+        task reads then); ``dist`` / ``dtype`` / ``params`` as :func:`random_task_info`.
+        Returns the task's id (aclrtGetThreadLastTaskId): on a stream bound to a built model,
+        the id ``BuiltModel.update_random`` takes."""
+        _ok(acl.rt.random_num_async(random_task_info(out, num, counter, dist, dtype, seed,
+                                                     **params), self.handle, None))
+        return _out(acl.rt.get_thread_last_task_id())
 
 
 _CONDITIONS = {"==": acl.ACL_RT_EQUAL, "!=": acl.ACL_RT_NOT_EQUAL, ">": acl.ACL_RT_GREATER,
@@ -635,9 +647,59 @@ class BuiltModel:
     def streams(self) -> list[int]:
         return _out(acl.mdl.ri_get_streams(self.handle))
 
+    def update_random(self, stream: Stream, task_id: int, src, exec_stream: Stream | None = None
+                      ) -> None:
+        """aclrtTaskUpdateAsync(ACL_RT_UPDATE_RANDOM_TASK): when ``exec_stream`` (default: the
+        default stream) reaches it, random task ``task_id`` of the bound ``stream`` takes the
+        result, counter and parameter addresses, seed and count of the task info at device
+        address ``src`` (the bytes :func:`random_task_info` gives)."""
+        info = {"id": acl.ACL_RT_UPDATE_RANDOM_TASK,
+                "val": {"randomTaskAttr": {"srcAddr": int(src), "size": 104}}}
+        _ok(acl.rt.task_update_async(stream.handle, task_id, info,
+                                     exec_stream.handle if exec_stream else None))
+
     def destroy(self) -> None:
         _ok(acl.mdl.ri_destroy(self.handle))
         self.handle = None
+
+
+_RANDOM_DIST = {"dropout": (acl.ACL_RT_RANDOM_NUM_FUNC_TYPE_DROPOUT_BITMASK, ("ratio",)),
+                "uniform": (acl.ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS, ("low", "high")),
+                "normal": (acl.ACL_RT_RANDOM_NUM_FUNC_TYPE_NORMAL_DIS, ("mean", "stddev")),
+                "truncated_normal": (acl.ACL_RT_RANDOM_NUM_FUNC_TYPE_TRUNCATED_NORMAL_DIS,
+                                     ("mean", "stddev"))}
+_RANDOM_DEFAULTS = {"ratio": 0.5, "low": 0.0, "high": 1.0, "mean": 0.0, "stddev": 1.0}
+_RANDOM_TYPES = {"float32": (acl.ACL_FLOAT, 4), "float16": (acl.ACL_FLOAT16, 2),
+                 "bfloat16": (acl.ACL_BF16, 2), "int32": (acl.ACL_INT32, 4),
+                 "uint32": (acl.ACL_UINT32, 4), "int64": (acl.ACL_INT64, 8),
+                 "uint64": (acl.ACL_UINT64, 8)}
+
+
+def random_task_info(out, num: int, counter, dist: str = "uniform", dtype: str = "float32",
+                     seed: int = 0, **params) -> bytes:
+    """The 104 bytes of an ``aclrtRandomNumTaskInfo`` (acl_rt.h): ``dist`` one of
+    uniform (``low``, ``high``), normal / truncated_normal (``mean``, ``stddev``), dropout
+    (``ratio``: a bitmask of ``num`` bits, 1 = kept); ``dtype`` float32 / float16 /
+    bfloat16 (every dist), int32 / uint32 / int64 / uint64 (uniform; ``low`` / ``high``
+    integers). ``out`` / ``counter``: device addresses; ``seed``, ``num`` by value."""
+    func, names = _RANDOM_DIST[dist]
+    data_type, size = _RANDOM_TYPES[dtype]
+    unknown = set(params) - set(names)
+    if unknown:
+        raise TypeError(f"{dist} takes {names}, not {sorted(unknown)}")
+    member = {"dropout": ("dropoutBitmaskInfo", ("dropoutRation",)),
+              "uniform": ("uniformDisInfo", ("min", "max"))}.get(
+                  dist, ("normalDisInfo", ("mean", "stddev")))
+    vals = [params.get(n, _RANDOM_DEFAULTS[n]) for n in names]
+    floats = data_type in (acl.ACL_FLOAT, acl.ACL_FLOAT16, acl.ACL_BF16)
+    vals = [float(v) if floats else int(v) for v in vals]
+    fields = {c: {"valueOrAddr": v, "size": size} for c, v in zip(member[1], vals)}
+    return pack_task_info({
+        "dataType": data_type,
+        "randomNumFuncParaInfo": {"funcType": func, "paramInfo": {member[0]: fields}},
+        "randomResultAddr": int(out), "randomCounterAddr": int(counter),
+        "randomSeed": {"valueOrAddr": int(seed), "size": 8},
+        "randomNum": {"valueOrAddr": int(num), "size": 8}})
 
 
 def graph(stream: Stream | None = None, mode: str | int = "global") -> Graph:

@@ -244,3 +244,27 @@ def test_chips_without_the_dsa_update_refuse_with_207000(chip, name):
     s = new_stream()
     assert acl.rt.task_update_async(s, 0, update(dmalloc()), 0x7FFF_FFF1) == \
         E.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+
+
+def test_pythonic_random_task_in_a_built_model_and_its_update():
+    import npusim as ns
+    dev = ns.Device("Ascend910B")
+    out, ctr = dev.malloc(64), dev.malloc(16)
+    ctr.write(np.zeros(4, np.uint32))
+    m = dev.build_model()
+    s = m.bind(dev.stream(persistent=True), head=True)
+    tid = s.random(out, N, ctr, "uniform", "uint32", seed=1, low=0, high=1000)
+    m.end_task(s)
+    m.build_end().execute()
+    assert out.read(np.uint32, N).tolist() == ref(0, 1)
+    src = dev.malloc(128).write(np.frombuffer(
+        ns.random_task_info(out, N, ctr, "uniform", "uint32", seed=5), np.uint8))
+    ex = dev.stream()
+    m.update_random(s, tid, src, ex)
+    m.launch(ex)
+    ex.synchronize()
+    assert out.read(np.uint32, N).tolist() == ref(0, 5)
+    with pytest.raises(TypeError):
+        ns.random_task_info(out, N, ctr, "normal", mean=0.0, ratio=0.5)
+    with pytest.raises(ns.AclError):
+        dev.stream().random(out, N, 0, "normal")               # NULL counter: 107000
