@@ -55,6 +55,7 @@ from ..device.memory import C_FAULT
 from . import args as A
 from .runtime import RT
 from .stream import lookup, refused, resolve_same_ctx
+from .tasks import DEFAULT_TYPE_KERNELS
 
 # aclrtRandomNumFuncType (acl_rt.h:789-794)
 ACL_RT_RANDOM_NUM_FUNC_TYPE_DROPOUT_BITMASK, ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS = 0, 1
@@ -469,6 +470,7 @@ def _compiled_update():
 
 _KID = TABLE.register_lazy(RANDOM_BODY, _compiled_random, 0, unit=UNIT_AICPU,
                            params=tuple((f"w{i}", "u64") for i in range(_CFG_WORDS)))
+DEFAULT_TYPE_KERNELS.add(_KID)         # aclmdlRITaskGetType: RT_TASK_DEFAULT (STARS_COMMON)
 _UKID = TABLE.register_lazy(UPDATE_BODY, _compiled_update, 0, unit=UNIT_AICPU,
                             params=(("src", "ptr"), ("image", "ptr"), ("flags", "u64"),
                                     ("block", "ptr")))

@@ -29,6 +29,15 @@ _TYPE_OF_OP = {S.OP_KERNEL: ACL_MODEL_RI_TASK_KERNEL,
                S.OP_EVENT_RESET: ACL_MODEL_RI_TASK_EVENT_RESET,
                S.OP_MEM_WRITE_VALUE: ACL_MODEL_RI_TASK_VALUE_WRITE,
                S.OP_MEM_WAIT_VALUE: ACL_MODEL_RI_TASK_VALUE_WAIT}
+DEFAULT_TYPE_KERNELS: set = set()
+"""Kernel ids of runtime-owned bodies that stand for another task type (the DSA random-number
+task, ``api_random``): ``ConvertTaskType`` (``kernel_utils.cc``) gives them RT_TASK_DEFAULT."""
+
+
+def _type_of(row, op: int) -> int:
+    if op == S.OP_KERNEL and int(row["a0"]) in DEFAULT_TYPE_KERNELS:
+        return ACL_MODEL_RI_TASK_DEFAULT
+    return _TYPE_OF_OP.get(op, ACL_MODEL_RI_TASK_DEFAULT)
 
 
 @dataclass(eq=False)
@@ -99,8 +108,8 @@ def ri_task_get_type(task):
         return None, code
     if t.model.sub:
         return None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
-    op = t.model.event_task(t.row())[0]
-    return _TYPE_OF_OP.get(op, ACL_MODEL_RI_TASK_DEFAULT), ERR.ACL_SUCCESS
+    row = t.row()
+    return _type_of(row, t.model.event_task(row)[0]), ERR.ACL_SUCCESS
 
 
 def ri_task_get_seq_id(task):
@@ -124,7 +133,7 @@ def ri_task_get_params(task):
         return None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
     row = t.row()
     op, ce = t.model.event_task(row)       # a software capture event's tasks are event tasks
-    ty = _TYPE_OF_OP.get(op, ACL_MODEL_RI_TASK_DEFAULT)
+    ty = _type_of(row, op)
     if ty == ACL_MODEL_RI_TASK_DEFAULT:
         return None, ERR.ACL_ERROR_RT_PARAM_INVALID
     p = {"type": ty}

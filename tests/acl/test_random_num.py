@@ -387,3 +387,18 @@ def test_the_a3_profile_has_the_generator(chip):
     out, ctr = dmalloc(64), counter_at(0)
     gen(s, task(acl.ACL_FLOAT, UNIFORM, (0.0, 1.0), out, ctr, num=4))
     assert read(out, 4).tolist() == ref_uniform_float(0, 0, 4, 0.0, 1.0, acl.ACL_FLOAT).tolist()
+
+
+def test_a_captured_random_task_has_the_default_task_type(dev0):
+    s = new_stream()
+    out, ctr = dmalloc(64), counter_at(0)
+    begin(s)
+    assert acl.rt.random_num_async(task(acl.ACL_FLOAT, NORMAL, (0.0, 1.0), out, ctr), s,
+                                   None) == OK
+    m = end(s)
+    streams, ret = acl.mdl.ri_get_streams(m)
+    assert ret == OK
+    tasks, ret = acl.mdl.ri_get_tasks_by_stream(streams[0])
+    assert ret == OK
+    assert acl.mdl.ri_task_get_type(tasks[0]) == (acl.ACL_MODEL_RI_TASK_DEFAULT, OK)
+    assert acl.mdl.ri_task_get_params(tasks[0]) == (None, RT_P)
