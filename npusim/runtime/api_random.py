@@ -516,7 +516,8 @@ def random_num_async(task_info, stream, reserve=None) -> int:
     s, code = lookup(stream)
     if code:
         return code
-    if reserve is not None:
+    if reserve is not None and not (type(reserve) is int and reserve == 0):    # NULL: None or 0
+        RT.tls.explain("reserve must be NULL")
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     s, code = resolve_same_ctx(s)
     if code:

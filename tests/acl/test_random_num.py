@@ -402,3 +402,30 @@ def test_a_captured_random_task_has_the_default_task_type(dev0):
     assert ret == OK
     assert acl.mdl.ri_task_get_type(tasks[0]) == (acl.ACL_MODEL_RI_TASK_DEFAULT, OK)
     assert acl.mdl.ri_task_get_params(tasks[0]) == (None, RT_P)
+
+
+def test_reserve_may_be_none_or_zero(dev0, stream):
+    out, ctr = dmalloc(64), counter_at(0)
+    info = task(acl.ACL_FLOAT, UNIFORM, (0.0, 1.0), out, ctr, num=4)
+    assert acl.rt.random_num_async(info, stream, 0) == OK
+    assert acl.rt.random_num_async(info, stream) == OK
+    assert acl.rt.random_num_async(info, stream, object()) == RT_P
+
+
+def test_the_random_num_task_sample_prints_the_generator_s_first_values(capsys):
+    from helpers.examples import load
+    r = load("builtin_random_num_task").main()
+    assert r["normal_float"].view(np.uint32).tolist() == \
+        ref_normal(0, 0, 5, 3.0, 2.0, acl.ACL_FLOAT).tolist()
+    bf = lambda b: float(np.array([b << 16], np.uint32).view(np.float32)[0])  # noqa: E731
+    assert r["truncated_bf16"].tolist() == \
+        ref_normal(0, 0, 5, bf(0x3F80), bf(0x4000), acl.ACL_BF16, truncated=True).tolist()
+    assert r["uniform_fp16"].tolist() == ref_uniform_float(0, 0, 5, 1.0, 2.0,
+                                                           acl.ACL_FLOAT16).tolist()
+    assert r["uniform_int32"].tolist() == ref_uniform_int(0, 0, 5, 1, 100, 32)
+    assert r["dropout"].tolist() == ref_dropout(0, 0, 40, 0.4).tolist()
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "Gen normal distribution random num, data type: float "
+    assert out[1] == f"Random result[0] = {r['normal_float'][0]:f}"
+    assert out[-1] == "Sample Run Successfully."
+    assert sum(line.startswith("Random result[") for line in out) == 25
