@@ -27,15 +27,15 @@ How the real runtime does it (hicann/runtime):
   SQE-update task then copies the SQE's bytes 16-55 (result, counter and parameter addresses,
   seed, count) over the model's task. The value/address bitmap (bytes 8-11) is not copied.
 
-The model (docs/fidelity.md rows 166-175): one KERNEL SQE whose runtime-owned body
+The model (docs/fidelity.md rows 166-171): one KERNEL SQE whose runtime-owned body
 (:data:`RANDOM_BODY`) reads its whole configuration when the task runs — the count and seed
 (values, or device words it reads then), the 128-bit Philox counter, the parameter block and the
 parameters it points to — so a replay of a captured or built model sees the device memory as it
-is at that replay. The generator is Philox4x32-10 (the sample's README: the only algorithm, "Counter
-为 128bit"), keyed by the 64-bit seed; output ``i`` is drawn from the counter's block ``c + i // 4``
-(``i // 2`` for 64-bit integers); the counter is read, never advanced. Each launch owns a
-128-byte block of args memory: the 16-byte parameter block, the update's staging image and the
-task's own configuration (the SQE's fields).
+is at that replay. The generator is Philox4x32-10 (the sample's README: the only algorithm,
+"Counter 为 128bit"), keyed by the 64-bit seed; output ``i`` is drawn from the counter's block
+``c + i // 4`` (``i // 2`` for 64-bit integers); the counter is read, never advanced. Each launch
+owns a 128-byte block of args memory: the 16-byte parameter block, the update's staging image
+and the task's own configuration (the SQE's fields).
 """
 from __future__ import annotations
 
@@ -64,7 +64,8 @@ ACL_RT_RANDOM_NUM_FUNC_TYPE_NORMAL_DIS, ACL_RT_RANDOM_NUM_FUNC_TYPE_TRUNCATED_NO
 ACL_RT_UPDATE_RANDOM_TASK, ACL_RT_UPDATE_AIC_AIV_TASK = 1, 2
 
 # aclDataType (acl_base_rt.h) -> rtRandomNumDataType (rts_stars.h), kernel.cpp kMapDataType
-ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_BF16 = 0, 1, 3, 8, 9, 10, 27
+ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_UINT32 = 0, 1, 3, 8
+ACL_INT64, ACL_UINT64, ACL_BF16 = 9, 10, 27
 RT_I32, RT_I64, RT_U32, RT_U64, RT_BF16, RT_FP16, RT_FP32 = range(7)
 TYPES = {ACL_INT32: RT_I32, ACL_INT64: RT_I64, ACL_UINT32: RT_U32, ACL_UINT64: RT_U64,
          ACL_BF16: RT_BF16, ACL_FLOAT16: RT_FP16, ACL_FLOAT: RT_FP32}
@@ -278,7 +279,8 @@ def dsa_random(memp, msize, ctxp, args, b, nb):
         func = np.int64(flags & np.uint64(0xFF))
         t = np.int64((flags >> np.uint64(8)) & np.uint64(0xFF))
         bitmap = np.int64((flags >> np.uint64(16)) & np.uint64(0xFF))
-        dsize = 4 if (t == RT_I32 or t == RT_U32 or t == RT_FP32) else (8 if t == RT_I64 or t == RT_U64 else 2)
+        dsize = 4 if (t == RT_I32 or t == RT_U32 or t == RT_FP32) else \
+            (8 if t == RT_I64 or t == RT_U64 else 2)
         seed = np.uint64(a[4])
         if not (bitmap >> B_SEED) & 1:
             seed = V.r_u64(mem, ctx, np.int64(a[4]), 1)[0]
@@ -566,7 +568,8 @@ def random_num_async(task_info, stream, reserve=None) -> int:
     dur = 0
     if num[0] == 0:                    # the count is known: the DSA's time for the output
         n = num[1]
-        out = (n + 7) // 8 if func == ACL_RT_RANDOM_NUM_FUNC_TYPE_DROPOUT_BITMASK else n * SIZE_OF[t]
+        out = (n + 7) // 8 if func == ACL_RT_RANDOM_NUM_FUNC_TYPE_DROPOUT_BITMASK else \
+            n * SIZE_OF[t]
         dur = tm.memcpy_setup_ns + out // max(1, tm.memcpy_d2d_bytes_per_ns)
     pos = s.submit(S.OP_KERNEL, s.device.timing.host_memcpy_async_ns, _KID, addr + _CFG_AT,
                    56, min(dur, 2 ** 62), 0, 1)

@@ -172,7 +172,8 @@ def test_every_code_in_the_check_order_and_the_task_is_unchanged(dev0):
     # the id (107000), then for RANDOM: NULL task stream, its handle, the exec stream's
     assert acl.rt.task_update_async(bad_handle, tid, {"id": 3}, bad_handle) == RT_P
     assert acl.rt.task_update_async(None, tid, up, bad_handle) == RT_P
-    assert acl.rt.task_update_async(bad_handle, tid, up, bad_handle) == E.ACL_ERROR_RT_INVALID_HANDLE
+    assert acl.rt.task_update_async(bad_handle, tid, up, bad_handle) == \
+        E.ACL_ERROR_RT_INVALID_HANDLE
     assert acl.rt.task_update_async(s, tid, up, bad_handle) == E.ACL_ERROR_RT_INVALID_HANDLE
     # srcAddr NULL, size not 104
     assert acl.rt.task_update_async(s, tid, update(0), ex) == RT_P
