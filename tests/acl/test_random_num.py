@@ -3,7 +3,7 @@ reference (exact values, every distribution and data type), statistics of large 
 configuration read when the task runs (counter, seed and count in device memory, parameters by
 address), captured and built models replaying with what device memory holds then, every code of
 the acl and runtime check order, the state a failure leaves, and the chips without the task
-(docs/fidelity.md rows 166-175)."""
+(docs/fidelity.md rows 166-171)."""
 from __future__ import annotations
 
 import math

@@ -2,7 +2,7 @@
 update reads its aclrtRandomNumTaskInfo from device memory when the exec stream reaches it
 (an AI CPU task, then an SQE update), a launch not ordered after it sees the old task, the
 fields it changes and the ones it keeps, aclrtGetThreadLastTaskId naming the task, every code of
-the check order and the state after a failure (docs/fidelity.md rows 166-175)."""
+the check order and the state after a failure (docs/fidelity.md rows 166-171)."""
 from __future__ import annotations
 
 import numpy as np
