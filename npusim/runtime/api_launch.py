@@ -370,11 +370,15 @@ def launch_kernel(func, num_blocks, args_ptr, args_size, stream):
         if k.reg_type:                            # REG_NON_CPU
             link = s.capture
             kid = k.kid
-            if link is not None and s.tg_update is None and KERNEL_HOOK is None \
+            if s.tg_update is None and KERNEL_HOOK is None \
                     and (not k.has_param_summary or (_PLAIN[0]() is k and _PLAIN[1] == kid
                                                      and _PLAIN[2] == args_size)) \
                     and not prog.lazy and k.mix_type < _MIX_PAIR and not k.share_mem_size \
                     and not s.ctx.failure_code and (k.duration_ns or not _COST_MODELS):
+                if link is None:
+                    # submit_kernel's eager path when none of its checks applies: the SQE
+                    s.submit_kernel(kid, args_ptr, args_size, k.duration_ns, num_blocks & 0xFFFF)
+                    return OK
                 # submit_kernel's capture hot path when none of its rules applies (no argument
                 # check can fire, no cost model, no hook, a live model, no task group, no
                 # cascade due): the capture cost, then the SQE into the capture stream
