@@ -255,7 +255,9 @@ def use_hardware_event(dev) -> bool:
 def event_task(stream, ce, kind: int) -> int:
     """Capture capture event ``ce``'s record / wait / reset task (``kind``: OP_EVENT_*) on
     ``stream``: an EVENT_* SQE (hardware) or a MEM_WRITE_VALUE / MEM_WAIT_VALUE (software)."""
-    sqes = MEM_WAIT_SQE_NUM if kind == S.OP_EVENT_WAIT and not ce.hardware else 1
+    if ce.hardware:                 # CaptureEvent.fields of a hardware event, positionally
+        return append(stream, kind, ce.slot, 0 if kind == S.OP_EVENT_RESET else 1)
+    sqes = MEM_WAIT_SQE_NUM if kind == S.OP_EVENT_WAIT else 1
     return append(stream, sqes=sqes, **ce.fields(kind))
 
 
