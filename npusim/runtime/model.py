@@ -114,7 +114,17 @@ class CaptureStream(SqStream):
             self.capacity = min(self.capacity * 4, self.depth)
             self.state.grow_sq(self.sq, self.capacity)
         a5 = REC.site_id(2) if REC.on else 0       # analysis: the source site in a5
-        self.state.push(self.sq, op, 0, a0, a1, a2, a3, 0, a5, flag, blocks, pos & 0xFFFF)
+        st = self.state
+        if op == S.OP_KERNEL:               # push builds a lazy kernel body before its SQE
+            st.push(self.sq, op, 0, a0, a1, a2, a3, 0, a5, flag, blocks, pos & 0xFFFF)
+        else:                               # DeviceState.push inline
+            ring = st._staged.get(self.sq)
+            if ring is None:
+                ring = st.stage(self.sq)
+            tail = ring[2]
+            _PACK_INTO(st.pool, (ring[0] + tail % ring[1]) << 6, op, flag, blocks, pos & 0xFFFF,
+                       a0, a1, a2, a3, 0, a5, 0)
+            ring[2] = tail + 1
         self.task_count = pos + 1
         m = self.model
         if m.seq_last is not self:           # a new run of the model's capture order
@@ -279,7 +289,7 @@ class CaptureModel:
 
     def new_slot(self) -> int:
         """A sync slot owned by this model (capture events, EndGraph, internal notifies)."""
-        slot = self.device.new_slot()
+        slot = self.device.state.alloc_slot()     # Device.new_slot with no owner, inline
         self.slots.append(slot)
         return slot
 
