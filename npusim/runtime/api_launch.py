@@ -377,8 +377,9 @@ def launch_kernel(func, num_blocks, args_ptr, args_size, stream):
                     and not s.ctx.failure_code and (k.duration_ns or not _COST_MODELS):
                 if link is None:
                     # submit_kernel's eager path when none of its checks applies: the SQE
-                    s.submit_kernel(kid, args_ptr, args_size, k.duration_ns, num_blocks & 0xFFFF)
-                    return OK
+                    pos = s.submit_kernel(kid, args_ptr, args_size, k.duration_ns,
+                                          num_blocks & 0xFFFF)
+                    return -pos if pos < 0 else OK      # a bound stream's full model stream
                 # submit_kernel's capture hot path when none of its rules applies (no argument
                 # check can fire, no cost model, no hook, a live model, no task group, no
                 # cascade due): the capture cost, then the SQE into the capture stream
