@@ -233,7 +233,7 @@ def _dead():
     return None
 
 
-_PLAIN: list = [_dead, -1, -1]
+_PLAIN: tuple = (_dead, -1, -1)
 """(weak reference to a kernel, body id, args size) of the last launch whose argument check
 could find nothing (``argcheck.check``: the size is the declared total, or none is declared, and
 no parameter is a float; a fact of the kernel, body and size, not of the arguments): a launch
@@ -243,9 +243,10 @@ repeating them skips the check."""
 def _args_refused(kernel, s, kid: int, args_addr: int, args_size: int) -> int:
     """``argcheck.check`` of a launch (107000 in ``check_args="error"`` mode); a launch the
     check cannot refuse or warn about is remembered in ``_PLAIN``."""
+    global _PLAIN
     d = _declared(kernel, kid)
     if d is None or ((args_size == d.total or not d.total) and not d.floats):
-        _PLAIN[:] = [weakref.ref(kernel), kid, args_size]
+        _PLAIN = (weakref.ref(kernel), kid, args_size)      # one store: readers see one tuple
         return 0
     return _check_args(kernel, s, kid, args_addr, args_size)
 
@@ -258,8 +259,9 @@ def submit_kernel(kernel, s, kid: int, num_blocks: int, args_addr: int, args_siz
     ``kid`` (the kernel's own, ``kernel.kid``, but for an AI Core launch of a CPU kernel), with
     ``a3`` = the kernel's explicit duration, else what its per-launch cost model
     (``runtime/cost.py``) makes of these blocks and arguments. The ACL code."""
-    if kernel.has_param_summary and not (_PLAIN[0]() is kernel and _PLAIN[1] == kid
-                                         and _PLAIN[2] == args_size) \
+    p = _PLAIN
+    if kernel.has_param_summary and not (p[0]() is kernel and p[1] == kid
+                                         and p[2] == args_size) \
             and _args_refused(kernel, s, kid, args_addr, args_size):
         return E_PARAM                            # check_args="error" (argcheck.py)
     ctx = s.ctx
@@ -370,9 +372,10 @@ def launch_kernel(func, num_blocks, args_ptr, args_size, stream):
         if k.reg_type:                            # REG_NON_CPU
             link = s.capture
             kid = k.kid
+            p = _PLAIN
             if s.tg_update is None and KERNEL_HOOK is None \
-                    and (not k.has_param_summary or (_PLAIN[0]() is k and _PLAIN[1] == kid
-                                                     and _PLAIN[2] == args_size)) \
+                    and (not k.has_param_summary or (p[0]() is k and p[1] == kid
+                                                     and p[2] == args_size)) \
                     and not prog.lazy and k.mix_type < _MIX_PAIR and not k.share_mem_size \
                     and not s.ctx.failure_code and (k.duration_ns or not _COST_MODELS):
                 if link is None:
