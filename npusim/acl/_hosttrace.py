@@ -13,14 +13,51 @@ import inspect
 import types
 
 from ..analysis import lint as _lint
+from ..faults import ARMED as _ARMED
 from ..runtime.runtime import RT
 from . import _boundary
 
 _LINTED = frozenset(_lint.HINTS)
 
 
+def _failing_hook(attr: str):
+    """(module, attribute) of the hook a runtime function calls as ``hook(*args)`` when it is
+    about to fail *after* changing nothing yet, for the facade functions whose linter snapshot
+    (``lint.PRE``) can be taken there instead of before every call; None for the others."""
+    if attr == "ri_capture_end":
+        from ..runtime import api_mdl
+        return api_mdl, "END_FAILING"
+    return None
+
+
 def _wrap(name: str, fn, api: str = "", pre=None, value_result: bool = False):
-    if pre is not None:                 # the linter needs the state before this call
+    hook = _failing_hook(name.rsplit(".", 1)[-1]) if pre is not None else None
+    if hook is not None:
+        # the linter needs the state before this call, on a failure only: the function hands
+        # it over (``hook``) just before a failure that changes state; any other failure
+        # changed nothing (an early check), so the snapshot taken after the call is the one
+        # before it. An armed injection may fail the call with its own cleanup (faults.py):
+        # then the snapshot is taken first, as for every call before
+        inner = fn
+        box = [None]
+
+        def taken(*args, **kwargs):
+            box[0] = (pre(*args, **kwargs),)
+        setattr(*hook, taken)
+
+        @functools.wraps(inner)
+        def fn(*args, **kwargs):        # noqa: F811
+            box[0] = (pre(*args, **kwargs),) if api in _ARMED else None
+            r = inner(*args, **kwargs)
+            code = r[-1] if r.__class__ is tuple else r
+            if code:
+                snap = box[0]
+                box[0] = None
+                _lint.failed(api, code, args, snap[0] if snap is not None else
+                             pre(*args, **kwargs))
+                return _Linted(r)
+            return r
+    elif pre is not None:               # the linter needs the state before this call
         inner = fn
 
         @functools.wraps(inner)

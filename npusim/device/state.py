@@ -188,14 +188,19 @@ class DeviceState:
                 TABLE.ensure(a0)
         ring = self._staged.get(q)
         if ring is None:
-            row = self.sqs[q]
-            ring = self._staged[q] = [int(row[E.Q_BASE]), int(row[E.Q_DEPTH]),
-                                      int(row[E.Q_TAIL])]
+            ring = self.stage(q)
         pos = ring[2]
         _PACK_INTO(self.pool, (ring[0] + pos % ring[1]) << 6, op, flag, blocks, task_id, a0, a1,
                    a2, a3, a4, a5, t_submit)
         ring[2] = pos + 1
         return pos
+
+    def stage(self, q: int) -> list:
+        """The staged ring entry ``[base, depth, tail]`` of SQ ``q`` (made from its row when it
+        has none): pushes pack their row at ``base + tail % depth`` and advance ``tail``."""
+        row = self.sqs[q]
+        ring = self._staged[q] = [int(row[E.Q_BASE]), int(row[E.Q_DEPTH]), int(row[E.Q_TAIL])]
+        return ring
 
     def flush(self, only: int | None = None) -> None:
         """Publish the staged tails (all SQs, or one): O(SQs pushed to since the last flush),

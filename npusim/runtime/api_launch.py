@@ -15,6 +15,8 @@ order as the general path. Check orders and argument forms: :mod:`.api_kernel`.
 """
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from ..device import sqe as S
@@ -23,7 +25,7 @@ from ..kernel import loader as L
 from ..kernel.elf import MixType
 from ..kernel.program import BAD_PC_BODY, REG_CPU, REG_NON_CPU, runtime_features
 from . import args as A
-from .argcheck import check as _check_args
+from .argcheck import check as _check_args, declared as _declared
 from .api_device import profile
 from .api_kernel import (ACL_RT_LAUNCH_KERNEL_ATTR_BLOCK_TASK_PREFETCH,
                          ACL_RT_LAUNCH_KERNEL_ATTR_BLOCKDIM_OFFSET,
@@ -227,6 +229,28 @@ def _place_host_args(s, buf_view, args_size: int, placeholders) -> int:
 
 
 # ---- the kernel-submission core
+def _dead():
+    return None
+
+
+_PLAIN: tuple = (_dead, -1, -1)
+"""(weak reference to a kernel, body id, args size) of the last launch whose argument check
+could find nothing (``argcheck.check``: the size is the declared total, or none is declared, and
+no parameter is a float; a fact of the kernel, body and size, not of the arguments): a launch
+repeating them skips the check."""
+
+
+def _args_refused(kernel, s, kid: int, args_addr: int, args_size: int) -> int:
+    """``argcheck.check`` of a launch (107000 in ``check_args="error"`` mode); a launch the
+    check cannot refuse or warn about is remembered in ``_PLAIN``."""
+    global _PLAIN
+    d = _declared(kernel, kid)
+    if d is None or ((args_size == d.total or not d.total) and not d.floats):
+        _PLAIN = (weakref.ref(kernel), kid, args_size)      # one store: readers see one tuple
+        return 0
+    return _check_args(kernel, s, kid, args_addr, args_size)
+
+
 def submit_kernel(kernel, s, kid: int, num_blocks: int, args_addr: int, args_size: int,
                   tc=None, rfeats=None) -> int:
     """StreamLaunchKernelV2 after the API checks, for a resolved stream ``s``: the context's
@@ -235,7 +259,10 @@ def submit_kernel(kernel, s, kid: int, num_blocks: int, args_addr: int, args_siz
     ``kid`` (the kernel's own, ``kernel.kid``, but for an AI Core launch of a CPU kernel), with
     ``a3`` = the kernel's explicit duration, else what its per-launch cost model
     (``runtime/cost.py``) makes of these blocks and arguments. The ACL code."""
-    if kernel.has_param_summary and _check_args(kernel, s, kid, args_addr, args_size):
+    p = _PLAIN
+    if kernel.has_param_summary and not (p[0]() is kernel and p[1] == kid
+                                         and p[2] == args_size) \
+            and _args_refused(kernel, s, kid, args_addr, args_size):
         return E_PARAM                            # check_args="error" (argcheck.py)
     ctx = s.ctx
     if kernel.reg_type:                           # REG_NON_CPU
@@ -265,8 +292,7 @@ def submit_kernel(kernel, s, kid: int, num_blocks: int, args_addr: int, args_siz
                 # capture.append when none of its rules applies (a live model, no task group,
                 # no cascade due): the capture cost, then the SQE into the capture stream
                 RT.host_ns += model.capture_task_ns
-                pos = cs.append(_OP_KERNEL, 1, kid, args_addr, args_size, dur, 0,
-                                num_blocks & 0xFFFF)
+                pos = cs.append_kernel(kid, args_addr, args_size, dur, num_blocks & 0xFFFF)
             if tc is not None:                    # the task keeps its launch configuration
                 s.capture.model.task_cfgs[(s.capture.cstream, pos)] = tc
             return OK
@@ -344,7 +370,30 @@ def launch_kernel(func, num_blocks, args_ptr, args_size, stream):
         if prog.new_flow and prog.valid.get(ctx.device.id) is not ctx.device:
             return E_HANDLE
         if k.reg_type:                            # REG_NON_CPU
-            return submit_kernel(k, s, k.kid, num_blocks, args_ptr, args_size)
+            link = s.capture
+            kid = k.kid
+            p = _PLAIN
+            if s.tg_update is None and KERNEL_HOOK is None \
+                    and (not k.has_param_summary or (p[0]() is k and p[1] == kid
+                                                     and p[2] == args_size)) \
+                    and not prog.lazy and k.mix_type < _MIX_PAIR and not k.share_mem_size \
+                    and not s.ctx.failure_code and (k.duration_ns or not _COST_MODELS):
+                if link is None:
+                    # submit_kernel's eager path when none of its checks applies: the SQE
+                    pos = s.submit_kernel(kid, args_ptr, args_size, k.duration_ns,
+                                          num_blocks & 0xFFFF)
+                    return -pos if pos < 0 else OK      # a bound stream's full model stream
+                # submit_kernel's capture hot path when none of its rules applies (no argument
+                # check can fire, no cost model, no hook, a live model, no task group, no
+                # cascade due): the capture cost, then the SQE into the capture stream
+                model, cs = link.model, link.cstream
+                if not (model.destroyed or model.taskgrp_streams or cs.task_group is not None
+                        or cs.sqe_num >= model.cascade_at):
+                    RT.host_ns += model.capture_task_ns
+                    cs.append_kernel(kid, args_ptr, args_size, k.duration_ns,
+                                     num_blocks & 0xFFFF)
+                    return OK
+            return submit_kernel(k, s, kid, num_blocks, args_ptr, args_size)
         return submit_kernel(k, s, TABLE.by_name[BAD_PC_BODY], num_blocks, args_ptr, args_size)
     except (TypeError, AttributeError):
         return E_PARAM

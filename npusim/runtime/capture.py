@@ -255,7 +255,9 @@ def use_hardware_event(dev) -> bool:
 def event_task(stream, ce, kind: int) -> int:
     """Capture capture event ``ce``'s record / wait / reset task (``kind``: OP_EVENT_*) on
     ``stream``: an EVENT_* SQE (hardware) or a MEM_WRITE_VALUE / MEM_WAIT_VALUE (software)."""
-    sqes = MEM_WAIT_SQE_NUM if kind == S.OP_EVENT_WAIT and not ce.hardware else 1
+    if ce.hardware:                 # CaptureEvent.fields of a hardware event, positionally
+        return append(stream, kind, ce.slot, 0 if kind == S.OP_EVENT_RESET else 1)
+    sqes = MEM_WAIT_SQE_NUM if kind == S.OP_EVENT_WAIT else 1
     return append(stream, sqes=sqes, **ce.fields(kind))
 
 
@@ -397,9 +399,23 @@ def exit_capture(model) -> None:
     model.user_events.clear()
 
 
-def finish(model) -> int:
-    """The tail of EndCapture once the stream checks passed: validation, added-stream notifies,
-    capture-event resets, EndGraph for classic models. Returns the code."""
+def finish(model) -> None:
+    """The tail of EndCapture once the stream checks and :func:`finish_refusal` passed:
+    added-stream notifies, capture-event resets, EndGraph for classic models."""
+    origin = model.origin_stream()
+    for s, css in model.added.items():                     # join added streams with a notify
+        slot = model.new_slot()
+        append_internal(css[-1], S.OP_NOTIFY_RECORD, a0=slot)
+        origin = append_internal(origin, S.OP_NOTIFY_WAIT, a0=slot)
+    for ce in model.capture_events:                        # clear capture events for next replay
+        origin = append_internal(origin, **ce.fields(S.OP_EVENT_RESET))
+    if not model.sw_sq:
+        add_endgraph(model)
+
+
+def finish_refusal(model) -> int:
+    """EndCapture's validation once the stream checks passed: the code it refuses the capture
+    with (0: none, :func:`finish` follows); changes nothing."""
     if any(s.capture is not None and s.capture.status == INVALIDATED
            for s in model.participants) or model.status == M.CAPTURE_INVALIDATED:
         return ERR.ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED
@@ -412,15 +428,6 @@ def finish(model) -> int:
     for ce in model.capture_events:
         if not ce.recorded:
             return ERR.ACL_ERROR_RT_CAPTURE_DEPENDENCY
-    origin = model.origin_stream()
-    for s, css in model.added.items():                     # join added streams with a notify
-        slot = model.new_slot()
-        append_internal(css[-1], S.OP_NOTIFY_RECORD, a0=slot)
-        origin = append_internal(origin, S.OP_NOTIFY_WAIT, a0=slot)
-    for ce in model.capture_events:                        # clear capture events for next replay
-        origin = append_internal(origin, **ce.fields(S.OP_EVENT_RESET))
-    if not model.sw_sq:
-        add_endgraph(model)
     return ERR.ACL_SUCCESS
 
 

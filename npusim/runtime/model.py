@@ -19,6 +19,8 @@ from .. import errors as ERR
 from ..device import engine as E
 from ..progress import Progress
 from ..device import sqe as S
+from ..device.kernels import TABLE as _TABLE
+from ..device.state import _PACK_INTO
 from .recording import REC
 from .device import DeadlockError
 from .runtime import RT
@@ -114,7 +116,17 @@ class CaptureStream(SqStream):
             self.capacity = min(self.capacity * 4, self.depth)
             self.state.grow_sq(self.sq, self.capacity)
         a5 = REC.site_id(2) if REC.on else 0       # analysis: the source site in a5
-        self.state.push(self.sq, op, 0, a0, a1, a2, a3, 0, a5, flag, blocks, pos & 0xFFFF)
+        st = self.state
+        if op == S.OP_KERNEL:               # push builds a lazy kernel body before its SQE
+            st.push(self.sq, op, 0, a0, a1, a2, a3, 0, a5, flag, blocks, pos & 0xFFFF)
+        else:                               # DeviceState.push inline
+            ring = st._staged.get(self.sq)
+            if ring is None:
+                ring = st.stage(self.sq)
+            tail = ring[2]
+            _PACK_INTO(st.pool, (ring[0] + tail % ring[1]) << 6, op, flag, blocks, pos & 0xFFFF,
+                       a0, a1, a2, a3, 0, a5, 0)
+            ring[2] = tail + 1
         self.task_count = pos + 1
         m = self.model
         if m.seq_last is not self:           # a new run of the model's capture order
@@ -124,6 +136,39 @@ class CaptureStream(SqStream):
         self.sqe_num += sqe_count
         self.last_op = op
         self.last_event = None          # a capture record sets it after appending (§4.3)
+        return pos
+
+
+    def append_kernel(self, kid: int, a1: int, a2: int, a3: int, blocks: int) -> int:
+        """``append(OP_KERNEL, 1, kid, a1, a2, a3, 0, blocks)`` with ``DeviceState.push``
+        inline: the captured launch's hot path (the same row, the same bookkeeping)."""
+        pos = self.task_count
+        if pos >= self.capacity:
+            if pos >= self.depth:
+                raise RuntimeError(f"{self.describe()} overflowed its {self.depth}-SQE ring")
+            self.capacity = min(self.capacity * 4, self.depth)
+            self.state.grow_sq(self.sq, self.capacity)
+        entries = _TABLE.entries                # a lazy kernel body is built before its SQE
+        if not 0 <= kid < len(entries) or entries[kid].func is None:
+            _TABLE.ensure(kid)
+        a5 = REC.site_id(2) if REC.on else 0       # analysis: the source site in a5
+        st = self.state
+        ring = st._staged.get(self.sq)
+        if ring is None:
+            ring = st.stage(self.sq)
+        tail = ring[2]                  # == pos: a capture stream is written once, never wraps
+        _PACK_INTO(st.pool, (ring[0] + tail % ring[1]) << 6, S.OP_KERNEL, 0, blocks,
+                   pos & 0xFFFF, kid, a1, a2, a3, 0, a5, 0)
+        ring[2] = tail + 1
+        self.task_count = pos + 1
+        m = self.model
+        if m.seq_last is not self:           # a new run of the model's capture order
+            m.seq_runs.append((self, pos, m.next_seq))
+            m.seq_last = self
+        m.next_seq += 1
+        self.sqe_num += 1
+        self.last_op = S.OP_KERNEL
+        self.last_event = None
         return pos
 
 
@@ -246,7 +291,7 @@ class CaptureModel:
 
     def new_slot(self) -> int:
         """A sync slot owned by this model (capture events, EndGraph, internal notifies)."""
-        slot = self.device.new_slot()
+        slot = self.device.state.alloc_slot()     # Device.new_slot with no owner, inline
         self.slots.append(slot)
         return slot
 

@@ -29,6 +29,9 @@ import sys
 
 from .. import errors as ERR
 from ..device import engine as E
+from ..device.kernels import TABLE as _TABLE
+from ..device.sqe import OP_KERNEL as _OP_KERNEL
+from ..device.state import _PACK_INTO
 from .recording import REC
 from .runtime import RT
 
@@ -201,10 +204,54 @@ class Stream(SqStream):
         t = RT.host_ns + dev.timing.doorbell_ns
         task_id = self.task_seq & 0xFFFF
         self.task_seq += 1
-        if REC.on:                      # analysis: host epoch and source site in a4/a5
-            a4, a5 = REC.tag(dev)
-            return st.push(self.sq, op, t, a0, a1, a2, a3, a4, a5, flag, blocks, task_id)
-        return st.push(self.sq, op, t, a0, a1, a2, a3, 0, 0, flag, blocks, task_id)
+        if REC.on or op == _OP_KERNEL:
+            if REC.on:                  # analysis: host epoch and source site in a4/a5
+                a4, a5 = REC.tag(dev)
+                return st.push(self.sq, op, t, a0, a1, a2, a3, a4, a5, flag, blocks, task_id)
+            return st.push(self.sq, op, t, a0, a1, a2, a3, 0, 0, flag, blocks, task_id)
+        # DeviceState.push inline (a kernel goes through it: its lazy body is built first)
+        q = self.sq
+        ring = st._staged.get(q)
+        if ring is None:
+            ring = st.stage(q)
+        pos = ring[2]
+        _PACK_INTO(st.pool, (ring[0] + pos % ring[1]) << 6, op, flag, blocks, task_id, a0, a1,
+                   a2, a3, 0, 0, t)
+        ring[2] = pos + 1
+        return pos
+
+    def submit_kernel(self, a0: int, a1: int, a2: int, a3: int, blocks: int) -> int:
+        """``submit(OP_KERNEL, host_kernel_launch_ns, a0, a1, a2, a3, 0, blocks)``: an eager
+        launch's hot path. With room in the ring (no wait can be due), not capturing, updating
+        or bound and nothing recorded, the row is packed here (``DeviceState.push`` inline);
+        anything else goes through ``submit``."""
+        if self.room <= 0 or self.tg_update is not None or self.capture is not None \
+                or self.bound is not None or REC.on:
+            return self.submit(_OP_KERNEL, self.device.timing.host_kernel_launch_ns, a0, a1,
+                               a2, a3, 0, blocks)
+        if self.ctx.capture_refs[0]:                       # a GLOBAL capture is in progress
+            for hook in EAGER_IN_CAPTURE_HOOKS:
+                hook(self)
+        dev = self.device
+        timing = dev.timing
+        RT.host_ns += timing.host_kernel_launch_ns
+        self.room -= 1
+        t = RT.host_ns + timing.doorbell_ns
+        task_id = self.task_seq & 0xFFFF
+        self.task_seq += 1
+        entries = _TABLE.entries                # a lazy kernel body is built before its SQE
+        if not 0 <= a0 < len(entries) or entries[a0].func is None:
+            _TABLE.ensure(a0)
+        st = dev.state
+        q = self.sq
+        ring = st._staged.get(q)
+        if ring is None:
+            ring = st.stage(q)
+        pos = ring[2]
+        _PACK_INTO(st.pool, (ring[0] + pos % ring[1]) << 6, _OP_KERNEL, 0, blocks, task_id, a0,
+                   a1, a2, a3, 0, 0, t)
+        ring[2] = pos + 1
+        return pos
 
     def set_stop_on_failure(self) -> None:
         self.stop_on_failure = True

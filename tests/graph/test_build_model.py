@@ -443,6 +443,27 @@ def test_a_bound_stream_holds_the_capture_depth_then_507002(chip):
     assert acl.mdl.ri_end_task(m, s) == E.ACL_ERROR_RT_STREAM_TASK_FULL
 
 
+def test_launch_kernel_on_a_full_bound_stream_is_507002(chip):
+    """aclrtLaunchKernel's one-frame eager path hands a bound stream to Stream.submit, whose
+    refusal (the model stream holds its depth) is the launch's code."""
+    chip("Ascend310P")
+    import npusim
+    from npusim.runtime.runtime import profile
+    depth = profile().rtsq_depth
+    x, a = malloc(), malloc()
+    write(a, np.array([x], np.uint64))
+    lib, ret = acl.rt.binary_load_from_file(npusim.samples.binary_path())
+    assert ret == OK
+    f, ret = acl.rt.binary_get_function(lib, "EasyOPf")
+    assert ret == OK
+    m, s = build_begin(), new_stream(PERSISTENT)
+    assert acl.mdl.ri_bind_stream(m, s, HEAD) == OK
+    for _ in range(depth):
+        assert acl.rt.launch_kernel(f, 1, a, 8, s) == OK
+    assert acl.rt.launch_kernel(f, 1, a, 8, s) == E.ACL_ERROR_RT_STREAM_TASK_FULL
+    assert acl.mdl.ri_end_task(m, s) == E.ACL_ERROR_RT_STREAM_TASK_FULL
+
+
 def test_events_on_a_bound_stream_are_207000_and_launch_args_outlive_the_ring(dev0):
     m, s = build_begin(), new_stream(PERSISTENT)
     assert acl.mdl.ri_bind_stream(m, s, HEAD) == OK

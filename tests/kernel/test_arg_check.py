@@ -182,3 +182,31 @@ def test_host_side_task_params_are_checked_too(dev, strict):
         with pytest.warns(ERR.ArgumentWarning, match="aclmdlRITaskSetParams of kernel "
                                                      "VectorAddKernel: 24 bytes"):
             assert acl.mdl.ri_task_set_params(kern, p) == 0
+
+
+def test_a_clean_launch_does_not_silence_the_next_wrong_one(dev):
+    """aclrtLaunchKernel skips the check for a launch repeating the last clean kernel, body and
+    size (api_launch._PLAIN): a different size, eagerly or captured, is checked every time, and
+    in strict mode refused before any task is queued."""
+    f, s = vector_add(dev), dev.stream()
+    x, args = dev.malloc(64), dev.malloc(64)
+    packed = np.frombuffer(bytes(ns.runtime.args.pack([x, x, x, 0.5, 4])), np.uint8).copy()
+    assert acl.rt.memcpy(args.ptr, 64, acl.util.numpy_to_ptr(packed), packed.nbytes,
+                         acl.ACL_MEMCPY_HOST_TO_DEVICE) == 0
+    launch = acl.rt.launch_kernel
+    for _ in range(2):
+        assert launch(f.handle, 1, args.ptr, 40, s.handle) == 0          # clean: remembered
+        with pytest.warns(ERR.ArgumentWarning, match="24 bytes of arguments"):
+            assert launch(f.handle, 1, args.ptr, 24, s.handle) == 0
+    s.synchronize()
+    ns.configure(check_args="error")
+    assert acl.mdl.ri_capture_begin(s.handle, 0) == 0
+    assert launch(f.handle, 1, args.ptr, 40, s.handle) == 0
+    assert launch(f.handle, 1, args.ptr, 24, s.handle) == acl.ACL_ERROR_RT_PARAM_INVALID
+    assert launch(f.handle, 1, args.ptr, 40, s.handle) == 0
+    m, code = acl.mdl.ri_capture_end(s.handle)
+    assert code == 0
+    streams, code = acl.mdl.ri_get_streams(m)
+    tasks, code2 = acl.mdl.ri_get_tasks_by_stream(streams[0])
+    assert code == code2 == 0 and len(tasks) == 2     # the two clean kernels (no EndGraph: 910B)
+    assert acl.mdl.ri_destroy(m) == 0
