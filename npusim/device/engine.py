@@ -107,7 +107,14 @@ E_HORIZON = 13      # do not start an SQE later than this
 E_MEM_WAITERS = 14  # SQs parked on W_MEMORY
 E_FKIND = 15        # R_FAULT: the fault kind (F_*)
 E_STEP_LIMIT = 16   # stop (R_STEPS) once E_STEPS reaches it; 0 = no limit (progress reports)
-E_COLS = 24
+E_CONTEND = 17      # 1: kernels of all SQs share the device's cores (the pools below), 0: free
+E_POOL = 24         # the core pools (contention, docs/timing.md): per unit (P_AIC, P_AIV, P_AICPU)
+                    # P_STRIDE words from E_POOL + unit * P_STRIDE: the cores in the pool, then
+                    # the time each is free from, ascending
+P_MAX = 128         # cores a pool holds (a unit with more shares 128)
+P_STRIDE = P_MAX + 1
+P_AIC, P_AIV, P_AICPU = 0, 1, 2
+E_COLS = E_POOL + 3 * P_STRIDE
 # stop conditions (E_STOP_KIND): SQ E_STOP_A's head reaches E_STOP_B; slot E_STOP_A's value
 # reaches E_STOP_B
 STOP_NONE, STOP_SQ_POS, STOP_SLOT = 0, 1, 2
@@ -348,20 +355,65 @@ def _compare(cur, value, how):
 
 
 @njit(cache=True, inline="always")
+def _unit_cores(kcost, tc, k):
+    """Kernel ``k``'s core pool (P_*) and its unit's core count."""
+    unit = kcost[k, KC_UNIT]
+    if unit == UNIT_AIC:
+        return P_AIC, tc[T_AIC_CORES]
+    if unit == UNIT_AICPU:
+        return P_AICPU, tc[T_AICPU_CORES]
+    return P_AIV, tc[T_AIV_CORES]
+
+
+@njit(cache=True, inline="always")
 def _kernel_ns(kcost, tc, k, nb):
     """Cost-model duration of ``nb`` blocks of kernel ``k``: waves of blocks over the unit's
     cores times the body time of one wave, plus a per-block cost."""
-    unit = kcost[k, KC_UNIT]
-    cores = tc[T_AIV_CORES]
-    if unit == UNIT_AIC:
-        cores = tc[T_AIC_CORES]
-    elif unit == UNIT_AICPU:
-        cores = tc[T_AICPU_CORES]
+    cores = _unit_cores(kcost, tc, k)[1]
     waves = (nb + cores - 1) // cores
     if waves < 1:
         waves = 1
     body = kcost[k, KC_BODY_NS] if kcost[k, KC_BODY_NS] > 0 else tc[T_KERNEL_DEFAULT]
     return waves * body + nb * tc[T_KERNEL_PER_BLOCK]
+
+
+@njit(cache=True)
+def _take_cores(st, kcost, tc, k, nb, ready, dur):
+    """Contention (E_CONTEND): kernel ``k`` of ``nb`` blocks, ready at ``ready`` and running
+    ``dur``, takes the w = min(nb, C) cores of its unit's pool that are free first and starts
+    when the last of them is (no earlier than ``ready``); they are busy until it ends. Returns
+    its start. A pool follows its unit's core count C (aclrtSetDeviceResLimit): cores added are
+    free since 0, a smaller C keeps the C free first."""
+    u, c = _unit_cores(kcost, tc, k)
+    if c > P_MAX:
+        c = P_MAX
+    if c < 1:
+        c = 1
+    b = E_POOL + u * P_STRIDE
+    f = b + 1
+    n = st[b]
+    if n < c:
+        sh = c - n
+        for i in range(n - 1, -1, -1):
+            st[f + i + sh] = st[f + i]
+        for i in range(sh):
+            st[f + i] = 0
+    if n != c:
+        st[b] = n = c
+    w = nb if nb < c else c
+    if w < 1:
+        w = 1
+    start = st[f + w - 1]
+    if start < ready:
+        start = ready
+    end = start + dur
+    i = w                       # the first w leave; w copies of ``end`` go in, in order
+    while i < n and st[f + i] <= end:
+        st[f + i - w] = st[f + i]
+        i += 1
+    for j in range(i - w, i):
+        st[f + j] = end
+    return start
 
 
 @njit(cache=True, inline="always")
@@ -396,13 +448,21 @@ def _cond_word(sqs, st, conds, mem, ctx, q, pos, c, rec_on):
 # trace value). ``dur`` comes in as the dispatch plus the opcode's fixed cost.
 
 @njit(cache=True, inline="always")
-def _op_kernel(e, sqs, pool, st, tree, sch, lhead, q, pos, dur, ctx, kaddr, kcost, tc, memp,
-               msize, ctxp):
+def _op_kernel(e, sqs, pool, st, tree, sch, lhead, q, pos, start, dur, ctx, kaddr, kcost, tc,
+               memp, msize, ctxp):
     """KERNEL: call the body (by address) once per block; the duration is the SQE's explicit one
-    (a3) or the kernel's cost model. A trap (non-zero status) or a bad access faults the task."""
+    (a3) or the kernel's cost model. A trap (non-zero status) or a bad access faults the task.
+    With contention on it first waits for its cores (``_take_cores``): the trace row starts at
+    its real start and its value is the time it waited. Returns (X_*, start, duration, trace
+    value, trace start)."""
     k = e.a0
     nb = np.int64(e.blocks)
     dur += e.a3 if e.a3 > 0 else _kernel_ns(kcost, tc, k, nb)
+    waited = np.int64(0)
+    if st[E_CONTEND] != 0:
+        s = _take_cores(st, kcost, tc, k, nb, start, dur)
+        waited = s - start
+        start = s
     ctx[C_FAULT] = 0
     addr = kaddr[k]
     for b in range(nb):
@@ -413,8 +473,8 @@ def _op_kernel(e, sqs, pool, st, tree, sch, lhead, q, pos, dur, ctx, kaddr, kcos
             else:
                 _fault(sqs, st, q, pos, F_KERNEL_TRAP, k, rc)
             ctx[C_FAULT] = 0
-            return X_FAULT, dur
-    return _wrote_memory(sqs, pool, st, tree, sch, lhead), dur
+            return X_FAULT, start, dur, waited, start
+    return _wrote_memory(sqs, pool, st, tree, sch, lhead), start, dur, waited, start
 
 
 @njit(cache=True)
@@ -720,8 +780,9 @@ def _execute(e, op, q, pos, start, dur, pool, sqs, sync, mptr, msq, conds, cmode
     if op == S.OP_NOP:
         pass
     elif op == S.OP_KERNEL:
-        x, dur = _op_kernel(e, sqs, pool, st, tree, sch, lhead, q, pos, dur, ctx, kaddr, kcost,
-                            tc, memp, msize, ctxp)
+        x, start, dur, val, tstart = _op_kernel(e, sqs, pool, st, tree, sch, lhead, q, pos,
+                                                start, dur, ctx, kaddr, kcost, tc, memp, msize,
+                                                ctxp)
     elif op == S.OP_MEMSET:
         x, dur = _op_memset(e, sqs, pool, st, tree, sch, lhead, q, pos, dur, mem, ctx, tc,
                             rec_on)
