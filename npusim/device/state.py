@@ -89,10 +89,11 @@ class DeviceState:
         return bool(self.st[E.E_CONTEND])
 
     def set_contention(self, on: bool) -> None:
-        """Switch the shared core pools on or off; either way every core is free again (a pool
-        is only kept while contention is on)."""
-        self.st[E.E_CONTEND] = 1 if on else 0
-        self.reset_cores()
+        """Switch the shared core pools on or off (no change when already so); a switch frees
+        every core (a pool is only kept while contention is on)."""
+        if bool(self.st[E.E_CONTEND]) != bool(on):
+            self.st[E.E_CONTEND] = 1 if on else 0
+            self.reset_cores()
 
     def reset_cores(self) -> None:
         """Every core of every pool free (a device reset)."""
