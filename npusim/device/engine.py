@@ -377,7 +377,7 @@ def _kernel_ns(kcost, tc, k, nb):
     return waves * body + nb * tc[T_KERNEL_PER_BLOCK]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _take_cores(st, kcost, tc, k, nb, ready, dur):
     """Contention (E_CONTEND): kernel ``k`` of ``nb`` blocks, ready at ``ready`` and running
     ``dur``, takes the w = min(nb, C) cores of its unit's pool that are free first and starts
