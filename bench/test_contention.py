@@ -6,7 +6,7 @@ mix of ``test_engine_throughput.py`` (1/8 kernels), its 64 streams chained by ev
 kernels), and 16 independent streams of 1-block kernels only (every SQE takes cores from the
 shared pool of the 910B's 50 vector cores). Off, a kernel costs one branch more than before
 contention existed (compare ``test_engine_throughput.py`` before and after); on, it costs the
-pool update (O(cores)). Rates are printed, not asserted; before timing, engine and reference
+pool update (a sorted ring: O(blocks) when the kernel ends last, the usual case). Rates are printed, not asserted; before timing, engine and reference
 must end identical with contention on.
 """
 from __future__ import annotations

@@ -109,10 +109,11 @@ E_FKIND = 15        # R_FAULT: the fault kind (F_*)
 E_STEP_LIMIT = 16   # stop (R_STEPS) once E_STEPS reaches it; 0 = no limit (progress reports)
 E_CONTEND = 17      # 1: kernels of all SQs share the device's cores (the pools below), 0: free
 E_POOL = 24         # the core pools (contention, docs/timing.md): per unit (P_AIC, P_AIV, P_AICPU)
-                    # P_STRIDE words from E_POOL + unit * P_STRIDE: the cores in the pool, then
-                    # the time each is free from, ascending
+                    # P_STRIDE words from E_POOL + unit * P_STRIDE: the cores in the pool (n),
+                    # the ring's head, then n slots: the time each core is free from, ascending
+                    # from the head on (a sorted ring, _take_cores)
 P_MAX = 128         # cores a pool holds (a unit with more shares 128)
-P_STRIDE = P_MAX + 1
+P_STRIDE = P_MAX + 2
 P_AIC, P_AIV, P_AICPU = 0, 1, 2
 E_COLS = E_POOL + 3 * P_STRIDE
 # stop conditions (E_STOP_KIND): SQ E_STOP_A's head reaches E_STOP_B; slot E_STOP_A's value
@@ -378,41 +379,78 @@ def _kernel_ns(kcost, tc, k, nb):
 
 
 @njit(cache=True, inline="always")
+def _reverse(a, lo, hi):
+    """Reverse ``a[lo:hi]`` in place."""
+    hi -= 1
+    while lo < hi:
+        a[lo], a[hi] = a[hi], a[lo]
+        lo += 1
+        hi -= 1
+
+
+@njit(cache=True, inline="always")
 def _take_cores(st, kcost, tc, k, nb, ready, dur):
     """Contention (E_CONTEND): kernel ``k`` of ``nb`` blocks, ready at ``ready`` and running
     ``dur``, takes the w = min(nb, C) cores of its unit's pool that are free first and starts
     when the last of them is (no earlier than ``ready``); they are busy until it ends. Returns
     its start. A pool follows its unit's core count C (aclrtSetDeviceResLimit): cores added are
-    free since 0, a smaller C keeps the C free first."""
+    free since 0, a smaller C keeps the C free first.
+
+    The pool is a sorted ring (P_STRIDE words: n, head, the free times from the head on,
+    ascending): the w cores taken are the first w, and their end usually goes last, so a
+    kernel costs O(w) plus the entries that free after it."""
     u, c = _unit_cores(kcost, tc, k)
     if c > P_MAX:
         c = P_MAX
     if c < 1:
         c = 1
     b = E_POOL + u * P_STRIDE
-    f = b + 1
-    n = st[b]
-    if n < c:
-        sh = c - n
-        for i in range(n - 1, -1, -1):
-            st[f + i + sh] = st[f + i]
-        for i in range(sh):
-            st[f + i] = 0
-    if n != c:
-        st[b] = n = c
+    f = b + 2
+    n, h = st[b], st[b + 1]
+    if n != c:                  # the ring from slot 0, then cores added (free) or dropped
+        if h != 0:
+            _reverse(st, f, f + h)
+            _reverse(st, f + h, f + n)
+            _reverse(st, f, f + n)
+        if n < c:
+            sh = c - n
+            for i in range(n - 1, -1, -1):
+                st[f + i + sh] = st[f + i]
+            for i in range(sh):
+                st[f + i] = 0
+        st[b], st[b + 1] = c, 0
+        n, h = c, 0
     w = nb if nb < c else c
     if w < 1:
         w = 1
-    start = st[f + w - 1]
+    j = h + w - 1
+    if j >= n:
+        j -= n
+    start = st[f + j]
     if start < ready:
         start = ready
     end = start + dur
-    i = w                       # the first w leave; w copies of ``end`` go in, in order
-    while i < n and st[f + i] <= end:
-        st[f + i - w] = st[f + i]
-        i += 1
-    for j in range(i - w, i):
-        st[f + j] = end
+    h += w                      # the first w leave; the ring now ends with their w slots
+    if h >= n:
+        h -= n
+    i = n - w - 1               # entries freeing after ``end`` move w places on
+    while i >= 0:
+        p = h + i
+        if p >= n:
+            p -= n
+        if st[f + p] <= end:
+            break
+        r = p + w
+        if r >= n:
+            r -= n
+        st[f + r] = st[f + p]
+        i -= 1
+    for t in range(i + 1, i + 1 + w):
+        p = h + t
+        if p >= n:
+            p -= n
+        st[f + p] = end
+    st[b + 1] = h
     return start
 
 

@@ -254,20 +254,27 @@ def _take_cores(m, k, nb, ready, dur):
     """Contention: the kernel takes the w = min(nb, C) cores of its unit's pool free first and
     starts when the last of them is free (no earlier than ``ready``); they are busy until it
     ends. The pool follows the unit's count C: added cores are free since 0, a smaller C keeps
-    the C free first. Returns the start."""
+    the C free first. Returns the start. The pool's layout is the engine's sorted ring (n, head,
+    the free times ascending from the head on; a resize first lays the ring out from slot 0)."""
+    T = m.st
     u, c = _unit_cores(m, k)
     c = max(1, min(c, P_MAX))
     b = E_POOL + u * P_STRIDE
-    n = m.st[b]
-    free = m.st[b + 1:b + 1 + n]
-    if n < c:
-        free = [0] * (c - n) + free
-    free = free[:c]
+    f = b + 2
+    n, h = T[b], T[b + 1]
+    free = [T[f + (h + i) % n] for i in range(n)]
+    if n != c:
+        T[f:f + n] = free
+        free = ([0] * (c - n) + free)[:c]
+        T[f:f + c] = free
+        h = 0
     w = max(1, min(nb, c))
     start = max(ready, free[w - 1])
     free = sorted(free[w:] + [start + dur] * w)
-    m.st[b] = c
-    m.st[b + 1:b + 1 + c] = free
+    h = (h + w) % c
+    for i in range(c):
+        T[f + (h + i) % c] = free[i]
+    T[b], T[b + 1] = c, h
     return start
 
 

@@ -280,8 +280,9 @@ def build(program) -> tuple[DeviceState, list[tuple[int, int, int, int]]]:
         d.set_contention(True)
         for u, t in enumerate((T_AIC_CORES, T_AIV_CORES, T_AICPU_CORES)):
             d.tc[t] = dev["cores"]
-            b = E.E_POOL + u * E.P_STRIDE        # a pool of 2 cores, one busy until ``busy``
-            d.st[b], d.st[b + 2] = 2, dev["busy"][u]
+            b = E.E_POOL + u * E.P_STRIDE        # a ring of 2 cores from slot 1: the
+            d.st[b], d.st[b + 1] = 2, 1            # first free at 0, the other at ``busy``
+            d.st[b + 2], d.st[b + 3] = dev["busy"][u], 0
     bufs = [d.mem.malloc(BUF) for _ in range(N_BUFS + 1)]
     for i, b in enumerate(bufs[:N_BUFS]):
         d.mem.view(b, BUF)[:] = np.arange(BUF, dtype=np.uint8) * (i + 1)
