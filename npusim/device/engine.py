@@ -370,7 +370,12 @@ def _unit_cores(kcost, tc, k):
 def _kernel_ns(kcost, tc, k, nb):
     """Cost-model duration of ``nb`` blocks of kernel ``k``: waves of blocks over the unit's
     cores times the body time of one wave, plus a per-block cost."""
-    cores = _unit_cores(kcost, tc, k)[1]
+    unit = kcost[k, KC_UNIT]
+    cores = tc[T_AIV_CORES]
+    if unit == UNIT_AIC:
+        cores = tc[T_AIC_CORES]
+    elif unit == UNIT_AICPU:
+        cores = tc[T_AICPU_CORES]
     waves = (nb + cores - 1) // cores
     if waves < 1:
         waves = 1
