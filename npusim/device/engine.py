@@ -383,7 +383,7 @@ def _kernel_ns(kcost, tc, k, nb):
     return waves * body + nb * tc[T_KERNEL_PER_BLOCK]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _reverse(a, lo, hi):
     """Reverse ``a[lo:hi]`` in place."""
     hi -= 1
@@ -391,6 +391,25 @@ def _reverse(a, lo, hi):
         a[lo], a[hi] = a[hi], a[lo]
         lo += 1
         hi -= 1
+
+
+@njit(cache=True)
+def _resize_pool(st, b, c):
+    """The pool at ``st[b]`` to ``c`` cores: the ring laid out from slot 0, then cores added
+    (free since 0) in front, or the last ones dropped (the c free first are kept)."""
+    f = b + 2
+    n, h = st[b], st[b + 1]
+    if h != 0:
+        _reverse(st, f, f + h)
+        _reverse(st, f + h, f + n)
+        _reverse(st, f, f + n)
+    if n < c:
+        sh = c - n
+        for i in range(n - 1, -1, -1):
+            st[f + i + sh] = st[f + i]
+        for i in range(sh):
+            st[f + i] = 0
+    st[b], st[b + 1] = c, 0
 
 
 @njit(cache=True, inline="always")
@@ -404,58 +423,49 @@ def _take_cores(st, kcost, tc, k, nb, ready, dur):
     The pool is a sorted ring (P_STRIDE words: n, head, the free times from the head on,
     ascending): the w cores taken are the first w, and their end usually goes last, so a
     kernel costs O(w) plus the entries that free after it."""
-    u, c = _unit_cores(kcost, tc, k)
-    if c > P_MAX:
-        c = P_MAX
-    if c < 1:
-        c = 1
-    b = E_POOL + u * P_STRIDE
+    unit = kcost[k, KC_UNIT]
+    b, c = E_POOL + P_AIV * P_STRIDE, tc[T_AIV_CORES]
+    if unit == UNIT_AIC:
+        b, c = E_POOL + P_AIC * P_STRIDE, tc[T_AIC_CORES]
+    elif unit == UNIT_AICPU:
+        b, c = E_POOL + P_AICPU * P_STRIDE, tc[T_AICPU_CORES]
+    c = min(max(c, 1), P_MAX)
+    if st[b] != c:
+        _resize_pool(st, b, c)
     f = b + 2
-    n, h = st[b], st[b + 1]
-    if n != c:                  # the ring from slot 0, then cores added (free) or dropped
-        if h != 0:
-            _reverse(st, f, f + h)
-            _reverse(st, f + h, f + n)
-            _reverse(st, f, f + n)
-        if n < c:
-            sh = c - n
-            for i in range(n - 1, -1, -1):
-                st[f + i + sh] = st[f + i]
-            for i in range(sh):
-                st[f + i] = 0
-        st[b], st[b + 1] = c, 0
-        n, h = c, 0
-    w = nb if nb < c else c
-    if w < 1:
-        w = 1
+    h = st[b + 1]
+    w = min(max(nb, 1), c)
     j = h + w - 1
-    if j >= n:
-        j -= n
-    start = st[f + j]
-    if start < ready:
-        start = ready
+    if j >= c:
+        j -= c
+    start = max(st[f + j], ready)
     end = start + dur
     h += w                      # the first w leave; the ring now ends with their w slots
-    if h >= n:
-        h -= n
-    i = n - w - 1               # entries freeing after ``end`` move w places on
+    if h >= c:
+        h -= c
+    st[b + 1] = h
+    i = c - w - 1               # entries freeing after ``end`` move w places on
     while i >= 0:
         p = h + i
-        if p >= n:
-            p -= n
+        if p >= c:
+            p -= c
         if st[f + p] <= end:
             break
         r = p + w
-        if r >= n:
-            r -= n
+        if r >= c:
+            r -= c
         st[f + r] = st[f + p]
         i -= 1
-    for t in range(i + 1, i + 1 + w):
-        p = h + t
-        if p >= n:
-            p -= n
+    i += 1
+    p = h + i
+    if p >= c:
+        p -= c
+    while w > 0:                # w copies of ``end`` after the entries freeing no later
         st[f + p] = end
-    st[b + 1] = h
+        p += 1
+        if p == c:
+            p = 0
+        w -= 1
     return start
 
 
