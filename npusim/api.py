@@ -36,11 +36,18 @@ def configure(profile: str | None = None, trace: bool | None = None, **options) 
     ``check_args="warn"`` (default: an ``ArgumentWarning``, the code unchanged, as the runtime
     launches it), ``"error"`` (refused with 107000) or ``"off"``: launches and task updates
     whose arguments do not match the kernel's declared parameters (``runtime/argcheck.py``).
+    ``contention=True``: kernels of different streams share each device's AI Core, vector and
+    AI CPU cores (``docs/timing.md`` "Contention"; default False: they overlap freely); it
+    applies to open devices from the host's current time on, and to devices opened later.
     """
     if options.get("check_args", "warn") not in _CHECK_MODES:
         raise ValueError(f"check_args={options['check_args']!r}: one of {_CHECK_MODES}")
     if "record_accesses" in options:
         set_recording(options.pop("record_accesses"))
+    if "contention" in options:
+        options["contention"] = bool(options["contention"])
+        for d in list(RT.devices.values()):
+            d.set_contention(options["contention"])
     RT.configure(profile=profile, trace=trace, **options)
 
 
@@ -298,9 +305,12 @@ class ExternalEvent(Event):
 
 class Device:
     """A simulated NPU. ``Device("Ascend910B")`` initialises ACL with that chip profile (a
-    different profile than the one in force starts a fresh simulator) and sets the device."""
+    different profile than the one in force starts a fresh simulator) and sets the device.
+    ``contention``: True/False switches this device's shared core pools on or off
+    (``docs/timing.md`` "Contention"; None: as ``configure(contention=)`` left it), as the
+    :attr:`contention` property does."""
 
-    def __init__(self, profile: str | None = None, id: int = 0):
+    def __init__(self, profile: str | None = None, id: int = 0, contention: bool | None = None):
         if profile is not None and RT.profile is not None and \
                 RT.profile.name != api_device.get_profile(profile).name:
             RT.reset()
@@ -311,10 +321,23 @@ class Device:
         _ok(acl.rt.set_device(id))
         self.id = id
         self._dev = api_device.device(id)
+        if contention is not None:
+            self.contention = contention
 
     @property
     def profile(self):
         return self._dev.profile
+
+    @property
+    def contention(self) -> bool:
+        """Kernels of different streams share this device's cores (a pool per unit: a kernel
+        waits until min(blocks, cores) of its unit's cores are free), or overlap freely (the
+        default). Setting it applies from the host's current time on (``docs/timing.md``)."""
+        return self._dev.state.contention
+
+    @contention.setter
+    def contention(self, on: bool) -> None:
+        self._dev.set_contention(bool(on))
 
     def __repr__(self):
         return f"Device({self.profile.name!r}, id={self.id})"

@@ -107,7 +107,15 @@ E_HORIZON = 13      # do not start an SQE later than this
 E_MEM_WAITERS = 14  # SQs parked on W_MEMORY
 E_FKIND = 15        # R_FAULT: the fault kind (F_*)
 E_STEP_LIMIT = 16   # stop (R_STEPS) once E_STEPS reaches it; 0 = no limit (progress reports)
-E_COLS = 24
+E_CONTEND = 17      # 1: kernels of all SQs share the device's cores (the pools below), 0: free
+E_POOL = 24         # the core pools (contention, docs/timing.md): per unit (P_AIC, P_AIV, P_AICPU)
+                    # P_STRIDE words from E_POOL + unit * P_STRIDE: the cores in the pool (n),
+                    # the ring's head, then n slots: the time each core is free from, ascending
+                    # from the head on (a sorted ring, _take_cores)
+P_MAX = 128         # cores a pool holds (a unit with more shares 128)
+P_STRIDE = P_MAX + 2
+P_AIC, P_AIV, P_AICPU = 0, 1, 2
+E_COLS = E_POOL + 3 * P_STRIDE
 # stop conditions (E_STOP_KIND): SQ E_STOP_A's head reaches E_STOP_B; slot E_STOP_A's value
 # reaches E_STOP_B
 STOP_NONE, STOP_SQ_POS, STOP_SLOT = 0, 1, 2
@@ -348,6 +356,17 @@ def _compare(cur, value, how):
 
 
 @njit(cache=True, inline="always")
+def _unit_cores(kcost, tc, k):
+    """Kernel ``k``'s core pool (P_*) and its unit's core count."""
+    unit = kcost[k, KC_UNIT]
+    if unit == UNIT_AIC:
+        return P_AIC, tc[T_AIC_CORES]
+    if unit == UNIT_AICPU:
+        return P_AICPU, tc[T_AICPU_CORES]
+    return P_AIV, tc[T_AIV_CORES]
+
+
+@njit(cache=True, inline="always")
 def _kernel_ns(kcost, tc, k, nb):
     """Cost-model duration of ``nb`` blocks of kernel ``k``: waves of blocks over the unit's
     cores times the body time of one wave, plus a per-block cost."""
@@ -362,6 +381,92 @@ def _kernel_ns(kcost, tc, k, nb):
         waves = 1
     body = kcost[k, KC_BODY_NS] if kcost[k, KC_BODY_NS] > 0 else tc[T_KERNEL_DEFAULT]
     return waves * body + nb * tc[T_KERNEL_PER_BLOCK]
+
+
+@njit(cache=True)
+def _reverse(a, lo, hi):
+    """Reverse ``a[lo:hi]`` in place."""
+    hi -= 1
+    while lo < hi:
+        a[lo], a[hi] = a[hi], a[lo]
+        lo += 1
+        hi -= 1
+
+
+@njit(cache=True)
+def _resize_pool(st, b, c):
+    """The pool at ``st[b]`` to ``c`` cores: the ring laid out from slot 0, then cores added
+    (free since 0) in front, or the last ones dropped (the c free first are kept)."""
+    f = b + 2
+    n, h = st[b], st[b + 1]
+    if h != 0:
+        _reverse(st, f, f + h)
+        _reverse(st, f + h, f + n)
+        _reverse(st, f, f + n)
+    if n < c:
+        sh = c - n
+        for i in range(n - 1, -1, -1):
+            st[f + i + sh] = st[f + i]
+        for i in range(sh):
+            st[f + i] = 0
+    st[b], st[b + 1] = c, 0
+
+
+@njit(cache=True, inline="always")
+def _take_cores(st, kcost, tc, k, nb, ready, dur):
+    """Contention (E_CONTEND): kernel ``k`` of ``nb`` blocks, ready at ``ready`` and running
+    ``dur``, takes the w = min(nb, C) cores of its unit's pool that are free first and starts
+    when the last of them is (no earlier than ``ready``); they are busy until it ends. Returns
+    its start. A pool follows its unit's core count C (aclrtSetDeviceResLimit): cores added are
+    free since 0, a smaller C keeps the C free first.
+
+    The pool is a sorted ring (P_STRIDE words: n, head, the free times from the head on,
+    ascending): the w cores taken are the first w, and their end usually goes last, so a
+    kernel costs O(w) plus the entries that free after it."""
+    unit = kcost[k, KC_UNIT]
+    b, c = E_POOL + P_AIV * P_STRIDE, tc[T_AIV_CORES]
+    if unit == UNIT_AIC:
+        b, c = E_POOL + P_AIC * P_STRIDE, tc[T_AIC_CORES]
+    elif unit == UNIT_AICPU:
+        b, c = E_POOL + P_AICPU * P_STRIDE, tc[T_AICPU_CORES]
+    c = min(max(c, 1), P_MAX)
+    if st[b] != c:
+        _resize_pool(st, b, c)
+    f = b + 2
+    h = st[b + 1]
+    w = min(max(nb, 1), c)
+    j = h + w - 1
+    if j >= c:
+        j -= c
+    start = max(st[f + j], ready)
+    end = start + dur
+    h += w                      # the first w leave; the ring now ends with their w slots
+    if h >= c:
+        h -= c
+    st[b + 1] = h
+    i = c - w - 1               # entries freeing after ``end`` move w places on
+    while i >= 0:
+        p = h + i
+        if p >= c:
+            p -= c
+        if st[f + p] <= end:
+            break
+        r = p + w
+        if r >= c:
+            r -= c
+        st[f + r] = st[f + p]
+        i -= 1
+    i += 1
+    p = h + i
+    if p >= c:
+        p -= c
+    while w > 0:                # w copies of ``end`` after the entries freeing no later
+        st[f + p] = end
+        p += 1
+        if p == c:
+            p = 0
+        w -= 1
+    return start
 
 
 @njit(cache=True, inline="always")
@@ -396,13 +501,21 @@ def _cond_word(sqs, st, conds, mem, ctx, q, pos, c, rec_on):
 # trace value). ``dur`` comes in as the dispatch plus the opcode's fixed cost.
 
 @njit(cache=True, inline="always")
-def _op_kernel(e, sqs, pool, st, tree, sch, lhead, q, pos, dur, ctx, kaddr, kcost, tc, memp,
-               msize, ctxp):
+def _op_kernel(e, sqs, pool, st, tree, sch, lhead, q, pos, start, dur, ctx, kaddr, kcost, tc,
+               memp, msize, ctxp):
     """KERNEL: call the body (by address) once per block; the duration is the SQE's explicit one
-    (a3) or the kernel's cost model. A trap (non-zero status) or a bad access faults the task."""
+    (a3) or the kernel's cost model. A trap (non-zero status) or a bad access faults the task.
+    With contention on it first waits for its cores (``_take_cores``): the trace row starts at
+    its real start and its value is the time it waited. Returns (X_*, start, duration, trace
+    value, trace start)."""
     k = e.a0
     nb = np.int64(e.blocks)
     dur += e.a3 if e.a3 > 0 else _kernel_ns(kcost, tc, k, nb)
+    waited = np.int64(0)
+    if st[E_CONTEND] != 0:
+        s = _take_cores(st, kcost, tc, k, nb, start, dur)
+        waited = s - start
+        start = s
     ctx[C_FAULT] = 0
     addr = kaddr[k]
     for b in range(nb):
@@ -413,8 +526,8 @@ def _op_kernel(e, sqs, pool, st, tree, sch, lhead, q, pos, dur, ctx, kaddr, kcos
             else:
                 _fault(sqs, st, q, pos, F_KERNEL_TRAP, k, rc)
             ctx[C_FAULT] = 0
-            return X_FAULT, dur
-    return _wrote_memory(sqs, pool, st, tree, sch, lhead), dur
+            return X_FAULT, start, dur, waited, start
+    return _wrote_memory(sqs, pool, st, tree, sch, lhead), start, dur, waited, start
 
 
 @njit(cache=True)
@@ -720,8 +833,9 @@ def _execute(e, op, q, pos, start, dur, pool, sqs, sync, mptr, msq, conds, cmode
     if op == S.OP_NOP:
         pass
     elif op == S.OP_KERNEL:
-        x, dur = _op_kernel(e, sqs, pool, st, tree, sch, lhead, q, pos, dur, ctx, kaddr, kcost,
-                            tc, memp, msize, ctxp)
+        x, start, dur, val, tstart = _op_kernel(e, sqs, pool, st, tree, sch, lhead, q, pos,
+                                                start, dur, ctx, kaddr, kcost, tc, memp, msize,
+                                                ctxp)
     elif op == S.OP_MEMSET:
         x, dur = _op_memset(e, sqs, pool, st, tree, sch, lhead, q, pos, dur, mem, ctx, tc,
                             rec_on)

@@ -82,6 +82,23 @@ class DeviceState:
         self.st[E.E_TRACE_N] = 0
         self.trace_dropped = False
 
+    # ---- core contention (docs/timing.md "Contention") ----
+    @property
+    def contention(self) -> bool:
+        """Kernels of all SQs share the device's cores (a pool per unit), or overlap freely."""
+        return bool(self.st[E.E_CONTEND])
+
+    def set_contention(self, on: bool) -> None:
+        """Switch the shared core pools on or off (no change when already so); a switch frees
+        every core (a pool is only kept while contention is on)."""
+        if bool(self.st[E.E_CONTEND]) != bool(on):
+            self.st[E.E_CONTEND] = 1 if on else 0
+            self.reset_cores()
+
+    def reset_cores(self) -> None:
+        """Every core of every pool free (a device reset)."""
+        self.st[E.E_POOL:] = 0
+
     # ---- pool and SQs ----
     def _pool_alloc(self, depth: int) -> int:
         free = self._free_rings.get(depth)

@@ -66,6 +66,7 @@ def reset_device(dev_id) -> int:
         _teardown(d.primary)
         d.primary = None
         d.reset_res_limit()        # a device opened again starts from the hardware's counts
+        d.state.reset_cores()      # ... and with every core free
     return ERR.ACL_SUCCESS
 
 

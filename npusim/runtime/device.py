@@ -111,6 +111,8 @@ class Device:
         self.state.mem.place(dev_id)           # its own address ranges
         if "runaway_wall_s" in opts:
             self.state.runaway_wall_s = opts["runaway_wall_s"]
+        if opts.get("contention"):
+            self.state.set_contention(True)
         self.state.set_tracing(RT.trace_on)
         self.set_count = 0                 # aclrtSetDevice reference count
         self.contexts: list = []
@@ -337,6 +339,13 @@ class Device:
         self.advance_to_host()
         self.res_limit[res_type] = value
         self.state.tc[(T_AIC_CORES, T_AIV_CORES)[res_type]] = max(1, value)
+
+    # ---- core contention (docs/timing.md "Contention") ----
+    def set_contention(self, on: bool) -> None:
+        """Kernels of different streams share this device's cores from the host's current time
+        on (True), or overlap freely (False); work done by then keeps the old rule."""
+        self.advance_to_host()
+        self.state.set_contention(bool(on))
 
     def reset_res_limit(self) -> None:
         for t, v in enumerate(self.res_init()):

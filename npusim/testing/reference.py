@@ -33,10 +33,11 @@ from ..device import engine as _engine
 from ..device import sqe as S
 from ..device.engine import (_OP_UNIT, COND_IF, COND_JUMP_AT, COND_WAIT_AT, COND_WHILE, CD_ADDR,
                              CD_INLOOP, CD_ITER, CD_LAST, CD_MAX, CD_MBASE, CD_N, CD_TAKEN,
-                             CD_TYPE, E_FKIND, E_HORIZON, E_INFO, E_INFO2, E_MEM_WAITERS, E_NOW,
-                             E_NSQ, E_POS, E_SQ, E_STATUS, E_STEPS, E_STEP_LIMIT, E_STOP_A,
+                             CD_TYPE, E_CONTEND, E_FKIND, E_HORIZON, E_INFO, E_INFO2, E_MEM_WAITERS, E_NOW,
+                             E_NSQ, E_POOL, E_POS, E_SQ, E_STATUS, E_STEPS, E_STEP_LIMIT, E_STOP_A,
                              E_STOP_B, E_STOP_KIND, E_TRACE_N, E_TRACE_ON, F_BAD_ADDRESS,
                              F_BAD_OP, F_KERNEL_OOB, F_KERNEL_TRAP, F_RUNAWAY, INF, K_MODEL,
+                             P_AIC, P_AICPU, P_AIV, P_MAX, P_STRIDE,
                              Q_BASE, Q_DEPTH, Q_DISPATCH, Q_DONE, Q_ERR, Q_ERR_POS, Q_HEAD, Q_KIND,
                              Q_STATE, Q_STOP_ON_FAIL, Q_TAIL, Q_TIME, Q_WAIT, Q_WAIT_SINCE,
                              R_DEADLOCK, R_FAULT, R_GO, R_HORIZON, R_IDLE, R_STEPS, R_STOPPED,
@@ -229,16 +230,52 @@ def _compare(cur, value, how):
     return ~(cur | value) != 0                           # WAIT_NOR
 
 
+def _unit_cores(m, k):
+    """Kernel ``k``'s core pool (P_*) and its unit's core count."""
+    unit, tc = m.kcost[k][KC_UNIT], m.tc
+    if unit == UNIT_AIC:
+        return P_AIC, tc[T_AIC_CORES]
+    if unit == UNIT_AICPU:
+        return P_AICPU, tc[T_AICPU_CORES]
+    return P_AIV, tc[T_AIV_CORES]
+
+
 def _kernel_ns(m, k, nb):
     """Cost-model duration of ``nb`` blocks of kernel ``k``: waves of blocks over the unit's
     cores times the body time of one wave, plus a per-block cost."""
     kc, tc = m.kcost[k], m.tc
-    unit = kc[KC_UNIT]
-    cores = tc[T_AIC_CORES] if unit == UNIT_AIC else (
-        tc[T_AICPU_CORES] if unit == UNIT_AICPU else tc[T_AIV_CORES])
+    cores = _unit_cores(m, k)[1]
     waves = max(1, (nb + cores - 1) // cores)
     body = kc[KC_BODY_NS] if kc[KC_BODY_NS] > 0 else tc[T_KERNEL_DEFAULT]
     return waves * body + nb * tc[T_KERNEL_PER_BLOCK]
+
+
+def _take_cores(m, k, nb, ready, dur):
+    """Contention: the kernel takes the w = min(nb, C) cores of its unit's pool free first and
+    starts when the last of them is free (no earlier than ``ready``); they are busy until it
+    ends. The pool follows the unit's count C: added cores are free since 0, a smaller C keeps
+    the C free first. Returns the start. The pool's layout is the engine's sorted ring (n, head,
+    the free times ascending from the head on; a resize first lays the ring out from slot 0)."""
+    T = m.st
+    u, c = _unit_cores(m, k)
+    c = max(1, min(c, P_MAX))
+    b = E_POOL + u * P_STRIDE
+    f = b + 2
+    n, h = T[b], T[b + 1]
+    free = [T[f + (h + i) % n] for i in range(n)]
+    if n != c:
+        T[f:f + n] = free
+        free = ([0] * (c - n) + free)[:c]
+        T[f:f + c] = free
+        h = 0
+    w = max(1, min(nb, c))
+    start = max(ready, free[w - 1])
+    free = sorted(free[w:] + [start + dur] * w)
+    h = (h + w) % c
+    for i in range(c):
+        T[f + (h + i) % c] = free[i]
+    T[b], T[b + 1] = c, h
+    return start
 
 
 def _cond_branch(typ, n, v):
@@ -276,9 +313,15 @@ def op_nop(m, t):
 
 def op_kernel(m, t):
     """KERNEL: call the body once per block; the duration is the explicit a3 or the kernel's cost
-    model. A trap (non-zero status) or a bad access faults the task."""
+    model. A trap (non-zero status) or a bad access faults the task. With contention on it
+    first waits for its cores (``_take_cores``): the trace row starts at its real start, its
+    value is the time it waited."""
     k, nb, ctx = t.a0, t.blocks, m.ctx
     t.dur += t.a3 if t.a3 > 0 else _kernel_ns(m, k, nb)
+    if m.st[E_CONTEND]:
+        s = _take_cores(m, k, nb, t.start, t.dur)
+        t.val = s - t.start
+        t.start = t.tstart = s
     ctx[C_FAULT] = 0
     fn = _kernel(m.kaddr[k])
     for b in range(nb):

@@ -10,6 +10,9 @@ markers (``npusim.trace.mark`` / ``range``, ``docs/timing.md`` "Traces").
 A wait's row starts when the wait began and ends when it finished, so its length includes the
 time the SQ sat parked: :attr:`Trace.waiting` is that part per row (the row's length less the
 SQ's dispatch and the opcode's fixed cost), which ``summary`` reports apart from busy time.
+With core contention on (``docs/timing.md`` "Contention") a kernel's row starts when it really
+started; the time it waited for cores before is the row's ``val`` (``core_wait_ns`` in its
+args), which ``summary`` counts as waiting too.
 
 The export is vectorised (``chrome_json``): the text of all rows is built a column at a time in
 a byte matrix — the parts rows share (name and stream, opcode, unit) taken from small tables,
@@ -136,6 +139,8 @@ class Trace:
                 ev["args"]["branch" if op == OP_COND_FIRST else "value"] = int(r["val"])
             if op in WAIT_OPS:
                 ev["args"]["waiting_ns"] = int(w)
+            if op == OP_KERNEL and int(r["val"]) > 0:
+                ev["args"]["core_wait_ns"] = int(r["val"])
             if op in (OP_MEMCPY, OP_MEMSET) and int(r["a0"]) in self.buffer_names:
                 ev["args"]["buffer"] = self.buffer_names[int(r["a0"])]
             out.append(ev)
@@ -216,10 +221,11 @@ class Trace:
         out.const(',"position":')
         out.num(r["pos"])
         # what a few opcodes add to their args: a key (and a number)
-        keys = ["", ',"branch":', ',"value":', ',"waiting_ns":']
+        keys = ["", ',"branch":', ',"value":', ',"waiting_ns":', ',"core_wait_ns":']
         which = np.zeros(n, np.int64)
         value = np.zeros(n, np.int64)
-        for k, m in ((1, op == OP_COND_FIRST), (2, op == OP_COND_JUMP_BACK)):
+        for k, m in ((1, op == OP_COND_FIRST), (2, op == OP_COND_JUMP_BACK),
+                     (4, (op == OP_KERNEL) & (r["val"] > 0))):
             which[m], value[m] = k, r["val"][m]
         m = np.isin(op, WAIT_OPS)
         which[m], value[m] = 3, waiting[m]
@@ -229,7 +235,7 @@ class Trace:
                 keys.append(',"buffer":' + json.dumps(label))
                 which[m & (r["a0"] == a)] = len(keys) - 1
         out.table(keys, which)
-        out.num(value, (which >= 1) & (which <= 3))
+        out.num(value, (which >= 1) & (which <= 4))
         out.const("}}")
         return out.text()
 
@@ -241,8 +247,9 @@ class Trace:
 
     # ---- summary ----
     def summary(self) -> str:
-        """Per stream: tasks, busy time (without time parked on waits), waiting time (parked),
-        first start and last end (simulated µs); then the markers' ranges."""
+        """Per stream: tasks, busy time (without time parked on waits), waiting time (parked,
+        and kernels waiting for cores under contention), first start and last end (simulated
+        µs); then the markers' ranges."""
         if len(self.rows) == 0:
             return "(empty trace)"
         lines = [f"{'stream':<28}{'tasks':>7}{'busy us':>11}{'waiting us':>12}{'start us':>11}"
@@ -253,6 +260,7 @@ class Trace:
             r = self.rows[m]
             wait = int(self.waiting[m].sum())
             busy = int((r["end"] - r["start"]).sum()) - wait
+            wait += int(r["val"][r["op"] == OP_KERNEL].sum())      # waiting for cores
             lines.append(f"{self.stream_name(sq):<28}{len(r):>7}{busy / 1e3:>11.1f}"
                          f"{wait / 1e3:>12.1f}{r['start'].min() / 1e3:>11.1f}"
                          f"{r['end'].max() / 1e3:>11.1f}")

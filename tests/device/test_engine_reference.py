@@ -27,6 +27,7 @@ from npusim.device.kernels import TABLE
 from npusim.device.memory import C_REC
 from npusim.device.recording import AccessLog
 from npusim.device.state import DeviceState
+from npusim.device.timing import T_AIC_CORES, T_AICPU_CORES, T_AIV_CORES
 from npusim.profiles import get_profile
 
 PROFILE = get_profile("Ascend910B")
@@ -264,7 +265,10 @@ def programs(draw):
                stop_value=draw(st.integers(1, 3)), models=models, templates=templates,
                model_dispatch=draw(st.sampled_from((0, 300))),
                slice_steps=draw(st.sampled_from((0, 0, 1, 3, 7))),
-               record=draw(st.sampled_from((None, None, (8, 8), (1 << 10, 1 << 10)))))
+               record=draw(st.sampled_from((None, None, (8, 8), (1 << 10, 1 << 10)))),
+               # kernels share the cores (few, so they often wait), some busy from the start
+               contention=draw(st.booleans()), cores=draw(st.sampled_from((1, 2, 3, 200))),
+               busy=[draw(st.sampled_from((0, 0, 4000))) for _ in range(3)])
     return streams, sqs, dev
 
 
@@ -272,6 +276,13 @@ def build(program) -> tuple[DeviceState, list[tuple[int, int, int, int]]]:
     streams, sq_specs, dev = program
     d = small_device(trace_capacity=max(dev["trace"], 1))
     d.set_tracing(dev["trace"] > 0)
+    if dev.get("contention"):
+        d.set_contention(True)
+        for u, t in enumerate((T_AIC_CORES, T_AIV_CORES, T_AICPU_CORES)):
+            d.tc[t] = dev["cores"]
+            b = E.E_POOL + u * E.P_STRIDE        # a ring of 2 cores from slot 1: the
+            d.st[b], d.st[b + 1] = 2, 1            # first free at 0, the other at ``busy``
+            d.st[b + 2], d.st[b + 3] = dev["busy"][u], 0
     bufs = [d.mem.malloc(BUF) for _ in range(N_BUFS + 1)]
     for i, b in enumerate(bufs[:N_BUFS]):
         d.mem.view(b, BUF)[:] = np.arange(BUF, dtype=np.uint8) * (i + 1)
@@ -348,6 +359,8 @@ def test_random_programs_run_identically_on_engine_and_reference(program):
         event(f"returned {names[code]}")
     if program[2]["models"]:
         event("with model SQs")
+    if program[2]["contention"]:
+        event("with contention")
 
 
 # ---------------------------------------------------------------- targeted behaviours
