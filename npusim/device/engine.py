@@ -118,8 +118,12 @@ TRACE_DTYPE = np.dtype([("sq", np.int32), ("op", np.uint8), ("unit", np.uint8),
                         ("start", np.int64), ("end", np.int64), ("a0", np.int64),
                         ("val", np.int64)])   # cond tasks: the branch taken (-1 skip); value
 
-# device fault kinds (the host maps them to ACL codes)
-F_NONE, F_KERNEL_TRAP, F_KERNEL_OOB, F_BAD_ADDRESS, F_BAD_OP, F_RUNAWAY = 0, 1, 2, 3, 4, 5
+# device fault kinds (the host maps them to ACL codes). np.int64, not int: numba compiles a plain
+# (not inlined) function once per distinct *literal* argument, and a jitted function sees an int
+# constant as a literal; typed constants (and ``_WORD``) keep one compiled ``_fault``,
+# ``_range_ok`` and ``rec_access`` whatever their callers pass.
+F_NONE, F_KERNEL_TRAP, F_KERNEL_OOB, F_BAD_ADDRESS, F_BAD_OP, F_RUNAWAY = map(np.int64, range(6))
+_WORD = np.int64(8)             # bytes of a pointer word or a cond word
 
 # return codes of run
 R_IDLE, R_HORIZON, R_STOPPED, R_DEADLOCK, R_FAULT, R_TRACE_FULL, R_STEPS = 0, 1, 2, 3, 4, 5, 6
@@ -383,11 +387,11 @@ def _cond_word(sqs, st, conds, mem, ctx, q, pos, c, rec_on):
     """Arena offset of cond ``c``'s word (reading it is the cond task's data access); -1 after
     reporting a bad address."""
     addr = conds[c, CD_ADDR]
-    d = _range_ok(ctx, mem, addr, 8)
+    d = _range_ok(ctx, mem, addr, _WORD)
     if d < 0:
-        _fault(sqs, st, q, pos, F_BAD_ADDRESS, addr, 8)
+        _fault(sqs, st, q, pos, F_BAD_ADDRESS, addr, _WORD)
     elif rec_on:
-        rec_access(ctx, addr, 8, ACC_R)
+        rec_access(ctx, addr, _WORD, ACC_R)
     return d
 
 
@@ -458,14 +462,14 @@ def _op_memcpy_mode(e, sqs, pool, st, tree, sch, lhead, q, pos, dur, mem, ctx, t
         width, height = e.a2 & 0xFFFFFFFF, e.a2 >> 32
         sp, dp = e.a3 & 0xFFFFFFFF, e.a3 >> 32
     elif mode == S.MEMCPY_PTR:
-        pd = _range_ok(ctx, mem, e.a0, 8)
-        ps = _range_ok(ctx, mem, e.a1, 8)
+        pd = _range_ok(ctx, mem, e.a0, _WORD)
+        ps = _range_ok(ctx, mem, e.a1, _WORD)
         if pd < 0 or ps < 0:
-            _fault(sqs, st, q, pos, F_BAD_ADDRESS, e.a0 if pd < 0 else e.a1, 8)
+            _fault(sqs, st, q, pos, F_BAD_ADDRESS, e.a0 if pd < 0 else e.a1, _WORD)
             return X_FAULT, dur
         if rec_on:
-            rec_access(ctx, e.a0, 8, ACC_R)
-            rec_access(ctx, e.a1, 8, ACC_R)
+            rec_access(ctx, e.a0, _WORD, ACC_R)
+            rec_access(ctx, e.a1, _WORD, ACC_R)
         dst = _read_value(mem, pd, 8) + (e.a3 & 0xFFFFFFFF)
         src = _read_value(mem, ps, 8) + (e.a3 >> 32)
     else:                                           # MEMCPY_DESC
@@ -1071,7 +1075,7 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
             first = False
             op = e.op
             if op >= S.N_OPCODES:           # before any per-opcode table is indexed
-                _fault(sqs, st, q, pos, F_BAD_OP, op, 0)
+                _fault(sqs, st, q, pos, F_BAD_OP, np.int64(op), F_NONE)
                 return _finish(st, _fault_exit(sqs, q, pos, start + dispatch), scratch)
             if rec_on:                  # nearly full log: stop after this SQE (R_STEPS), grow
                 if rec_task(ctx, q, pos, op if ran else S.OP_NOP, e.a0, e.a1, e.a4, e.a5):

@@ -79,7 +79,7 @@ RH_TN, RH_TCAP, RH_AN, RH_ACAP, RH_DROP, RH_TOFF, RH_AOFF, RH_FULL, RH_LEN, RH_L
 RH_SIZE = 16
 TASK_COLS = 8        # sq, pos, op (NOP when skipped after a fault), a0, a1, val (branch), a4, a5
 ACC_COLS = 4         # task row, address, bytes, kind
-ACC_R, ACC_W, ACC_RW = 1, 2, 3
+ACC_R, ACC_W, ACC_RW = map(np.int64, (1, 2, 3))    # typed: one compiled rec_access (engine.F_*)
 REC_MARGIN = 4       # task rows kept free: RH_FULL is raised before the table is full
 
 
@@ -156,6 +156,9 @@ def rec_val(ctx, val):
 
 @njit(cache=True)
 def _atk(mem, ctx, addr, n, size, kind):
+    """The one compiled body behind every view (``kind``: ACC_*, 0 not recorded). The views
+    pass int64 arguments whatever the kernel passed (literal counts, uint32 addresses ...), so
+    all kernels share one machine-code copy instead of one per argument type or literal."""
     off = check(ctx, addr, n * size)
     if off < 0:
         return (_voidptr(mem.ctypes.data + ctx[C_SINK_OFF]),
@@ -169,13 +172,13 @@ def _atk(mem, ctx, addr, n, size, kind):
 def _at(mem, ctx, addr, n, size):
     """(host pointer, element count) of a checked range: the range itself, or the sink (with
     as many elements as fit in it) when the range faulted. Recorded as read+write."""
-    return _atk(mem, ctx, addr, n, size, ACC_RW)
+    return _atk(mem, ctx, np.int64(addr), np.int64(n), np.int64(size), ACC_RW)
 
 
 @njit(cache=True, inline="always")
 def _at_r(mem, ctx, addr, n, size):
     """``_at`` for a range the kernel only reads (recorded as a read)."""
-    return _atk(mem, ctx, addr, n, size, ACC_R)
+    return _atk(mem, ctx, np.int64(addr), np.int64(n), np.int64(size), ACC_R)
 
 
 @njit(cache=True, inline="always")
@@ -268,7 +271,7 @@ def r_u64(mem, ctx, addr, n):
 def args(mem, ctx, addr, n):
     """The first ``n`` 8-byte slots of an args area, as int64 (pointers and integers); not
     recorded (the args area belongs to the launch, not to the program's data)."""
-    p, m = _atk(mem, ctx, addr, n, 8, 0)
+    p, m = _atk(mem, ctx, np.int64(addr), np.int64(n), np.int64(8), np.int64(0))
     return carray(p, m, np.int64)
 
 
