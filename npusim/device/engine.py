@@ -314,29 +314,57 @@ def _move(typingctx, dst, src, n):
     return types.void(types.int64, types.int64, types.int64), codegen
 
 
+@intrinsic
+def _peek(typingctx, addr, ty):
+    """The value of number type ``ty`` (``np.int64``, ``np.uint32`` ...) at ``addr`` (an int):
+    one unaligned load (an array view of the bytes would compile a view, its checks and an
+    index)."""
+    t = ty.instance_type
+
+    def codegen(context, builder, signature, llargs):
+        ptr = builder.inttoptr(llargs[0], context.get_value_type(t).as_pointer())
+        return builder.load(ptr, align=1)
+    return t(types.int64, ty), codegen
+
+
+@intrinsic
+def _poke(typingctx, addr, value, ty):
+    """Store the low bytes of ``value`` (an int) at ``addr`` as number type ``ty``."""
+    t = ty.instance_type
+
+    def codegen(context, builder, signature, llargs):
+        lt = context.get_value_type(t)
+        v = llargs[1] if lt.width == 64 else builder.trunc(llargs[1], lt)
+        builder.store(v, builder.inttoptr(llargs[0], lt.as_pointer()), align=1)
+        return context.get_dummy_value()
+    return types.void(types.int64, types.int64, ty), codegen
+
+
 @njit(cache=True, inline="always")
 def _read_value(mem, off, width):
     """The unsigned ``width``-byte value at ``off`` (8 bytes: signed)."""
+    p = mem.ctypes.data + off
     if width == 1:
-        return np.int64(mem[off])
+        return np.int64(_peek(p, np.uint8))
     if width == 2:
-        return np.int64(mem[off:off + 2].view(np.uint16)[0])
+        return np.int64(_peek(p, np.uint16))
     if width == 4:
-        return np.int64(mem[off:off + 4].view(np.uint32)[0])
-    return mem[off:off + 8].view(np.int64)[0]
+        return np.int64(_peek(p, np.uint32))
+    return _peek(p, np.int64)
 
 
 @njit(cache=True)
 def _write_value(mem, off, width, value):
     """Store the low ``width`` bytes of ``value`` at ``off``."""
+    p = mem.ctypes.data + off
     if width == 1:
-        mem[off] = np.uint8(value & 0xFF)
+        _poke(p, value, np.uint8)
     elif width == 2:
-        mem[off:off + 2].view(np.uint16)[0] = np.uint16(value & 0xFFFF)
+        _poke(p, value, np.uint16)
     elif width == 4:
-        mem[off:off + 4].view(np.uint32)[0] = np.uint32(value & 0xFFFFFFFF)
+        _poke(p, value, np.uint32)
     else:
-        mem[off:off + 8].view(np.int64)[0] = value
+        _poke(p, value, np.int64)
 
 
 @njit(cache=True, inline="always")
@@ -525,9 +553,14 @@ def _op_memset(e, sqs, pool, st, tree, sch, lhead, q, pos, dur, mem, ctx, tc, re
 
 @njit(cache=True)
 def _fill_d32(mem, d, n, value):
-    """n bytes at arena offset d: the little-endian 32-bit ``value`` repeated."""
-    for i in range(4):
-        mem[d + i:d + n:4] = np.uint8((value >> (8 * i)) & _BYTE)
+    """n bytes at arena offset d: the little-endian 32-bit ``value`` repeated (a last partial
+    word: its low bytes)."""
+    p = mem.ctypes.data + d
+    w = n - n % 4
+    for i in range(0, w, 4):
+        _poke(p + i, value, np.uint32)
+    for i in range(w, n):
+        _poke(p + i, value >> (8 * (i - w)), np.uint8)
 
 
 @njit(cache=True, inline="always")
@@ -621,7 +654,7 @@ def _op_cond_first(e, sqs, pool, st, tree, sch, lhead, conds, cmodels, mptr, msq
     d = _cond_word(sqs, st, conds, mem, ctx, q, pos, c, rec_on)
     if d < 0:
         return X_FAULT, pos + 1, np.int64(0)
-    v = mem[d:d + 8].view(np.int64)[0]
+    v = _peek(mem.ctypes.data + d, np.int64)
     conds[c, CD_LAST] = v
     if conds[c, CD_INLOOP] == 0:
         conds[c, CD_ITER] = 0
@@ -646,7 +679,7 @@ def _op_cond_jump_back(e, sqs, st, conds, mem, ctx, q, pos, rec_on):
     d = _cond_word(sqs, st, conds, mem, ctx, q, pos, c, rec_on)
     if d < 0:
         return X_FAULT, pos + 1, np.int64(0)
-    v = mem[d:d + 8].view(np.int64)[0]
+    v = _peek(mem.ctypes.data + d, np.int64)
     conds[c, CD_LAST] = v
     if v == 0:
         return X_DONE, pos + 1, v
@@ -689,12 +722,11 @@ def _op_stream_switch(e, sqs, pool, st, tree, sch, lhead, q, pos, end, mem, ctx,
     if rec_on:
         rec_access(ctx, e.a0, w, ACC_R)
         rec_access(ctx, e.a1, w, ACC_R)
+    base = mem.ctypes.data
     if w == 8:
-        lv = mem[lo:lo + 8].view(np.int64)[0]
-        rv = mem[ro:ro + 8].view(np.int64)[0]
+        lv, rv = _peek(base + lo, np.int64), _peek(base + ro, np.int64)
     else:
-        lv = np.int64(mem[lo:lo + 4].view(np.int32)[0])
-        rv = np.int64(mem[ro:ro + 4].view(np.int32)[0])
+        lv, rv = np.int64(_peek(base + lo, np.int32)), np.int64(_peek(base + ro, np.int32))
     c = e.flag & S.SWITCH_COND
     if c == S.SWITCH_EQ:
         taken = lv == rv
