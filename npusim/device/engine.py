@@ -427,7 +427,7 @@ def _cond_word(sqs, st, conds, mem, ctx, q, pos, c, rec_on):
 # Each returns X_* first; then what it changes of the SQE's (start, duration, next position,
 # trace value). ``dur`` comes in as the dispatch plus the opcode's fixed cost.
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def _op_kernel(e, sqs, pool, st, tree, sch, lhead, q, pos, dur, ctx, kaddr, kcost, tc, memp,
                msize, ctxp):
     """KERNEL: call the body (by address) once per block; the duration is the SQE's explicit one
@@ -531,7 +531,7 @@ def _op_memcpy_mode(e, sqs, pool, st, tree, sch, lhead, q, pos, dur, mem, ctx, t
             dur + n // tc[T_BW_H2H + (e.flag & _MEMCPY_KIND)])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def _op_memset(e, sqs, pool, st, tree, sch, lhead, q, pos, dur, mem, ctx, tc, rec_on):
     """MEMSET a2 bytes at a0 to the byte a1 (flag MEMSET_D32: to the 32-bit word a1, a2 a
     multiple of 4), at the memset bandwidth."""
@@ -563,7 +563,7 @@ def _fill_d32(mem, d, n, value):
         _poke(p + i, value >> (8 * (i - w)), np.uint8)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def _op_record(e, op, sqs, pool, sync, tree, sch, lhead, end):
     """EVENT_RECORD (value a1), NOTIFY_RECORD and END_GRAPH (value 1): set slot a0 at the SQE's
     end and wake what is parked on it."""
@@ -577,7 +577,7 @@ def _op_event_reset(e, sync):
     sync[e.a0, Y_VAL] = 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def _op_sync_wait(e, op, sqs, sync, sch, lhead, ctx, tc, q, start, rec_on):
     """EVENT_WAIT (slot a0 >= a1), NOTIFY_WAIT and COND_NOTIFY_WAIT (slot a0 >= 1): park until
     it holds. Satisfied at once, it starts no earlier than the record; woken, a wakeup after it
@@ -644,7 +644,7 @@ def _op_model_execute(e, sqs, pool, tree, sch, lhead, mptr, msq, q, end):
     _activate(sqs, pool, tree, sch, lhead, mptr, msq, e.a0, end, q)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def _op_cond_first(e, sqs, pool, st, tree, sch, lhead, conds, cmodels, mptr, msq, mem, ctx, q,
                    pos, end, rec_on):
     """COND_FIRST of cond a0: read the word, start the branch it selects at the SQE's end, or
@@ -670,7 +670,7 @@ def _op_cond_first(e, sqs, pool, st, tree, sch, lhead, conds, cmodels, mptr, msq
     return X_DONE, pos + 1, k
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def _op_cond_jump_back(e, sqs, st, conds, mem, ctx, q, pos, rec_on):
     """COND_JUMP_BACK of WHILE cond a0: a non-zero word runs the body again (back to COND_FIRST),
     up to the cond's iteration bound (then F_RUNAWAY); zero leaves the loop. Trace value: the
@@ -746,12 +746,13 @@ def _op_stream_switch(e, sqs, pool, st, tree, sch, lhead, q, pos, end, mem, ctx,
     return X_DONE, sqs[q, Q_TAIL], np.int64(1)
 
 
-@njit(cache=True, forceinline=True)
+@njit(cache=True, inline="always")
 def _execute(e, op, q, pos, start, dur, pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx,
              kaddr, kcost, tc, st, tree, sch, lhead, memp, msize, ctxp, rec_on):
     """The opcode table: run SQE ``e`` (opcode ``op`` < N_OPCODES) of SQ ``q`` at ``pos``.
-    Compiled once and inlined into ``run`` by LLVM (``forceinline``), not by numba
-    (``inline="always"`` copies the callee's IR once per block of it: 1.5 s for this table).
+    Inlined into ``run`` by numba; the opcode functions it calls are compiled once each and
+    inlined by LLVM (``forceinline``) or plain calls, so this table stays small: numba's own
+    inlining copies a callee's IR once per block of it (1.5 s when the opcodes were inlined here).
 
     Returns (X_*, start, duration, next position, trace value, trace start)."""
     x, nxt, val, tstart = X_DONE, pos + 1, np.int64(0), start
