@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import numpy as np
 from llvmlite import ir
-from numba import carray, njit, types
+from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
@@ -49,7 +49,7 @@ from . import sqe as S
 from .kernels import (KC_BODY_NS, KC_UNIT, UNIT_AIC, UNIT_AICPU, UNIT_DMA, UNIT_SCALAR,
                       call_kernel)
 from .memory import C_FAULT, C_FAULT_ADDR, C_FAULT_SIZE, C_REC
-from .memview import ACC_R, ACC_W, _voidptr, rec_access, rec_task, rec_unpark, rec_val, to_off
+from .memview import ACC_R, ACC_W, rec_access, rec_task, rec_unpark, rec_val, to_off, view_at
 from .timing import (T_AIC_CORES, T_AICPU_CORES, T_AIV_CORES, T_BW_H2H, T_KERNEL_DEFAULT,
                      T_KERNEL_PER_BLOCK, T_MEMSET_BW, T_WAKEUP)
 
@@ -173,13 +173,14 @@ def _borrow(a):
     every array argument of every inlined call; on borrowed views that is a null test, not an
     atomic add, so the per-opcode functions cost nothing per SQE. ``run``'s caller keeps the
     arrays alive."""
-    return carray(_voidptr(a.ctypes.data), a.shape, a.dtype)
+    return view_at(a.ctypes.data, a.shape, a.dtype)
 
 
 @njit(cache=True, inline="always")
-def _carve(a, off, n):
-    """A borrowed view of ``a[off:off + n]`` (``a``: int64, kept alive by the caller)."""
-    return carray(_voidptr(a.ctypes.data + 8 * off), n, np.int64)
+def _carve(a, off, shape):
+    """A borrowed int64 view of ``shape`` (an int or a tuple) at ``a[off:]`` (``a``: int64,
+    kept alive by the caller)."""
+    return view_at(a.ctypes.data + 8 * off, shape, np.int64)
 
 
 @njit(cache=True, inline="always")
@@ -1071,7 +1072,7 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
     scratch = np.empty(nh + ns + sync.shape[0] + 1, np.int64)
     tree = _carve(scratch, 0, nh)
     tree[1] = _NB + 4 * capmax          # the free-leaf stack
-    sch = _carve(scratch, nh, ns).reshape((nsq, SCH_COLS))
+    sch = _carve(scratch, nh, (nsq, SCH_COLS))
     lhead = _carve(scratch, nh + ns, sync.shape[0] + 1)
     _build(sqs, pool, tree, sch, lhead, nsq)
     horizon = st[E_HORIZON]
