@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import numpy as np
 from llvmlite import ir
-from numba import carray, njit, types
+from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
@@ -49,7 +49,7 @@ from . import sqe as S
 from .kernels import (KC_BODY_NS, KC_UNIT, UNIT_AIC, UNIT_AICPU, UNIT_DMA, UNIT_SCALAR,
                       call_kernel)
 from .memory import C_FAULT, C_FAULT_ADDR, C_FAULT_SIZE, C_REC
-from .memview import ACC_R, ACC_W, _voidptr, rec_access, rec_task, rec_unpark, rec_val, to_off
+from .memview import ACC_R, ACC_W, rec_access, rec_task, rec_unpark, rec_val, to_off, view_at
 from .timing import (T_AIC_CORES, T_AICPU_CORES, T_AIV_CORES, T_BW_H2H, T_KERNEL_DEFAULT,
                      T_KERNEL_PER_BLOCK, T_MEMSET_BW, T_WAKEUP)
 
@@ -126,8 +126,12 @@ TRACE_DTYPE = np.dtype([("sq", np.int32), ("op", np.uint8), ("unit", np.uint8),
                         ("start", np.int64), ("end", np.int64), ("a0", np.int64),
                         ("val", np.int64)])   # cond tasks: the branch taken (-1 skip); value
 
-# device fault kinds (the host maps them to ACL codes)
-F_NONE, F_KERNEL_TRAP, F_KERNEL_OOB, F_BAD_ADDRESS, F_BAD_OP, F_RUNAWAY = 0, 1, 2, 3, 4, 5
+# device fault kinds (the host maps them to ACL codes). np.int64, not int: numba compiles a plain
+# (not inlined) function once per distinct *literal* argument, and a jitted function sees an int
+# constant as a literal; typed constants (and ``_WORD``) keep one compiled ``_fault``,
+# ``_range_ok`` and ``rec_access`` whatever their callers pass.
+F_NONE, F_KERNEL_TRAP, F_KERNEL_OOB, F_BAD_ADDRESS, F_BAD_OP, F_RUNAWAY = map(np.int64, range(6))
+_WORD = np.int64(8)             # bytes of a pointer word or a cond word
 
 # return codes of run
 R_IDLE, R_HORIZON, R_STOPPED, R_DEADLOCK, R_FAULT, R_TRACE_FULL, R_STEPS = 0, 1, 2, 3, 4, 5, 6
@@ -177,13 +181,14 @@ def _borrow(a):
     every array argument of every inlined call; on borrowed views that is a null test, not an
     atomic add, so the per-opcode functions cost nothing per SQE. ``run``'s caller keeps the
     arrays alive."""
-    return carray(_voidptr(a.ctypes.data), a.shape, a.dtype)
+    return view_at(a.ctypes.data, a.shape, a.dtype)
 
 
 @njit(cache=True, inline="always")
-def _carve(a, off, n):
-    """A borrowed view of ``a[off:off + n]`` (``a``: int64, kept alive by the caller)."""
-    return carray(_voidptr(a.ctypes.data + 8 * off), n, np.int64)
+def _carve(a, off, shape):
+    """A borrowed int64 view of ``shape`` (an int or a tuple) at ``a[off:]`` (``a``: int64,
+    kept alive by the caller)."""
+    return view_at(a.ctypes.data + 8 * off, shape, np.int64)
 
 
 @njit(cache=True, inline="always")
@@ -318,29 +323,57 @@ def _move(typingctx, dst, src, n):
     return types.void(types.int64, types.int64, types.int64), codegen
 
 
+@intrinsic
+def _peek(typingctx, addr, ty):
+    """The value of number type ``ty`` (``np.int64``, ``np.uint32`` ...) at ``addr`` (an int):
+    one unaligned load (an array view of the bytes would compile a view, its checks and an
+    index)."""
+    t = ty.instance_type
+
+    def codegen(context, builder, signature, llargs):
+        ptr = builder.inttoptr(llargs[0], context.get_value_type(t).as_pointer())
+        return builder.load(ptr, align=1)
+    return t(types.int64, ty), codegen
+
+
+@intrinsic
+def _poke(typingctx, addr, value, ty):
+    """Store the low bytes of ``value`` (an int) at ``addr`` as number type ``ty``."""
+    t = ty.instance_type
+
+    def codegen(context, builder, signature, llargs):
+        lt = context.get_value_type(t)
+        v = llargs[1] if lt.width == 64 else builder.trunc(llargs[1], lt)
+        builder.store(v, builder.inttoptr(llargs[0], lt.as_pointer()), align=1)
+        return context.get_dummy_value()
+    return types.void(types.int64, types.int64, ty), codegen
+
+
 @njit(cache=True, inline="always")
 def _read_value(mem, off, width):
     """The unsigned ``width``-byte value at ``off`` (8 bytes: signed)."""
+    p = mem.ctypes.data + off
     if width == 1:
-        return np.int64(mem[off])
+        return np.int64(_peek(p, np.uint8))
     if width == 2:
-        return np.int64(mem[off:off + 2].view(np.uint16)[0])
+        return np.int64(_peek(p, np.uint16))
     if width == 4:
-        return np.int64(mem[off:off + 4].view(np.uint32)[0])
-    return mem[off:off + 8].view(np.int64)[0]
+        return np.int64(_peek(p, np.uint32))
+    return _peek(p, np.int64)
 
 
 @njit(cache=True)
 def _write_value(mem, off, width, value):
     """Store the low ``width`` bytes of ``value`` at ``off``."""
+    p = mem.ctypes.data + off
     if width == 1:
-        mem[off] = np.uint8(value & 0xFF)
+        _poke(p, value, np.uint8)
     elif width == 2:
-        mem[off:off + 2].view(np.uint16)[0] = np.uint16(value & 0xFFFF)
+        _poke(p, value, np.uint16)
     elif width == 4:
-        mem[off:off + 4].view(np.uint32)[0] = np.uint32(value & 0xFFFFFFFF)
+        _poke(p, value, np.uint32)
     else:
-        mem[off:off + 8].view(np.int64)[0] = value
+        _poke(p, value, np.int64)
 
 
 @njit(cache=True, inline="always")
@@ -353,17 +386,6 @@ def _compare(cur, value, how):
     if how == S.WAIT_AND:
         return (cur & value) != 0
     return ~(cur | value) != 0               # WAIT_NOR
-
-
-@njit(cache=True, inline="always")
-def _unit_cores(kcost, tc, k):
-    """Kernel ``k``'s core pool (P_*) and its unit's core count."""
-    unit = kcost[k, KC_UNIT]
-    if unit == UNIT_AIC:
-        return P_AIC, tc[T_AIC_CORES]
-    if unit == UNIT_AICPU:
-        return P_AICPU, tc[T_AICPU_CORES]
-    return P_AIV, tc[T_AIV_CORES]
 
 
 @njit(cache=True, inline="always")
@@ -488,11 +510,11 @@ def _cond_word(sqs, st, conds, mem, ctx, q, pos, c, rec_on):
     """Arena offset of cond ``c``'s word (reading it is the cond task's data access); -1 after
     reporting a bad address."""
     addr = conds[c, CD_ADDR]
-    d = _range_ok(ctx, mem, addr, 8)
+    d = _range_ok(ctx, mem, addr, _WORD)
     if d < 0:
-        _fault(sqs, st, q, pos, F_BAD_ADDRESS, addr, 8)
+        _fault(sqs, st, q, pos, F_BAD_ADDRESS, addr, _WORD)
     elif rec_on:
-        rec_access(ctx, addr, 8, ACC_R)
+        rec_access(ctx, addr, _WORD, ACC_R)
     return d
 
 
@@ -500,7 +522,7 @@ def _cond_word(sqs, st, conds, mem, ctx, q, pos, c, rec_on):
 # Each returns X_* first; then what it changes of the SQE's (start, duration, next position,
 # trace value). ``dur`` comes in as the dispatch plus the opcode's fixed cost.
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def _op_kernel(e, sqs, pool, st, tree, sch, lhead, q, pos, start, dur, ctx, kaddr, kcost, tc,
                memp, msize, ctxp):
     """KERNEL: call the body (by address) once per block; the duration is the SQE's explicit one
@@ -571,14 +593,14 @@ def _op_memcpy_mode(e, sqs, pool, st, tree, sch, lhead, q, pos, dur, mem, ctx, t
         width, height = e.a2 & 0xFFFFFFFF, e.a2 >> 32
         sp, dp = e.a3 & 0xFFFFFFFF, e.a3 >> 32
     elif mode == S.MEMCPY_PTR:
-        pd = _range_ok(ctx, mem, e.a0, 8)
-        ps = _range_ok(ctx, mem, e.a1, 8)
+        pd = _range_ok(ctx, mem, e.a0, _WORD)
+        ps = _range_ok(ctx, mem, e.a1, _WORD)
         if pd < 0 or ps < 0:
-            _fault(sqs, st, q, pos, F_BAD_ADDRESS, e.a0 if pd < 0 else e.a1, 8)
+            _fault(sqs, st, q, pos, F_BAD_ADDRESS, e.a0 if pd < 0 else e.a1, _WORD)
             return X_FAULT, dur
         if rec_on:
-            rec_access(ctx, e.a0, 8, ACC_R)
-            rec_access(ctx, e.a1, 8, ACC_R)
+            rec_access(ctx, e.a0, _WORD, ACC_R)
+            rec_access(ctx, e.a1, _WORD, ACC_R)
         dst = _read_value(mem, pd, 8) + (e.a3 & 0xFFFFFFFF)
         src = _read_value(mem, ps, 8) + (e.a3 >> 32)
     else:                                           # MEMCPY_DESC
@@ -612,7 +634,7 @@ def _op_memcpy_mode(e, sqs, pool, st, tree, sch, lhead, q, pos, dur, mem, ctx, t
             dur + n // tc[T_BW_H2H + (e.flag & _MEMCPY_KIND)])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def _op_memset(e, sqs, pool, st, tree, sch, lhead, q, pos, dur, mem, ctx, tc, rec_on):
     """MEMSET a2 bytes at a0 to the byte a1 (flag MEMSET_D32: to the 32-bit word a1, a2 a
     multiple of 4), at the memset bandwidth."""
@@ -634,12 +656,17 @@ def _op_memset(e, sqs, pool, st, tree, sch, lhead, q, pos, dur, mem, ctx, tc, re
 
 @njit(cache=True)
 def _fill_d32(mem, d, n, value):
-    """n bytes at arena offset d: the little-endian 32-bit ``value`` repeated."""
-    for i in range(4):
-        mem[d + i:d + n:4] = np.uint8((value >> (8 * i)) & _BYTE)
+    """n bytes at arena offset d: the little-endian 32-bit ``value`` repeated (a last partial
+    word: its low bytes)."""
+    p = mem.ctypes.data + d
+    w = n - n % 4
+    for i in range(0, w, 4):
+        _poke(p + i, value, np.uint32)
+    for i in range(w, n):
+        _poke(p + i, value >> (8 * (i - w)), np.uint8)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def _op_record(e, op, sqs, pool, sync, tree, sch, lhead, end):
     """EVENT_RECORD (value a1), NOTIFY_RECORD and END_GRAPH (value 1): set slot a0 at the SQE's
     end and wake what is parked on it."""
@@ -653,7 +680,7 @@ def _op_event_reset(e, sync):
     sync[e.a0, Y_VAL] = 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def _op_sync_wait(e, op, sqs, sync, sch, lhead, ctx, tc, q, start, rec_on):
     """EVENT_WAIT (slot a0 >= a1), NOTIFY_WAIT and COND_NOTIFY_WAIT (slot a0 >= 1): park until
     it holds. Satisfied at once, it starts no earlier than the record; woken, a wakeup after it
@@ -720,7 +747,7 @@ def _op_model_execute(e, sqs, pool, tree, sch, lhead, mptr, msq, q, end):
     _activate(sqs, pool, tree, sch, lhead, mptr, msq, e.a0, end, q)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def _op_cond_first(e, sqs, pool, st, tree, sch, lhead, conds, cmodels, mptr, msq, mem, ctx, q,
                    pos, end, rec_on):
     """COND_FIRST of cond a0: read the word, start the branch it selects at the SQE's end, or
@@ -730,7 +757,7 @@ def _op_cond_first(e, sqs, pool, st, tree, sch, lhead, conds, cmodels, mptr, msq
     d = _cond_word(sqs, st, conds, mem, ctx, q, pos, c, rec_on)
     if d < 0:
         return X_FAULT, pos + 1, np.int64(0)
-    v = mem[d:d + 8].view(np.int64)[0]
+    v = _peek(mem.ctypes.data + d, np.int64)
     conds[c, CD_LAST] = v
     if conds[c, CD_INLOOP] == 0:
         conds[c, CD_ITER] = 0
@@ -746,7 +773,7 @@ def _op_cond_first(e, sqs, pool, st, tree, sch, lhead, conds, cmodels, mptr, msq
     return X_DONE, pos + 1, k
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def _op_cond_jump_back(e, sqs, st, conds, mem, ctx, q, pos, rec_on):
     """COND_JUMP_BACK of WHILE cond a0: a non-zero word runs the body again (back to COND_FIRST),
     up to the cond's iteration bound (then F_RUNAWAY); zero leaves the loop. Trace value: the
@@ -755,7 +782,7 @@ def _op_cond_jump_back(e, sqs, st, conds, mem, ctx, q, pos, rec_on):
     d = _cond_word(sqs, st, conds, mem, ctx, q, pos, c, rec_on)
     if d < 0:
         return X_FAULT, pos + 1, np.int64(0)
-    v = mem[d:d + 8].view(np.int64)[0]
+    v = _peek(mem.ctypes.data + d, np.int64)
     conds[c, CD_LAST] = v
     if v == 0:
         return X_DONE, pos + 1, v
@@ -798,12 +825,11 @@ def _op_stream_switch(e, sqs, pool, st, tree, sch, lhead, q, pos, end, mem, ctx,
     if rec_on:
         rec_access(ctx, e.a0, w, ACC_R)
         rec_access(ctx, e.a1, w, ACC_R)
+    base = mem.ctypes.data
     if w == 8:
-        lv = mem[lo:lo + 8].view(np.int64)[0]
-        rv = mem[ro:ro + 8].view(np.int64)[0]
+        lv, rv = _peek(base + lo, np.int64), _peek(base + ro, np.int64)
     else:
-        lv = np.int64(mem[lo:lo + 4].view(np.int32)[0])
-        rv = np.int64(mem[ro:ro + 4].view(np.int32)[0])
+        lv, rv = np.int64(_peek(base + lo, np.int32)), np.int64(_peek(base + ro, np.int32))
     c = e.flag & S.SWITCH_COND
     if c == S.SWITCH_EQ:
         taken = lv == rv
@@ -827,6 +853,9 @@ def _op_stream_switch(e, sqs, pool, st, tree, sch, lhead, q, pos, end, mem, ctx,
 def _execute(e, op, q, pos, start, dur, pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx,
              kaddr, kcost, tc, st, tree, sch, lhead, memp, msize, ctxp, rec_on):
     """The opcode table: run SQE ``e`` (opcode ``op`` < N_OPCODES) of SQ ``q`` at ``pos``.
+    Inlined into ``run`` by numba; the opcode functions it calls are compiled once each and
+    inlined by LLVM (``forceinline``) or plain calls, so this table stays small: numba's own
+    inlining copies a callee's IR once per block of it (1.5 s when the opcodes were inlined here).
 
     Returns (X_*, start, duration, next position, trace value, trace start)."""
     x, nxt, val, tstart = X_DONE, pos + 1, np.int64(0), start
@@ -1146,7 +1175,7 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
     scratch = np.empty(nh + ns + sync.shape[0] + 1, np.int64)
     tree = _carve(scratch, 0, nh)
     tree[1] = _NB + 4 * capmax          # the free-leaf stack
-    sch = _carve(scratch, nh, ns).reshape((nsq, SCH_COLS))
+    sch = _carve(scratch, nh, (nsq, SCH_COLS))
     lhead = _carve(scratch, nh + ns, sync.shape[0] + 1)
     _build(sqs, pool, tree, sch, lhead, nsq)
     horizon = st[E_HORIZON]
@@ -1185,7 +1214,7 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
             first = False
             op = e.op
             if op >= S.N_OPCODES:           # before any per-opcode table is indexed
-                _fault(sqs, st, q, pos, F_BAD_OP, op, 0)
+                _fault(sqs, st, q, pos, F_BAD_OP, np.int64(op), F_NONE)
                 return _finish(st, _fault_exit(sqs, q, pos, start + dispatch), scratch)
             if rec_on:                  # nearly full log: stop after this SQE (R_STEPS), grow
                 if rec_task(ctx, q, pos, op if ran else S.OP_NOP, e.a0, e.a1, e.a4, e.a5):

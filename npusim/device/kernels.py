@@ -28,10 +28,11 @@ from typing import Callable
 
 import numpy as np
 from llvmlite import ir
-from numba import carray, njit, types
+from numba import njit, types
 from numba.extending import intrinsic
 
 from .memory import C_LEN
+from .memview import view_at
 
 KERNEL_SIG = types.int64(types.CPointer(types.uint8), types.int64, types.CPointer(types.int64),
                          types.int64, types.int64, types.int64)
@@ -67,8 +68,8 @@ def call_kernel(typingctx, addr, memp, msize, ctxp, args, bidx, bnum):
 @njit(cache=True)
 def arena(memp, msize, ctxp):
     """Rebuild the arena and context arrays from the raw pointers a kernel receives."""
-    n = carray(ctxp, 1)[0 + C_LEN]
-    return carray(memp, msize), carray(ctxp, n)
+    n = view_at(ctxp, C_LEN + 1, np.int64)[C_LEN]
+    return view_at(memp, msize, np.uint8), view_at(ctxp, n, np.int64)
 
 
 PARAM_TYPES = {"ptr": 8, "i64": 8, "u64": 8, "i32": 4, "u32": 4, "f32": 4, "f64": 8}

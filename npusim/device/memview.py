@@ -19,9 +19,9 @@ With recording off the cost is one test of ``ctx[C_REC]`` per view.
 from __future__ import annotations
 
 import numpy as np
-from llvmlite import ir
-from numba import carray, njit, types
+from numba import njit, types
 from numba.extending import intrinsic
+from numba.np.arrayobj import populate_array
 
 from .memory import (C_ALLOC, C_DEV_BASE, C_REC, C_DEV_SIZE, C_FAULT, C_FAULT_ADDR, C_FAULT_SIZE,
                      C_HOST_BASE, C_HOST_OFF, C_HOST_SIZE, C_NALLOC, C_SINK_OFF, C_SINK_SIZE,
@@ -67,11 +67,46 @@ def check(ctx, addr, nbytes):
 
 
 @intrinsic
-def _voidptr(typingctx, addr):
-    """An integer address as a ``void*`` (for ``numba.carray``)."""
+def view_at(typingctx, addr, shape, dtype):
+    """A C-contiguous array of ``dtype`` (``np.uint8``, ``a.dtype`` ...) and ``shape`` (an int
+    or a tuple of ints) at ``addr`` (an int or a pointer), owning nothing (no reference count).
+    ``numba.carray`` does the same through an implementation numba compiles once per dtype and
+    shape type; this is lowered in place."""
+    if isinstance(dtype, types.NumberClass):
+        ty = dtype.instance_type
+    elif isinstance(dtype, types.DType):
+        ty = dtype.dtype
+    else:
+        return None
+    if isinstance(shape, types.Integer):
+        dims = (shape,)
+    elif isinstance(shape, types.BaseTuple) and all(isinstance(t, types.Integer) for t in shape):
+        dims = tuple(shape)
+    else:
+        return None
+    if not isinstance(addr, (types.Integer, types.CPointer, types.RawPointer)):
+        return None
+    arrty = types.Array(ty, len(dims), "C")
+
     def codegen(context, builder, signature, llargs):
-        return builder.inttoptr(llargs[0], ir.IntType(8).as_pointer())
-    return types.voidptr(types.intp), codegen
+        lt = context.get_data_type(ty)
+        if isinstance(addr, types.Integer):
+            data = builder.inttoptr(llargs[0], lt.as_pointer())
+        else:
+            data = builder.bitcast(llargs[0], lt.as_pointer())
+        if isinstance(shape, types.Integer):
+            vals = [llargs[1]]
+        else:
+            vals = [builder.extract_value(llargs[1], i) for i in range(len(dims))]
+        n = [context.cast(builder, v, t, types.intp) for v, t in zip(vals, dims)]
+        size = context.get_abi_sizeof(lt)
+        strides = [context.get_constant(types.intp, size)]
+        for d in reversed(n[1:]):
+            strides.insert(0, builder.mul(strides[0], d))
+        ary = context.make_array(arrty)(context, builder)
+        populate_array(ary, data=data, shape=n, strides=strides, itemsize=size, meminfo=None)
+        return ary._getvalue()
+    return arrty(addr, shape, dtype), codegen
 
 
 # ---- the record array: header words, then task rows, then access rows (all int64) ----
@@ -79,14 +114,14 @@ RH_TN, RH_TCAP, RH_AN, RH_ACAP, RH_DROP, RH_TOFF, RH_AOFF, RH_FULL, RH_LEN, RH_L
 RH_SIZE = 16
 TASK_COLS = 8        # sq, pos, op (NOP when skipped after a fault), a0, a1, val (branch), a4, a5
 ACC_COLS = 4         # task row, address, bytes, kind
-ACC_R, ACC_W, ACC_RW = 1, 2, 3
+ACC_R, ACC_W, ACC_RW = map(np.int64, (1, 2, 3))    # typed: one compiled rec_access (engine.F_*)
 REC_MARGIN = 4       # task rows kept free: RH_FULL is raised before the table is full
 
 
 @njit(cache=True, inline="always")
 def _rec(ctx):
     p = ctx[C_REC]
-    return carray(_voidptr(p), carray(_voidptr(p), RH_SIZE, np.int64)[RH_LEN], np.int64)
+    return view_at(p, view_at(p, RH_SIZE, np.int64)[RH_LEN], np.int64)
 
 
 @njit(cache=True)
@@ -156,120 +191,122 @@ def rec_val(ctx, val):
 
 @njit(cache=True)
 def _atk(mem, ctx, addr, n, size, kind):
+    """The one compiled body behind every view (``kind``: ACC_*, 0 not recorded). The views
+    pass int64 arguments whatever the kernel passed (literal counts, uint32 addresses ...), so
+    all kernels share one machine-code copy instead of one per argument type or literal."""
     off = check(ctx, addr, n * size)
     if off < 0:
-        return (_voidptr(mem.ctypes.data + ctx[C_SINK_OFF]),
-                min(max(n, 0), ctx[C_SINK_SIZE] // size))
+        return mem.ctypes.data + ctx[C_SINK_OFF], min(max(n, 0), ctx[C_SINK_SIZE] // size)
     if ctx[C_REC] != 0 and kind != 0:
         rec_access(ctx, addr, n * size, kind)
-    return _voidptr(mem.ctypes.data + off), n
+    return mem.ctypes.data + off, n
 
 
 @njit(cache=True, inline="always")
 def _at(mem, ctx, addr, n, size):
-    """(host pointer, element count) of a checked range: the range itself, or the sink (with
+    """(host address, element count) of a checked range: the range itself, or the sink (with
     as many elements as fit in it) when the range faulted. Recorded as read+write."""
-    return _atk(mem, ctx, addr, n, size, ACC_RW)
+    return _atk(mem, ctx, np.int64(addr), np.int64(n), np.int64(size), ACC_RW)
 
 
 @njit(cache=True, inline="always")
 def _at_r(mem, ctx, addr, n, size):
     """``_at`` for a range the kernel only reads (recorded as a read)."""
-    return _atk(mem, ctx, addr, n, size, ACC_R)
+    return _atk(mem, ctx, np.int64(addr), np.int64(n), np.int64(size), ACC_R)
 
 
 @njit(cache=True, inline="always")
 def u8(mem, ctx, addr, n):
     p, m = _at(mem, ctx, addr, n, 1)
-    return carray(p, m, np.uint8)
+    return view_at(p, m, np.uint8)
 
 
 @njit(cache=True, inline="always")
 def u16(mem, ctx, addr, n):
     """fp16 data is viewed as uint16 and converted with ``npusim.device.half``."""
     p, m = _at(mem, ctx, addr, n, 2)
-    return carray(p, m, np.uint16)
+    return view_at(p, m, np.uint16)
 
 
 @njit(cache=True, inline="always")
 def u32(mem, ctx, addr, n):
     p, m = _at(mem, ctx, addr, n, 4)
-    return carray(p, m, np.uint32)
+    return view_at(p, m, np.uint32)
 
 
 @njit(cache=True, inline="always")
 def i32(mem, ctx, addr, n):
     p, m = _at(mem, ctx, addr, n, 4)
-    return carray(p, m, np.int32)
+    return view_at(p, m, np.int32)
 
 
 @njit(cache=True, inline="always")
 def f32(mem, ctx, addr, n):
     p, m = _at(mem, ctx, addr, n, 4)
-    return carray(p, m, np.float32)
+    return view_at(p, m, np.float32)
 
 
 @njit(cache=True, inline="always")
 def i64(mem, ctx, addr, n):
     p, m = _at(mem, ctx, addr, n, 8)
-    return carray(p, m, np.int64)
+    return view_at(p, m, np.int64)
 
 
 @njit(cache=True, inline="always")
 def u64(mem, ctx, addr, n):
     p, m = _at(mem, ctx, addr, n, 8)
-    return carray(p, m, np.uint64)
+    return view_at(p, m, np.uint64)
 
 
 # read-only views: the same data, recorded as reads (declare a kernel's inputs with them)
 @njit(cache=True, inline="always")
 def r_u8(mem, ctx, addr, n):
     p, m = _at_r(mem, ctx, addr, n, 1)
-    return carray(p, m, np.uint8)
+    return view_at(p, m, np.uint8)
 
 
 @njit(cache=True, inline="always")
 def r_u16(mem, ctx, addr, n):
     p, m = _at_r(mem, ctx, addr, n, 2)
-    return carray(p, m, np.uint16)
+    return view_at(p, m, np.uint16)
 
 
 @njit(cache=True, inline="always")
 def r_u32(mem, ctx, addr, n):
     p, m = _at_r(mem, ctx, addr, n, 4)
-    return carray(p, m, np.uint32)
+    return view_at(p, m, np.uint32)
 
 
 @njit(cache=True, inline="always")
 def r_i32(mem, ctx, addr, n):
     p, m = _at_r(mem, ctx, addr, n, 4)
-    return carray(p, m, np.int32)
+    return view_at(p, m, np.int32)
 
 
 @njit(cache=True, inline="always")
 def r_f32(mem, ctx, addr, n):
     p, m = _at_r(mem, ctx, addr, n, 4)
-    return carray(p, m, np.float32)
+    return view_at(p, m, np.float32)
 
 
 @njit(cache=True, inline="always")
 def r_i64(mem, ctx, addr, n):
     p, m = _at_r(mem, ctx, addr, n, 8)
-    return carray(p, m, np.int64)
+    return view_at(p, m, np.int64)
 
 
 @njit(cache=True, inline="always")
 def r_u64(mem, ctx, addr, n):
     p, m = _at_r(mem, ctx, addr, n, 8)
-    return carray(p, m, np.uint64)
+    return view_at(p, m, np.uint64)
 
 
 @njit(cache=True, inline="always")
 def args(mem, ctx, addr, n):
     """The first ``n`` 8-byte slots of an args area, as int64 (pointers and integers); not
     recorded (the args area belongs to the launch, not to the program's data)."""
-    p, m = _atk(mem, ctx, addr, n, 8, 0)
-    return carray(p, m, np.int64)
+    p, m = _atk(mem, ctx, np.int64(addr), np.int64(n), np.int64(8), np.int64(0))
+    return view_at(p, m, np.int64)
 
 
 @njit(cache=True, inline="always")
