@@ -127,16 +127,7 @@ class CaptureStream(SqStream):
             _PACK_INTO(st.pool, (ring[0] + tail % ring[1]) << 6, op, flag, blocks, pos & 0xFFFF,
                        a0, a1, a2, a3, 0, a5, 0)
             ring[2] = tail + 1
-        self.task_count = pos + 1
-        m = self.model
-        if m.seq_last is not self:           # a new run of the model's capture order
-            m.seq_runs.append((self, pos, m.next_seq))
-            m.seq_last = self
-        m.next_seq += 1
-        self.sqe_num += sqe_count
-        self.last_op = op
-        self.last_event = None          # a capture record sets it after appending (§4.3)
-        return pos
+        return self._appended(pos, op, sqe_count)
 
 
     def append_kernel(self, kid: int, a1: int, a2: int, a3: int, blocks: int) -> int:
@@ -160,14 +151,20 @@ class CaptureStream(SqStream):
         _PACK_INTO(st.pool, (ring[0] + tail % ring[1]) << 6, S.OP_KERNEL, 0, blocks,
                    pos & 0xFFFF, kid, a1, a2, a3, 0, a5, 0)
         ring[2] = tail + 1
+        return self._appended(pos, S.OP_KERNEL, 1)
+
+    def _appended(self, pos: int, op: int, sqe_count: int) -> int:
+        """The bookkeeping of a task just written at ``pos`` (both append paths): the count,
+        the model's global capture order (``aclmdlRITaskGetSeqId``), SQEs toward the cascade
+        limit, and the last task (a capture record sets ``last_event`` after appending, §4.3)."""
         self.task_count = pos + 1
         m = self.model
         if m.seq_last is not self:           # a new run of the model's capture order
             m.seq_runs.append((self, pos, m.next_seq))
             m.seq_last = self
         m.next_seq += 1
-        self.sqe_num += 1
-        self.last_op = S.OP_KERNEL
+        self.sqe_num += sqe_count
+        self.last_op = op
         self.last_event = None
         return pos
 
