@@ -934,8 +934,8 @@ def _next_start(sqs, pool, sch, a):
     streams taking turns the hardware prefetcher loses track of the rings, and by the time
     ``a`` gets there the rows are in cache."""
     t = sqs[a, Q_TIME]
-    base, depth = sqs[a, Q_BASE], sqs[a, Q_DEPTH]
-    row = base + sqs[a, Q_HEAD] % depth
+    base, depth, h = sqs[a, Q_BASE], sqs[a, Q_DEPTH], sqs[a, Q_HEAD]
+    row = base + (h if h < depth else h % depth)    # a model SQ's head: no division
     sch[a, T_ROW] = row
     ts = pool[row].t_submit
     _prefetch_ahead(pool, row, base, depth)
@@ -1241,8 +1241,10 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
                 row += 1
                 if row == base + depth:
                     row = base
-            else:
-                row = base + nxt % depth
+            else:                       # a jump (WHILE back, cond skip) within the ring:
+                row += nxt - pos        # no division either
+                if row >= base + depth or row < base:
+                    row = base + nxt % depth
             pos = nxt
         key, release = later, True  # the common turn end: its next start is known already
         if later >= 0:
