@@ -398,9 +398,11 @@ def _kernel_ns(kcost, tc, k, nb):
         cores = tc[T_AIC_CORES]
     elif unit == UNIT_AICPU:
         cores = tc[T_AICPU_CORES]
-    waves = (nb + cores - 1) // cores
-    if waves < 1:
-        waves = 1
+    waves = np.int64(1)             # one wave (no division) when the blocks fit the cores
+    if nb > cores or cores <= 0:
+        waves = (nb + cores - 1) // cores
+        if waves < 1:
+            waves = 1
     body = kcost[k, KC_BODY_NS] if kcost[k, KC_BODY_NS] > 0 else tc[T_KERNEL_DEFAULT]
     return waves * body + nb * tc[T_KERNEL_PER_BLOCK]
 
