@@ -12,6 +12,7 @@ from .device import DeadlockError
 from .event import (ACL_EVENT_CAPTURE_STREAM_PROGRESS, ACL_EVENT_DEVICE_USE_ONLY,
                     ACL_EVENT_EXTERNAL, ACL_EVENT_IPC, ACL_EVENT_SYNC, ACL_EVENT_TIME_LINE, EX,
                     FLAG, LEGACY, LEGACY_RT_FLAG, RT_EVENT_DDSYNC, Event, Notify)
+from .model import CAPTURING
 from .runtime import RT
 from .stream import refused
 
@@ -193,7 +194,8 @@ def _wait(sh, eh, flag: int) -> int:
         if s.capture is None:
             return ERR.ACL_ERROR_RT_STREAM_NOT_CAPTURED
         return capture.external(ev, s, is_record=False)
-    if event_captured(ev) or s.capture is not None:
+    m = ev.capture_model                # event_captured(ev), inline
+    if s.capture is not None or (m is not None and m.status in CAPTURING):
         return capture.wait(s, ev)
     if ev.last is None:
         if ev.kind == EX:

@@ -27,6 +27,7 @@ from .runtime import RT
 from .stream import SqStream
 
 NONE, CAPTURE_ACTIVE, CAPTURE_INVALIDATED, UPDATING, FAULT, READY = range(6)
+CAPTURING = (CAPTURE_ACTIVE, CAPTURE_INVALIDATED)   # CaptureModel.is_capturing
 STREAM_ACTIVE, STREAM_INVALIDATED = 1, 2    # aclmdlRICaptureStatus of a user stream (NONE = 0)
 STATUS_NAMES = ("NONE", "CAPTURE_ACTIVE", "CAPTURE_INVALIDATED", "UPDATING", "FAULT", "READY")
 
@@ -185,8 +186,9 @@ class CaptureEvent:
         self.model = model
         self.user_event = user_event
         self.hardware = hardware
-        if hardware:
-            self.slot = self.id = model.new_slot()
+        if hardware:                    # model.new_slot(), inline
+            self.slot = self.id = slot = model.device.state.alloc_slot()
+            model.slots.append(slot)
             self.addr = 0
         else:                           # AllocExpandingPoolEvent: a zeroed byte, model-owned
             self.slot = -1
@@ -311,7 +313,7 @@ class CaptureModel:
     # ---- status ----
     @property
     def is_capturing(self) -> bool:
-        return self.status in (CAPTURE_ACTIVE, CAPTURE_INVALIDATED)
+        return self.status in CAPTURING
 
     def terminate_capture(self) -> None:
         """TerminateCapture: ACTIVE -> INVALIDATED (sticky), only from ACTIVE."""
