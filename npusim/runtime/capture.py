@@ -431,7 +431,12 @@ def finish(model) -> None:
         append_internal(css[-1], S.OP_NOTIFY_RECORD, a0=slot)
         origin = append_internal(origin, S.OP_NOTIFY_WAIT, a0=slot)
     for ce in model.capture_events:                        # clear capture events for next replay
-        origin = append_internal(origin, **ce.fields(S.OP_EVENT_RESET))
+        if ce.hardware:             # append_internal(origin, **ce.fields(RESET)), inline
+            if origin.task_count + 2 > origin.depth:
+                origin = cascade_from(origin)
+            origin.append(S.OP_EVENT_RESET, 1, ce.slot, 0)
+        else:
+            origin = append_internal(origin, **ce.fields(S.OP_EVENT_RESET))
     if not model.sw_sq:
         add_endgraph(model)
 
