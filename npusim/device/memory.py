@@ -253,6 +253,24 @@ class Memory:
             return None
         return self.to_addr(self._lo[i]), self._hi[i] - self._lo[i]
 
+    def device_pair_fits(self, a: int, b: int, n: int) -> bool:
+        """Do ``[a, a+n)`` and ``[b, b+n)`` both lie in device memory, each inside one live
+        allocation? ``hostmem.in_device_memory(a, n) and in_device_memory(b, n)`` in one frame
+        (an async device-to-device copy's hot path): a device address's allocation is in the
+        device region, so ``addr + n <= start + size`` is ``off + n <= _hi[i]``."""
+        base = self.dev_base
+        end = base + self.dev_size
+        if not (base <= a < end and base <= b < end):
+            return False
+        lo, hi = self._lo, self._hi
+        off = a - base
+        i = bisect.bisect_right(lo, off) - 1
+        if i < 0 or off + n > hi[i] or off >= hi[i]:
+            return False
+        off = b - base
+        i = bisect.bisect_right(lo, off) - 1
+        return i >= 0 and off + n <= hi[i] and off < hi[i]
+
     def set_label(self, addr: int, name: str) -> None:
         """Name the allocation starting at ``addr`` (forgotten when it is freed)."""
         self.labels[addr] = str(name)

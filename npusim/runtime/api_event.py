@@ -12,6 +12,7 @@ from .device import DeadlockError
 from .event import (ACL_EVENT_CAPTURE_STREAM_PROGRESS, ACL_EVENT_DEVICE_USE_ONLY,
                     ACL_EVENT_EXTERNAL, ACL_EVENT_IPC, ACL_EVENT_SYNC, ACL_EVENT_TIME_LINE, EX,
                     FLAG, LEGACY, LEGACY_RT_FLAG, RT_EVENT_DDSYNC, Event, Notify)
+from .model import CAPTURING
 from .runtime import RT
 from .stream import refused
 
@@ -135,7 +136,28 @@ def _event_and_stream(eh, sh, need_wait_task: bool, refuse_new_mode: bool = Fals
 
 
 def record_event(eh, sh) -> int:
-    return _record(eh, sh, ACL_EVENT_RECORD_DEFAULT)
+    """``_record(eh, sh, ACL_EVENT_RECORD_DEFAULT)`` without its frame, ``record_value`` and
+    ``note_task`` inline: the record hot path (the same checks and state in the same order)."""
+    ev, s, code = _event_and_stream(eh, sh, False, False, "record", ACL_EVENT_RECORD_DEFAULT)
+    if code:
+        return code
+    link = s.capture
+    if link is not None and not ev.flag & ACL_EVENT_EXTERNAL:
+        return capture.record(ev, s)
+    if ev.kind == FLAG:                 # ev.record_value()
+        v = 1
+    else:
+        v = ev.seq = ev.seq + 1
+    pos = s.submit(S.OP_EVENT_RECORD, s.device.timing.host_event_record_ns, ev.slot, v)
+    if pos < 0:
+        ev.seq -= ev.kind != FLAG
+        return -pos
+    ev.last = (s, pos)
+    if link is not None:                # ev.note_task(s, pos)
+        ev.models.add(link.model)
+    else:
+        ev.fences[s] = pos
+    return ERR.ACL_SUCCESS
 
 
 def record_event_with_flag(eh, sh, flag: int) -> int:
@@ -169,7 +191,26 @@ def _record(eh, sh, flag: int) -> int:
 
 
 def stream_wait_event(sh, eh) -> int:
-    return _wait(sh, eh, ACL_EVENT_WAIT_DEFAULT)
+    """``_wait(sh, eh, ACL_EVENT_WAIT_DEFAULT)`` without its frame, ``wait_value`` and
+    ``note_task`` inline: the wait hot path (the same checks and state in the same order)."""
+    ev, s, code = _event_and_stream(eh, sh, True, False, "wait", ACL_EVENT_WAIT_DEFAULT)
+    if code:
+        return code
+    link = s.capture
+    m = ev.capture_model                # event_captured(ev), inline
+    if link is not None or (m is not None and m.status in CAPTURING):
+        return capture.wait(s, ev)
+    if ev.last is None:
+        if ev.kind == EX:
+            return ERR.ACL_SUCCESS                         # wait before any record: a no-op
+        if ev.kind == LEGACY:
+            return ERR.ACL_ERROR_RT_PARAM_INVALID          # "event has not been recorded"
+    pos = s.submit(S.OP_EVENT_WAIT, s.device.timing.host_event_wait_ns, ev.slot,
+                   1 if ev.kind == FLAG else ev.seq)       # ev.wait_value()
+    if pos >= 0:
+        ev.fences[s] = pos              # ev.note_task(s, pos): the stream does not capture
+        return ERR.ACL_SUCCESS
+    return -pos                         # refused(pos)
 
 
 def stream_wait_event_with_flag(sh, eh, timeout: int, flag: int) -> int:
@@ -193,7 +234,8 @@ def _wait(sh, eh, flag: int) -> int:
         if s.capture is None:
             return ERR.ACL_ERROR_RT_STREAM_NOT_CAPTURED
         return capture.external(ev, s, is_record=False)
-    if event_captured(ev) or s.capture is not None:
+    m = ev.capture_model                # event_captured(ev), inline
+    if s.capture is not None or (m is not None and m.status in CAPTURING):
         return capture.wait(s, ev)
     if ev.last is None:
         if ev.kind == EX:

@@ -249,7 +249,7 @@ def memcpy_async(dst, dest_max, src, count, kind, stream) -> int:
         if ctx is None or ctx.destroyed:
             return ERR.ACL_ERROR_RT_CONTEXT_NULL
     if s is not None and not s.is_model and s.ctx is ctx and dst != src and \
-            in_device_memory(s.device, src, count) and in_device_memory(s.device, dst, count):
+            s.device.state.mem.device_pair_fits(src, dst, count):
         # device to device on the stream's own device, the hot path: no kind to correct, no
         # pageable copy, the same stream checks as below
         if ctx.failure_code:

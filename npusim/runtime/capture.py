@@ -13,7 +13,7 @@ from .. import errors as ERR
 from ..device import sqe as S
 from . import model as M
 from . import taskgroup as TG
-from .event import EX
+from .event import _WAITABLE, EX
 from .runtime import MODE_NONE, RT, profile
 from .stream import ACL_STREAM_CPU_SCHEDULE, ACL_STREAM_DEVICE_USE_ONLY, ACL_STREAM_PERSISTENT
 
@@ -262,30 +262,46 @@ def event_task(stream, ce, kind: int) -> int:
 
 
 def record(ev, stream) -> int:
-    """aclrtRecordEvent on a capturing stream."""
+    """aclrtRecordEvent on a capturing stream. The 8-stream capture's hot path: the profile is
+    read once, and ``bad_capture_flags``, ``use_hardware_event`` and ``event_task`` run inline
+    (the same checks in the same order)."""
     if ev.kind != EX:
         return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
     if stream.is_default:
         return ERR.ACL_ERROR_RT_STREAM_CAPTURE_IMPLICIT
-    if not ev.has_wait_task:
+    if not ev.flag & _WAITABLE:                            # ev.has_wait_task
         return ERR.ACL_SUCCESS                             # captures nothing
-    if bad_capture_flags(stream):
+    prof = RT.profile
+    if prof is None:
+        prof = profile()
+    if stream.flags & (_NO_CAPTURE_FLAGS | (ACL_STREAM_PERSISTENT if prof.is_v200 else 0)):
         return ERR.ACL_ERROR_RT_INTERNAL_ERROR             # §4.1: S flags unsupported
-    model = stream.capture.model
+    link = stream.capture
+    model = link.model
     old = ev.capture_model
     if old is not None and old is not model and old.is_capturing:
         old.terminate_capture()
         model.terminate_capture()       # §13.8: the models, not the stream's ACTIVE status
         return ERR.ACL_ERROR_STREAM_CAPTURE_CONFLICT
-    # a new capture event per record (software: isNewEvt always, api_impl_capture_event.cc)
-    ce = M.CaptureEvent(model, ev, use_hardware_event(stream.device))
+    # a new capture event per record (software: isNewEvt always, api_impl_capture_event.cc);
+    # use_hardware_event(stream.device), inline
+    if not prof.has_task_value_wait:
+        hardware = True
+    elif not prof.resource_num_dynamic:
+        hardware = False
+    else:
+        hardware = stream.device.free_events() > prof.hw_event_reserve
+    ce = M.CaptureEvent(model, ev, hardware)
     ev.capture_event, ev.capture_model = ce, model
     model.user_events.add(ev)
-    pos = event_task(stream, ce, S.OP_EVENT_RECORD)
+    if hardware:                    # event_task(stream, ce, OP_EVENT_RECORD), inline
+        pos = append(stream, S.OP_EVENT_RECORD, ce.slot, 1)
+    else:
+        pos = append(stream, **ce.fields(S.OP_EVENT_RECORD))
     if pos < 0:
         return -pos
     ce.recorded = True
-    cs = stream.capture.cstream
+    cs = link.cstream
     cs.last_op, cs.last_event = S.OP_EVENT_RECORD, ce       # a record, whatever its SQE
     return ERR.ACL_SUCCESS
 
@@ -316,8 +332,12 @@ def external(ev, stream, is_record: bool) -> int:
 def wait(stream, ev) -> int:
     """aclrtStreamWaitEvent where the event is capturing (joins a non-capturing stream) or the
     stream is capturing (§4.1)."""
-    if event_captured(ev):
-        if bad_capture_flags(stream):
+    m = ev.capture_model                                   # event_captured(ev), inline
+    if m is not None and m.status in M.CAPTURING:
+        prof = RT.profile                                  # bad_capture_flags, inline
+        if prof is None:
+            prof = profile()
+        if stream.flags & (_NO_CAPTURE_FLAGS | (ACL_STREAM_PERSISTENT if prof.is_v200 else 0)):
             return ERR.ACL_ERROR_RT_INTERNAL_ERROR         # §4.1: S2 flags unsupported
         if stream.is_default:
             return ERR.ACL_ERROR_RT_STREAM_CAPTURE_IMPLICIT
@@ -331,7 +351,10 @@ def wait(stream, ev) -> int:
             stream.capture.model.terminate_capture()     # §13.8: the stream stays ACTIVE
             return ERR.ACL_ERROR_STREAM_CAPTURE_CONFLICT
         ce = ev.capture_event
-        pos = event_task(stream, ce, S.OP_EVENT_WAIT)
+        if ce.hardware:             # event_task(stream, ce, OP_EVENT_WAIT), inline
+            pos = append(stream, S.OP_EVENT_WAIT, ce.slot, 1)
+        else:
+            pos = append(stream, sqes=MEM_WAIT_SQE_NUM, **ce.fields(S.OP_EVENT_WAIT))
         if pos < 0:
             return -pos
         ce.waited_by.add(stream.capture.cstream)
@@ -408,7 +431,12 @@ def finish(model) -> None:
         append_internal(css[-1], S.OP_NOTIFY_RECORD, a0=slot)
         origin = append_internal(origin, S.OP_NOTIFY_WAIT, a0=slot)
     for ce in model.capture_events:                        # clear capture events for next replay
-        origin = append_internal(origin, **ce.fields(S.OP_EVENT_RESET))
+        if ce.hardware:             # append_internal(origin, **ce.fields(RESET)), inline
+            if origin.task_count + 2 > origin.depth:
+                origin = cascade_from(origin)
+            origin.append(S.OP_EVENT_RESET, 1, ce.slot, 0)
+        else:
+            origin = append_internal(origin, **ce.fields(S.OP_EVENT_RESET))
     if not model.sw_sq:
         add_endgraph(model)
 
