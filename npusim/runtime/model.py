@@ -26,8 +26,6 @@ from .device import DeadlockError
 from .runtime import RT
 from .stream import SqStream
 
-_OP_KERNEL = S.OP_KERNEL
-
 NONE, CAPTURE_ACTIVE, CAPTURE_INVALIDATED, UPDATING, FAULT, READY = range(6)
 CAPTURING = (CAPTURE_ACTIVE, CAPTURE_INVALIDATED)   # CaptureModel.is_capturing
 STREAM_ACTIVE, STREAM_INVALIDATED = 1, 2    # aclmdlRICaptureStatus of a user stream (NONE = 0)
@@ -151,24 +149,13 @@ class CaptureStream(SqStream):
         if ring is None:
             ring = st.stage(self.sq)
         tail = ring[2]                  # == pos: a capture stream is written once, never wraps
-        _PACK_INTO(st.pool, (ring[0] + tail % ring[1]) << 6, _OP_KERNEL, 0, blocks,
+        _PACK_INTO(st.pool, (ring[0] + tail % ring[1]) << 6, S.OP_KERNEL, 0, blocks,
                    pos & 0xFFFF, kid, a1, a2, a3, 0, a5, 0)
         ring[2] = tail + 1
-        # self._appended(pos, OP_KERNEL, 1), inline (keep the two in step)
-        self.task_count = pos + 1
-        m = self.model
-        if m.seq_last is not self:           # a new run of the model's capture order
-            m.seq_runs.append((self, pos, m.next_seq))
-            m.seq_last = self
-        m.next_seq += 1
-        self.sqe_num += 1
-        self.last_op = _OP_KERNEL
-        self.last_event = None
-        return pos
+        return self._appended(pos, S.OP_KERNEL, 1)
 
     def _appended(self, pos: int, op: int, sqe_count: int) -> int:
-        """The bookkeeping of a task just written at ``pos`` (``append``; ``append_kernel``, the
-        captured launch's hot path, writes the same lines inline): the count,
+        """The bookkeeping of a task just written at ``pos`` (both append paths): the count,
         the model's global capture order (``aclmdlRITaskGetSeqId``), SQEs toward the cascade
         limit, and the last task (a capture record sets ``last_event`` after appending, §4.3)."""
         self.task_count = pos + 1
