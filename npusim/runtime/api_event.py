@@ -136,8 +136,8 @@ def _event_and_stream(eh, sh, need_wait_task: bool, refuse_new_mode: bool = Fals
 
 
 def record_event(eh, sh) -> int:
-    """``_record(eh, sh, ACL_EVENT_RECORD_DEFAULT)`` without its frame, ``record_value`` and
-    ``note_task`` inline: the record hot path (the same checks and state in the same order)."""
+    """aclrtRecordEvent (and the DEFAULT flag of aclrtRecordEventWithFlag): the record hot path,
+    ``record_value`` and ``note_task`` inline."""
     ev, s, code = _event_and_stream(eh, sh, False, False, "record", ACL_EVENT_RECORD_DEFAULT)
     if code:
         return code
@@ -171,28 +171,19 @@ def record_event_with_flag(eh, sh, flag: int) -> int:
 
 
 def _record(eh, sh, flag: int) -> int:
+    if flag == ACL_EVENT_RECORD_DEFAULT:
+        return record_event(eh, sh)
     ev, s, code = _event_and_stream(eh, sh, need_wait_task=False, op="record", op_flag=flag)
     if code:
         return code
-    if flag == ACL_EVENT_RECORD_EXTERNAL:
-        if s.capture is None:
-            return ERR.ACL_ERROR_RT_STREAM_NOT_CAPTURED
-        return capture.external(ev, s, is_record=True)
-    if s.capture is not None and not ev.flag & ACL_EVENT_EXTERNAL:
-        return capture.record(ev, s)
-    v = ev.record_value()
-    pos = s.submit(S.OP_EVENT_RECORD, s.device.timing.host_event_record_ns, ev.slot, v)
-    if pos < 0:
-        ev.seq -= ev.kind != FLAG
-        return -pos
-    ev.last = (s, pos)
-    ev.note_task(s, pos)
-    return ERR.ACL_SUCCESS
+    if s.capture is None:                                   # ACL_EVENT_RECORD_EXTERNAL
+        return ERR.ACL_ERROR_RT_STREAM_NOT_CAPTURED
+    return capture.external(ev, s, is_record=True)
 
 
 def stream_wait_event(sh, eh) -> int:
-    """``_wait(sh, eh, ACL_EVENT_WAIT_DEFAULT)`` without its frame, ``wait_value`` and
-    ``note_task`` inline: the wait hot path (the same checks and state in the same order)."""
+    """aclrtStreamWaitEvent (and the DEFAULT flag of aclrtStreamWaitEventWithFlag): the wait hot
+    path, ``wait_value`` and ``note_task`` inline."""
     ev, s, code = _event_and_stream(eh, sh, True, False, "wait", ACL_EVENT_WAIT_DEFAULT)
     if code:
         return code
@@ -227,26 +218,14 @@ def stream_wait_event_with_flag(sh, eh, timeout: int, flag: int) -> int:
 
 
 def _wait(sh, eh, flag: int) -> int:
+    if flag == ACL_EVENT_WAIT_DEFAULT:
+        return stream_wait_event(sh, eh)
     ev, s, code = _event_and_stream(eh, sh, need_wait_task=True, op="wait", op_flag=flag)
     if code:
         return code
-    if flag == ACL_EVENT_WAIT_EXTERNAL:
-        if s.capture is None:
-            return ERR.ACL_ERROR_RT_STREAM_NOT_CAPTURED
-        return capture.external(ev, s, is_record=False)
-    m = ev.capture_model                # event_captured(ev), inline
-    if s.capture is not None or (m is not None and m.status in CAPTURING):
-        return capture.wait(s, ev)
-    if ev.last is None:
-        if ev.kind == EX:
-            return ERR.ACL_SUCCESS                         # wait before any record: a no-op
-        if ev.kind == LEGACY:
-            return ERR.ACL_ERROR_RT_PARAM_INVALID          # "event has not been recorded"
-    pos = s.submit(S.OP_EVENT_WAIT, s.device.timing.host_event_wait_ns, ev.slot,
-                   ev.wait_value())
-    if pos >= 0:
-        ev.note_task(s, pos)
-    return refused(pos)
+    if s.capture is None:                                   # ACL_EVENT_WAIT_EXTERNAL
+        return ERR.ACL_ERROR_RT_STREAM_NOT_CAPTURED
+    return capture.external(ev, s, is_record=False)
 
 
 def reset_event(eh, sh) -> int:

@@ -112,10 +112,7 @@ class CaptureStream(SqStream):
         a capture stream is written once, from position 0, and never wraps)."""
         pos = self.task_count
         if pos >= self.capacity:
-            if pos >= self.depth:
-                raise RuntimeError(f"{self.describe()} overflowed its {self.depth}-SQE ring")
-            self.capacity = min(self.capacity * 4, self.depth)
-            self.state.grow_sq(self.sq, self.capacity)
+            self._grow(pos)
         a5 = REC.site_id(2) if REC.on else 0       # analysis: the source site in a5
         st = self.state
         if op == S.OP_KERNEL:               # push builds a lazy kernel body before its SQE
@@ -136,10 +133,7 @@ class CaptureStream(SqStream):
         inline: the captured launch's hot path (the same row, the same bookkeeping)."""
         pos = self.task_count
         if pos >= self.capacity:
-            if pos >= self.depth:
-                raise RuntimeError(f"{self.describe()} overflowed its {self.depth}-SQE ring")
-            self.capacity = min(self.capacity * 4, self.depth)
-            self.state.grow_sq(self.sq, self.capacity)
+            self._grow(pos)
         entries = _TABLE.entries                # a lazy kernel body is built before its SQE
         if not 0 <= kid < len(entries) or entries[kid].func is None:
             _TABLE.ensure(kid)
@@ -153,6 +147,14 @@ class CaptureStream(SqStream):
                    pos & 0xFFFF, kid, a1, a2, a3, 0, a5, 0)
         ring[2] = tail + 1
         return self._appended(pos, S.OP_KERNEL, 1)
+
+    def _grow(self, pos: int) -> None:
+        """Room for the task at ``pos``: the ring grows fourfold up to its depth (a capture
+        stream starts small, ``CaptureStream`` rings are sized by the tasks captured)."""
+        if pos >= self.depth:
+            raise RuntimeError(f"{self.describe()} overflowed its {self.depth}-SQE ring")
+        self.capacity = min(self.capacity * 4, self.depth)
+        self.state.grow_sq(self.sq, self.capacity)
 
     def _appended(self, pos: int, op: int, sqe_count: int) -> int:
         """The bookkeeping of a task just written at ``pos`` (both append paths): the count,
