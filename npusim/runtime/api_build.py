@@ -24,7 +24,7 @@ from .. import errors as ERR
 from ..device import engine as E
 from ..device import sqe as S
 from . import model as M
-from .runtime import RT, profile
+from .runtime import RT, context_checks, profile
 from .stream import (ACL_STREAM_CPU_SCHEDULE, ACL_STREAM_DEVICE_USE_ONLY, ACL_STREAM_FAST_LAUNCH,
                      ACL_STREAM_PERSISTENT, lookup)
 
@@ -46,15 +46,6 @@ def _cur_stream(s):
         return s
     ctx = RT.current_context
     return None if ctx is None else ctx.default_stream
-
-
-def _model_ctx(m) -> int:
-    ctx = RT.current_context
-    if ctx is None:
-        return ERR.ACL_ERROR_RT_CONTEXT_NULL
-    if m.ctx is not ctx:
-        return ERR.ACL_ERROR_RT_MODEL_CONTEXT
-    return ERR.ACL_SUCCESS
 
 
 def _explain_capture_model():
@@ -116,7 +107,7 @@ def ri_bind_stream(model_ri, stream, flag) -> int:
         return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
     if s.flags & ACL_STREAM_FAST_LAUNCH:
         return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
-    code = _model_ctx(m)
+    code = context_checks(m, ERR.ACL_ERROR_RT_MODEL_CONTEXT)
     if code:
         return code
     RT.tick(m.device.timing.host_api_ns)
@@ -197,7 +188,7 @@ def ri_build_end(model_ri, reserve=None) -> int:
     if not m.normal:
         _explain_capture_model()
         return ERR.ACL_ERROR_RT_PARAM_INVALID
-    code = _model_ctx(m)
+    code = context_checks(m, ERR.ACL_ERROR_RT_MODEL_CONTEXT)
     if code:
         return code
     if not m.bindings:
@@ -234,7 +225,7 @@ def ri_unbind_stream(model_ri, stream) -> int:
     m, s, code = _bound_stream(model_ri, stream)
     if code:
         return code
-    code = _model_ctx(m)
+    code = context_checks(m, ERR.ACL_ERROR_RT_MODEL_CONTEXT)
     if code:
         return code
     cs = m.bindings.get(s)
@@ -326,11 +317,9 @@ def switch_stream(left_value, condition, right_value, data_type, true_stream, fa
     _, code = _model_stream(s)
     if code:
         return code
-    ctx = RT.current_context
-    if ctx is None:
-        return ERR.ACL_ERROR_RT_CONTEXT_NULL
-    if s.ctx is not ctx:
-        return ERR.ACL_ERROR_RT_STREAM_CONTEXT
+    code = context_checks(s, ERR.ACL_ERROR_RT_STREAM_CONTEXT)
+    if code:
+        return code
     flag = condition | (S.SWITCH_INT64 if data_type == ACL_RT_SWITCH_INT64 else 0)
     pos = s.submit(S.OP_STREAM_SWITCH, s.device.timing.host_api_ns, a0=int(left_value),
                    a1=int(right_value), a2=target, flag=flag)
@@ -338,16 +327,6 @@ def switch_stream(left_value, condition, right_value, data_type, true_stream, fa
 
 
 # ---- aclrtStreamAbort / aclrtDestroyStreamForce / aclrtStreamStop ----
-def _own(s):
-    """ApiImpl's context checks of a stream: 107002, then another context's stream 107003."""
-    ctx = RT.current_context
-    if ctx is None:
-        return ERR.ACL_ERROR_RT_CONTEXT_NULL
-    if s.ctx is not ctx:
-        return ERR.ACL_ERROR_RT_STREAM_CONTEXT
-    return ERR.ACL_SUCCESS
-
-
 def _drain(s) -> int:
     """Discard the stream's tasks that have not started by the host's time (they never run);
     a task running then ends now. Returns how many were dropped."""
@@ -370,7 +349,7 @@ def stream_abort(stream) -> int:
     s = _cur_stream(s)
     if s is None:
         return ERR.ACL_ERROR_RT_PARAM_INVALID
-    code = _own(s)
+    code = context_checks(s, ERR.ACL_ERROR_RT_STREAM_CONTEXT)
     if code:
         return code
     if s.is_model:
@@ -402,7 +381,7 @@ def destroy_stream_force(stream) -> int:
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     if s.capture is not None:
         return ERR.ACL_ERROR_RT_STREAM_CAPTURED
-    code = _own(s)
+    code = context_checks(s, ERR.ACL_ERROR_RT_STREAM_CONTEXT)
     if code:
         return code
     if s.is_model:
@@ -478,7 +457,7 @@ def persistent_task_clean(stream) -> int:
     if m.status != M.READY:
         RT.tls.explain("Clear stream tasks after the model is loaded (aclmdlRIBuildEnd)")
         return ERR.ACL_ERROR_RT_INTERNAL_ERROR
-    code = _own(s)
+    code = context_checks(s, ERR.ACL_ERROR_RT_STREAM_CONTEXT)
     if code:
         return code
     s.device.advance_to_host()

@@ -12,7 +12,7 @@ from . import model as M
 from . import taskgroup as TG
 from .capture import bad_capture_flags
 from .device import DeadlockError
-from .runtime import RT, profile
+from .runtime import RT, context_checks, profile
 
 DESTROY_WAIT_NS = 10_000 * 1_000_000      # 10 000 polls of 1 ms before 107037
 RELAXED = C.RELAXED
@@ -37,15 +37,6 @@ def _stream_and_model(stream, model_ri):
         return None, None, code
     m, code = model_of(model_ri)
     return s, m, code
-
-
-def _ctx_checks(s) -> int:
-    ctx = RT.current_context
-    if ctx is None:
-        return ERR.ACL_ERROR_RT_CONTEXT_NULL
-    if s.ctx is not ctx:
-        return ERR.ACL_ERROR_RT_STREAM_CONTEXT
-    return ERR.ACL_SUCCESS
 
 
 # ---- capture begin / end ----
@@ -77,7 +68,7 @@ def _begin(s, mode, sub_model) -> int:
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     if bad_capture_flags(s):
         return ERR.ACL_ERROR_RT_INTERNAL_ERROR
-    code = _ctx_checks(s)
+    code = context_checks(s, ERR.ACL_ERROR_RT_STREAM_CONTEXT)
     if code:
         return code
     if s.is_model or s.bound is not None:      # a model stream: a bound one too (§1.13)
@@ -118,7 +109,7 @@ def ri_capture_end(stream):
         return None, code
     if bad_capture_flags(s):
         return None, ERR.ACL_ERROR_RT_INTERNAL_ERROR
-    code = _ctx_checks(s)
+    code = context_checks(s, ERR.ACL_ERROR_RT_STREAM_CONTEXT)
     if code:
         return None, code
     if s.is_model:              # §1.3: bound-to-model (107005)
@@ -197,7 +188,7 @@ def stream_add_to_model(stream, model_ri) -> int:
         return ERR.ACL_ERROR_RT_INTERNAL_ERROR
     if m.sub:
         return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
-    code = _ctx_checks(s)
+    code = context_checks(s, ERR.ACL_ERROR_RT_STREAM_CONTEXT)
     if code:
         return code
     if s.is_model or s.bound is not None:
@@ -235,11 +226,9 @@ def ri_execute_async(model_ri, stream) -> int:
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     if m.sub:
         return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
-    ctx = RT.current_context
-    if ctx is None:
-        return ERR.ACL_ERROR_RT_CONTEXT_NULL
-    if m.ctx is not ctx:
-        return ERR.ACL_ERROR_RT_MODEL_CONTEXT
+    code = context_checks(m, ERR.ACL_ERROR_RT_MODEL_CONTEXT)
+    if code:
+        return code
     if m.is_capturing:
         return ERR.ACL_ERROR_RT_MODEL_CAPTURED
     if m.status != M.READY:
@@ -422,11 +411,9 @@ def ri_destroy(model_ri) -> int:
         return code
     if m.sub:
         return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
-    ctx = RT.current_context
-    if ctx is None:                                        # §13.10 ApiImpl::ModelDestroy
-        return ERR.ACL_ERROR_RT_CONTEXT_NULL
-    if m.ctx is not ctx:
-        return ERR.ACL_ERROR_RT_MODEL_CONTEXT
+    code = context_checks(m, ERR.ACL_ERROR_RT_MODEL_CONTEXT)                                        # §13.10 ApiImpl::ModelDestroy
+    if code:
+        return code
     if m.is_capturing:
         return ERR.ACL_ERROR_RT_MODEL_CAPTURED
     dev = m.device
@@ -517,11 +504,9 @@ def ri_abort(model_ri) -> int:
     m, code = model_of(model_ri)
     if code:
         return code
-    ctx = RT.current_context
-    if ctx is None:
-        return ERR.ACL_ERROR_RT_CONTEXT_NULL
-    if m.ctx is not ctx:
-        return ERR.ACL_ERROR_RT_MODEL_CONTEXT
+    code = context_checks(m, ERR.ACL_ERROR_RT_MODEL_CONTEXT)
+    if code:
+        return code
     if m.normal:             # a built model (aclmdlRIBuildBegin): abort is not simulated yet
         RT.tls.explain("aclmdlRIAbort of a built model is not simulated (docs/fidelity.md "
                        "row 97)")

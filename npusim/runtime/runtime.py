@@ -224,3 +224,15 @@ RT = Runtime()
 def profile():
     """The chip profile in force (``Runtime.profile_in_force`` of ``RT``)."""
     return RT.profile_in_force()
+
+
+def context_checks(obj, mismatch: int) -> int:
+    """``ApiImpl``'s context checks of a stream or model handle, in the runtime's order: no
+    current context 107002, then ``obj`` made in another context ``mismatch`` (107003 for a
+    stream, 107004 for a model); else 0."""
+    ctx = RT.current_context
+    if ctx is None:
+        return ERR.ACL_ERROR_RT_CONTEXT_NULL
+    if obj.ctx is not ctx:
+        return mismatch
+    return ERR.ACL_SUCCESS
