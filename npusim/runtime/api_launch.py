@@ -604,6 +604,19 @@ def _simt_prefix(grid, block) -> bytes:
     return bytes(SIMT_SYNC_COUNTER_SIZE) + dims.tobytes()
 
 
+def _simt_target(stream, func, grid_dim, block_dim):
+    """The SIMT launches' common checks, in order: the stream handle, then the function handle
+    (107017), then :func:`_simt_checks`. Returns (stream, kernel, grid, block, code)."""
+    s, code = _get("stream", stream)
+    if code:
+        return None, None, None, None, code
+    k, code = _get("function", func)
+    if code:
+        return None, None, None, None, code
+    grid, block = _dim3(grid_dim), _dim3(block_dim)
+    return s, k, grid, block, _simt_checks(k, grid, block)
+
+
 def _simt_checks(k, grid, block):
     """CheckSimtArgs*: a kernel that is not SIMT, no PARAM_SUMMARY, a zero grid or block
     dimension -> 107000."""
@@ -654,14 +667,7 @@ def launch_simt_kernel_with_host_args(func, grid_dim, block_dim, dyn_ubuf_size, 
     if not func or host_args is None or \
             (isinstance(host_args, (int, np.integer)) and not host_args) or not args_size:
         return E_ACL
-    s, code = _get("stream", stream)
-    if code:
-        return code
-    k, code = _get("function", func)
-    if code:
-        return code
-    grid, block = _dim3(grid_dim), _dim3(block_dim)
-    code = _simt_checks(k, grid, block)
+    s, k, grid, block, code = _simt_target(stream, func, grid_dim, block_dim)
     if code:
         return code
     try:
@@ -694,14 +700,7 @@ def launch_simt_kernel_with_args_array(func, grid_dim, block_dim, dyn_ubuf_size,
     107000; then the launch checks."""
     if not func:
         return E_ACL
-    s, code = _get("stream", stream)
-    if code:
-        return code
-    k, code = _get("function", func)
-    if code:
-        return code
-    grid, block = _dim3(grid_dim), _dim3(block_dim)
-    code = _simt_checks(k, grid, block)
+    s, k, grid, block, code = _simt_target(stream, func, grid_dim, block_dim)
     if code:
         return code
     if k.param_count > 0 and args is None:
