@@ -22,17 +22,14 @@ returns the fault's code.
 from __future__ import annotations
 
 import sys
-import threading
 import weakref
 
 import numpy as np
 
 from .. import errors as ERR
-from ..kernel.program import REG_CPU
-from .api_function import ExceptionInfo
-from .api_kernel import ACL_ERROR_INVALID_EXCEPTION_INFO, ACL_RT_EXCEPTION_AICORE, \
-    ACL_RT_EXCEPTION_AICPU
-from .device import AFTER_RUN_HOOKS, fault_code
+from .api_function import ExceptionInfo, exception_info, new_kernel_faults
+from .api_kernel import ACL_ERROR_INVALID_EXCEPTION_INFO
+from .device import AFTER_RUN_HOOKS
 from .functions import function_handle_of
 from .runtime import RT
 
@@ -156,30 +153,15 @@ _FAULTS_SEEN: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def _on_device_run(device) -> None:
-    faults = device.state.faults
-    seen = _FAULTS_SEEN.get(device, 0)
-    if seen >= len(faults):
-        return
-    _FAULTS_SEEN[device] = len(faults)
+    faults = new_kernel_faults(device, _FAULTS_SEEN)
     cb = RT.task_fail_callback
     if cb is None:
         return
-    st = device.state
-    for f in faults[seen:]:
-        if f.kernel < 0:
-            continue
-        row = st.pool[st.row_of(f.sq, f.pos)]
+    for f in faults:
         func = function_handle_of(f.kernel)
         k = RT.handles.get("function", func)[0] if func is not None else None
-        s = device.streams.get(f.sq) or device.streams_by_sq_model.get(f.sq)
-        info = ExceptionInfo(
-            task_id=int(row["task_id"]), stream_id=s.id if s is not None else f.sq,
-            thread_id=threading.get_ident(), device_id=device.id, retcode=fault_code(f),
-            type=ACL_RT_EXCEPTION_AICPU if k is not None and k.reg_type == REG_CPU
-            else ACL_RT_EXCEPTION_AICORE,
-            args_addr=int(row["a1"]), args_size=int(row["a2"]), func=func or 0)
         try:
-            cb(info)
+            cb(exception_info(device, f, func, k))
         except Exception as e:          # noqa: BLE001 -- a user callback must not break a sync
             print(f"npusim: exception info callback raised {e!r}", file=sys.stderr)
 

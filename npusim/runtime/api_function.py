@@ -205,18 +205,34 @@ _FAULTS_SEEN: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 """Device -> how many of its logged faults the exception callbacks have looked at."""
 
 
+def new_kernel_faults(device, seen) -> list:
+    """The kernel faults ``device`` logged since this hook last looked (``seen``: the hook's own
+    device -> count map, brought up to date)."""
+    faults = device.state.faults
+    n = seen.get(device, 0)
+    if n >= len(faults):
+        return []
+    seen[device] = len(faults)
+    return [f for f in faults[n:] if f.kernel >= 0]
+
+
+def exception_info(device, f, func, k) -> ExceptionInfo:
+    """The ``aclrtExceptionInfo`` of kernel fault ``f`` (its task's SQE row gives the task id and
+    the args; ``k`` the function of handle ``func``, None if it has none)."""
+    st = device.state
+    row = st.pool[st.row_of(f.sq, f.pos)]
+    s = device.streams.get(f.sq) or device.streams_by_sq_model.get(f.sq)
+    return ExceptionInfo(
+        task_id=int(row["task_id"]), stream_id=s.id if s is not None else f.sq,
+        thread_id=threading.get_ident(), device_id=device.id, retcode=fault_code(f),
+        type=ACL_RT_EXCEPTION_AICPU if k is not None and k.reg_type == REG_CPU
+        else ACL_RT_EXCEPTION_AICORE,
+        args_addr=int(row["a1"]), args_size=int(row["a2"]), func=func or 0)
+
+
 def _on_device_run(device) -> None:
     P.drain(device)
-    faults = device.state.faults
-    seen = _FAULTS_SEEN.get(device, 0)
-    if seen >= len(faults):
-        return
-    _FAULTS_SEEN[device] = len(faults)
-    st = device.state
-    for f in faults[seen:]:
-        if f.kernel < 0:
-            continue
-        row = st.pool[st.row_of(f.sq, f.pos)]
+    for f in new_kernel_faults(device, _FAULTS_SEEN):
         func = function_handle_of(f.kernel)         # the task carries the body id only
         if func is None:
             continue
@@ -224,14 +240,8 @@ def _on_device_run(device) -> None:
         cb = k.program.exception_callback
         if cb is None:
             continue
-        s = device.streams.get(f.sq) or device.streams_by_sq_model.get(f.sq)
-        info = ExceptionInfo(
-            task_id=int(row["task_id"]), stream_id=s.id if s is not None else f.sq,
-            thread_id=threading.get_ident(), device_id=device.id, retcode=fault_code(f),
-            type=ACL_RT_EXCEPTION_AICPU if k.reg_type == REG_CPU else ACL_RT_EXCEPTION_AICORE,
-            args_addr=int(row["a1"]), args_size=int(row["a2"]), func=func)
         try:
-            cb(info, k.program.exception_user_data)
+            cb(exception_info(device, f, func, k), k.program.exception_user_data)
         except Exception as e:                     # a user callback must not break a sync
             print(f"npusim: exception callback raised {e!r}", file=sys.stderr)
 
