@@ -20,19 +20,19 @@ from . import _boundary
 _LINTED = frozenset(_lint.HINTS)
 
 
-def _failing_hook(attr: str):
-    """(module, attribute) of the hook a runtime function calls as ``hook(*args)`` when it is
-    about to fail *after* changing nothing yet, for the facade functions whose linter snapshot
-    (``lint.PRE``) can be taken there instead of before every call; None for the others."""
+def _failing_hooks(attr: str):
+    """The hook list a runtime function calls as ``hook(*args)`` when it is about to fail
+    *after* changing nothing yet, for the facade functions whose linter snapshot (``lint.PRE``)
+    can be taken there instead of before every call; None for the others."""
     if attr == "ri_capture_end":
         from ..runtime import api_mdl
-        return api_mdl, "END_FAILING"
+        return api_mdl.END_FAILING_HOOKS
     return None
 
 
 def _wrap(name: str, fn, api: str = "", pre=None, value_result: bool = False):
-    hook = _failing_hook(name.rsplit(".", 1)[-1]) if pre is not None else None
-    if hook is not None:
+    hooks = _failing_hooks(name.rsplit(".", 1)[-1]) if pre is not None else None
+    if hooks is not None:
         # the linter needs the state before this call, on a failure only: the function hands
         # it over (``hook``) just before a failure that changes state; any other failure
         # changed nothing (an early check), so the snapshot taken after the call is the one
@@ -43,7 +43,7 @@ def _wrap(name: str, fn, api: str = "", pre=None, value_result: bool = False):
 
         def taken(*args, **kwargs):
             box[0] = (pre(*args, **kwargs),)
-        setattr(*hook, taken)
+        hooks[:] = [taken]              # this wrapper's box: the one a wrapped call reads
 
         @functools.wraps(inner)
         def fn(*args, **kwargs):        # noqa: F811

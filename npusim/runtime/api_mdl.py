@@ -91,11 +91,17 @@ def _begin(s, mode, sub_model) -> int:
     return ERR.ACL_SUCCESS
 
 
-END_FAILING = None
-"""``hook(stream)``: called by :func:`ri_capture_end` just before a failure that changes state
-(the capture exits, or the model is destroyed), so the capture linter's snapshot of the state
-before the call is taken there, not at every call (``acl/_hosttrace.py``). A failure that
-returns without calling it changed nothing."""
+END_FAILING_HOOKS: list = []
+"""``hook(stream)`` each: called by :func:`ri_capture_end` just before a failure that changes
+state (the capture exits, or the model is destroyed), so the capture linter's snapshot of the
+state before the call is taken there, not at every call (``acl/_hosttrace.py`` registers its
+hook, as ``device.AFTER_RUN_HOOKS`` are registered). A failure that returns without calling them
+changed nothing."""
+
+
+def _end_failing(stream) -> None:
+    for hook in END_FAILING_HOOKS:
+        hook(stream)
 
 
 def ri_capture_end(stream):
@@ -124,14 +130,13 @@ def ri_capture_end(stream):
             return None, ERR.ACL_ERROR_RT_STREAM_CAPTURE_UNMATCHED
         m = link.model
         if link.mode != RELAXED and link.thread != threading.get_native_id():
-            if END_FAILING is not None:
-                END_FAILING(stream)
+            _end_failing(stream)
             C.mode_exit(s)
             C.exit_capture(m)                       # READY, neither returned nor destroyed
             return None, ERR.ACL_ERROR_RT_STREAM_CAPTURE_WRONG_THREAD
         code = ERR.ACL_SUCCESS if m.destroyed else C.finish_refusal(m)
-        if END_FAILING is not None and (m.destroyed or code):
-            END_FAILING(stream)                 # nothing changed yet: the linter's snapshot
+        if m.destroyed or code:
+            _end_failing(stream)                # nothing changed yet: the linter's snapshot
         C.mode_exit(s)
         RT.tick(s.device.timing.host_capture_end_ns)
         if m.destroyed:                         # destroyed under the capture (root's 107045)
