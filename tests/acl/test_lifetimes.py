@@ -393,3 +393,127 @@ def test_built_models_and_last_errors_on_real_threads(dev0):
         assert last == want, k
     assert len(results) == 4
     assert acl.rt.get_last_error(acl.ACL_RT_THREAD_LEVEL) == OK     # the test's own thread
+
+
+# ---- this stop's paths: random-number tasks, their update, core contention ----
+from npusim.runtime import api_random as R  # noqa: E402
+from helpers.acl import write  # noqa: E402
+
+
+def _random_info(out, ctr, seed, n=8) -> dict:
+    return {"dataType": acl.ACL_UINT32,
+            "randomNumFuncParaInfo": {"funcType": acl.ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS,
+                                      "paramInfo": {"uniformDisInfo": {
+                                          "min": {"valueOrAddr": 0, "size": 4},
+                                          "max": {"valueOrAddr": 1000, "size": 4}}}},
+            "randomParaAddr": 0, "randomResultAddr": out, "randomCounterAddr": ctr,
+            "randomSeed": {"isAddr": 0, "valueOrAddr": seed, "size": 8},
+            "randomNum": {"valueOrAddr": n, "size": 8}}
+
+
+def _zeroed(n: int) -> int:
+    p = out(acl.rt.malloc(n, 0))
+    assert acl.rt.memset(p, n, 0, n) == OK
+    return p
+
+
+def test_random_task_cycles_give_their_args_blocks_back(stream):
+    """1,000 eager aclrtRandomNumAsync (each owns a 128-byte block of args memory for its
+    parameters and configuration) and 1,000 captured ones, captured, replayed and destroyed:
+    the census is flat, and the values are the generator's each time."""
+    res, ctr = _zeroed(64), _zeroed(16)
+    base, first = None, None
+    for i in range(1000):
+        assert acl.rt.random_num_async(_random_info(res, ctr, i % 10), stream, None) == OK
+        if i % 100 == 99:
+            assert acl.rt.synchronize_stream(stream) == OK
+        if i == 99:
+            base = ns.census()
+            first = read(res, 8, np.uint32).tolist()
+    assert acl.rt.synchronize_stream(stream) == OK
+    assert read(res, 8, np.uint32).tolist() == first          # seed 999 % 10 == 99 % 10
+    assert ns.census().diff(base) == {}
+    for i in range(1000):
+        assert acl.mdl.ri_capture_begin(stream, acl.ACL_MODEL_RI_CAPTURE_MODE_RELAXED) == OK
+        assert acl.rt.random_num_async(_random_info(res, ctr, 1), stream, None) == OK
+        m = out(acl.mdl.ri_capture_end(stream))
+        assert acl.mdl.ri_execute_async(m, stream) == OK
+        assert acl.rt.synchronize_stream(stream) == OK
+        assert acl.mdl.ri_destroy(m) == OK
+        if i == 9:
+            base = ns.census()
+    assert ns.census().diff(base) == {}
+
+
+def test_task_update_cycles_on_one_built_model_stay_flat(stream):
+    """1,000 aclrtTaskUpdateAsync + replays of one built model's random task, alternating two
+    seeds: each replay gives the values of the seed last written, and the census is flat."""
+    res, ctr = _zeroed(64), _zeroed(16)
+    m = out(acl.mdl.ri_build_begin(0))
+    s = out(acl.rt.create_stream_with_config(0, acl.ACL_STREAM_PERSISTENT))
+    assert acl.mdl.ri_bind_stream(m, s, acl.ACL_MODEL_STREAM_FLAG_HEAD) == OK
+    assert acl.rt.random_num_async(_random_info(res, ctr, 1), s, None) == OK
+    tid = out(acl.rt.get_thread_last_task_id())
+    assert acl.mdl.ri_end_task(m, s) == OK
+    assert acl.mdl.ri_build_end(m, None) == OK
+    src = _zeroed(128)
+    upd = {"id": acl.ACL_RT_UPDATE_RANDOM_TASK,
+           "val": {"randomTaskAttr": {"srcAddr": src, "size": R.TASK_INFO_BYTES}}}
+    want, base = {}, None
+    for i in range(1000):
+        seed = 1 + i % 2
+        write(src, np.frombuffer(R.pack_task_info(_random_info(res, ctr, seed)), np.uint8))
+        assert acl.rt.task_update_async(s, tid, upd, stream) == OK
+        assert acl.mdl.ri_execute_async(m, stream) == OK
+        assert acl.rt.synchronize_stream(stream) == OK
+        got = read(res, 8, np.uint32).tolist()
+        assert want.setdefault(seed, got) == got
+        if i == 9:
+            base = ns.census()
+    assert want[1] != want[2]
+    assert ns.census().diff(base) == {}
+    assert acl.mdl.ri_unbind_stream(m, s) == OK
+    assert acl.mdl.ri_destroy(m) == OK
+    assert acl.rt.destroy_stream(s) == OK
+
+
+def test_contention_with_kernels_launched_from_real_threads():
+    """Contention on, four real threads each launching 25 full-unit kernels (every vector core,
+    1 ms each) onto their own stream: no two run at once, so the first start to the last end is
+    exactly the sum of their durations (docs/timing.md, b >= C: S*K*d) whatever the threads'
+    interleaving, and every row but the first waited or followed its stream."""
+    import threading
+
+    from npusim.device import sqe as S
+    ns.configure(trace=True)
+    dev = ns.Device("Ascend910B", contention=True)
+    ns.trace.clear()
+    full, d, k = dev.profile.aiv_cores, 1_000_000, 25
+    x = dev.malloc(4 * 256)
+    ctx = out(acl.rt.get_current_context())
+    streams = [dev.stream(f"t{i}") for i in range(4)]
+    errors = []
+
+    def worker(i):
+        try:
+            assert acl.rt.set_current_context(ctx) == OK
+            s = streams[i]
+            for _ in range(k):
+                s.launch("EasyOPf", full, (x,), duration_ns=d)
+        except BaseException as e:      # reported on the test's thread
+            errors.append(e)
+
+    ts = [threading.Thread(target=worker, args=(i,)) for i in range(4)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join(60)
+    assert not errors, errors
+    dev.synchronize()
+    rows = dev.trace().rows
+    rows = rows[rows["op"] == S.OP_KERNEL]
+    assert len(rows) == 4 * k
+    span = set((rows["end"] - rows["start"]).tolist())
+    assert len(span) == 1
+    assert int(rows["end"].max() - rows["start"].min()) == 4 * k * span.pop()
+    ns.configure(contention=False)
