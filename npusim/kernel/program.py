@@ -111,7 +111,7 @@ class Kernel:
         "func_entry_type", "kernel_vf_type", "share_mem_size", "user_para_num",
         "system_para_num", "support_overflow", "need_ffts_addr", "has_param_summary",
         "param_count", "param_total_size", "params", "body_key", "kid", "cpu_so",
-        "cpu_func_name", "aicpu_kernel_type", "elf", "duration_ns", "__weakref__")
+        "cpu_func_name", "aicpu_kernel_type", "elf", "duration_ns", "plain_args", "__weakref__")
 
     def __init__(self, program: "Program", name: str, **fields):
         self.handle = 0
@@ -142,6 +142,9 @@ class Kernel:
         self.duration_ns = 0
         """An explicit run time for every launch of this kernel (SQE ``a3``), 0: the kernel
         table's cost. Only the kernel table's own handles set it (``runtime/functions.py``)."""
+        self.plain_args: tuple | None = None
+        """(body id, args size) of a launch whose argument check could find nothing (the launch
+        core's memo, ``api_launch._args_refused``): a launch repeating them skips the check."""
         for k, v in fields.items():
             setattr(self, k, v)
 

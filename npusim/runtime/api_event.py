@@ -11,7 +11,7 @@ from .capture import event_captured, stream_capturing
 from .device import DeadlockError
 from .event import (ACL_EVENT_CAPTURE_STREAM_PROGRESS, ACL_EVENT_DEVICE_USE_ONLY,
                     ACL_EVENT_EXTERNAL, ACL_EVENT_IPC, ACL_EVENT_SYNC, ACL_EVENT_TIME_LINE, EX,
-                    FLAG, LEGACY, LEGACY_RT_FLAG, RT_EVENT_DDSYNC, Event, Notify)
+                    FLAG, LEGACY, LEGACY_RT_FLAG, RT_EVENT_DDSYNC, _WAITABLE, Event, Notify)
 from .model import CAPTURING
 from .runtime import RT
 from .stream import refused
@@ -94,7 +94,7 @@ def _event_and_stream(eh, sh, need_wait_task: bool, refuse_new_mode: bool = Fals
         return None, None, ERR.ACL_ERROR_RT_PARAM_INVALID
     if ev.flag & ACL_EVENT_IPC and s is not None and stream_capturing(s):
         return None, None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
-    if need_wait_task and not ev.has_wait_task:
+    if need_wait_task and not ev.flag & _WAITABLE:        # ev.has_wait_task, inline
         return None, None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
     if op:
         external = op_flag == ACL_EVENT_RECORD_EXTERNAL

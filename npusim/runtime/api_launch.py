@@ -15,8 +15,6 @@ order as the general path. Check orders and argument forms: :mod:`.api_kernel`.
 """
 from __future__ import annotations
 
-import weakref
-
 import numpy as np
 
 from ..device import sqe as S
@@ -229,24 +227,15 @@ def _place_host_args(s, buf_view, args_size: int, placeholders) -> int:
 
 
 # ---- the kernel-submission core
-def _dead():
-    return None
-
-
-_PLAIN: tuple = (_dead, -1, -1)
-"""(weak reference to a kernel, body id, args size) of the last launch whose argument check
-could find nothing (``argcheck.check``: the size is the declared total, or none is declared, and
-no parameter is a float; a fact of the kernel, body and size, not of the arguments): a launch
-repeating them skips the check."""
-
-
 def _args_refused(kernel, s, kid: int, args_addr: int, args_size: int) -> int:
-    """``argcheck.check`` of a launch (107000 in ``check_args="error"`` mode); a launch the
-    check cannot refuse or warn about is remembered in ``_PLAIN``."""
-    global _PLAIN
+    """``argcheck.check`` of a launch (107000 in ``check_args="error"`` mode). A launch the
+    check cannot refuse or warn about (the size is the declared total, or none is declared, and
+    no parameter is a float: a fact of the kernel, body and size, not of the arguments) is
+    remembered in the kernel's ``plain_args``, one per kernel (a program alternating kernels
+    keeps every memo), and a launch repeating it skips the check."""
     d = _declared(kernel, kid)
     if d is None or ((args_size == d.total or not d.total) and not d.floats):
-        _PLAIN = (weakref.ref(kernel), kid, args_size)      # one store: readers see one tuple
+        kernel.plain_args = (kid, args_size)                # one store: readers see one tuple
         return 0
     return _check_args(kernel, s, kid, args_addr, args_size)
 
@@ -259,9 +248,7 @@ def submit_kernel(kernel, s, kid: int, num_blocks: int, args_addr: int, args_siz
     ``kid`` (the kernel's own, ``kernel.kid``, but for an AI Core launch of a CPU kernel), with
     ``a3`` = the kernel's explicit duration, else what its per-launch cost model
     (``runtime/cost.py``) makes of these blocks and arguments. The ACL code."""
-    p = _PLAIN
-    if kernel.has_param_summary and not (p[0]() is kernel and p[1] == kid
-                                         and p[2] == args_size) \
+    if kernel.has_param_summary and kernel.plain_args != (kid, args_size) \
             and _args_refused(kernel, s, kid, args_addr, args_size):
         return E_PARAM                            # check_args="error" (argcheck.py)
     ctx = s.ctx
@@ -372,16 +359,16 @@ def launch_kernel(func, num_blocks, args_ptr, args_size, stream):
         if k.reg_type:                            # REG_NON_CPU
             link = s.capture
             kid = k.kid
-            p = _PLAIN
+            dur = k.duration_ns
             if s.tg_update is None and KERNEL_HOOK is None \
-                    and (not k.has_param_summary or (p[0]() is k and p[1] == kid
-                                                     and p[2] == args_size)) \
+                    and (not k.has_param_summary or k.plain_args == (kid, args_size)) \
                     and not prog.lazy and k.mix_type < _MIX_PAIR and not k.share_mem_size \
-                    and not s.ctx.failure_code and (k.duration_ns or not _COST_MODELS):
+                    and not ctx.failure_code and (dur or not _COST_MODELS):
+                # (``ctx`` is ``s.ctx`` here: the default stream's, or checked just above)
                 if link is None:
                     # submit_kernel's eager path when none of its checks applies: the SQE
-                    pos = s.submit_kernel(kid, args_ptr, args_size, k.duration_ns,
-                                          num_blocks & 0xFFFF)
+                    # (Stream.submit_kernel: neither capturing nor updating, as tested here)
+                    pos = s.submit_kernel(kid, args_ptr, args_size, dur, num_blocks & 0xFFFF)
                     return -pos if pos < 0 else OK      # a bound stream's full model stream
                 # submit_kernel's capture hot path when none of its rules applies (no argument
                 # check can fire, no cost model, no hook, a live model, no task group, no
@@ -390,8 +377,7 @@ def launch_kernel(func, num_blocks, args_ptr, args_size, stream):
                 if not (model.destroyed or model.taskgrp_streams or cs.task_group is not None
                         or cs.sqe_num >= model.cascade_at):
                     RT.host_ns += model.capture_task_ns
-                    cs.append_kernel(kid, args_ptr, args_size, k.duration_ns,
-                                     num_blocks & 0xFFFF)
+                    cs.append_kernel(kid, args_ptr, args_size, dur, num_blocks & 0xFFFF)
                     return OK
             return submit_kernel(k, s, kid, num_blocks, args_ptr, args_size)
         return submit_kernel(k, s, TABLE.by_name[BAD_PC_BODY], num_blocks, args_ptr, args_size)

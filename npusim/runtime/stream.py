@@ -222,11 +222,11 @@ class Stream(SqStream):
 
     def submit_kernel(self, a0: int, a1: int, a2: int, a3: int, blocks: int) -> int:
         """``submit(OP_KERNEL, host_kernel_launch_ns, a0, a1, a2, a3, 0, blocks)``: an eager
-        launch's hot path. With room in the ring (no wait can be due), not capturing, updating
-        or bound and nothing recorded, the row is packed here (``DeviceState.push`` inline);
-        anything else goes through ``submit``."""
-        if self.room <= 0 or self.tg_update is not None or self.capture is not None \
-                or self.bound is not None or REC.on:
+        launch's hot path, for a caller that saw the stream neither capturing nor updating a
+        task group (``api_launch.launch_kernel`` tests both before it calls this). With room in
+        the ring (no wait can be due), not bound and nothing recorded, the row is packed here
+        (``DeviceState.push`` inline); anything else goes through ``submit``."""
+        if self.room <= 0 or self.bound is not None or REC.on:
             return self.submit(_OP_KERNEL, self.device.timing.host_kernel_launch_ns, a0, a1,
                                a2, a3, 0, blocks)
         if self.ctx.capture_refs[0]:                       # a GLOBAL capture is in progress
@@ -234,9 +234,9 @@ class Stream(SqStream):
                 hook(self)
         dev = self.device
         timing = dev.timing
-        RT.host_ns += timing.host_kernel_launch_ns
+        RT.host_ns = host = RT.host_ns + timing.host_kernel_launch_ns
         self.room -= 1
-        t = RT.host_ns + timing.doorbell_ns
+        t = host + timing.doorbell_ns
         task_id = self.task_seq & 0xFFFF
         self.task_seq += 1
         entries = _TABLE.entries                # a lazy kernel body is built before its SQE

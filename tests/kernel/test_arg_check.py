@@ -186,7 +186,7 @@ def test_host_side_task_params_are_checked_too(dev, strict):
 
 def test_a_clean_launch_does_not_silence_the_next_wrong_one(dev):
     """aclrtLaunchKernel skips the check for a launch repeating the last clean kernel, body and
-    size (api_launch._PLAIN): a different size, eagerly or captured, is checked every time, and
+    size (Kernel.plain_args): a different size, eagerly or captured, is checked every time, and
     in strict mode refused before any task is queued."""
     f, s = vector_add(dev), dev.stream()
     x, args = dev.malloc(64), dev.malloc(64)
