@@ -11,7 +11,12 @@
   (each memsets its own byte), so one launch evaluates the SWITCH 1,000 times and takes every
   branch exactly once (999 ... 0). Same run: the same loop without the SWITCH (the loop's own
   cost, subtracted to give the SWITCH's; timed before and after the branch SQs exist), and the
-  1,000-branch graph on the reference interpreter.
+  1,000-branch graph on the reference interpreter. The loop without the SWITCH counts with
+  ``count_mod`` (a ``@npusim.kernel`` of this file: a counter zeroed before each launch), not
+  ``CountDown``: a switch word no cond task uses is never assigned its default, so a CountDown
+  loop without the SWITCH ended after one iteration (an earlier version of this bench timed
+  that, 0.03 us per "iteration"). ``count_mod`` is also the body of the SWITCH scaling table
+  (``test_engine_scaling.py``), where every evaluation takes a branch.
 
 Numbers are host wall-clock on the machine running the bench (the engine's simulated time is
 reported too, in ``extra_info``); read them as ratios and orders of magnitude. Nothing here
@@ -27,6 +32,7 @@ import pytest
 import npusim
 from npusim import acl
 from npusim.device import engine as E
+from npusim.device import memview as V
 from npusim.testing import reference as R
 from npusim.runtime import api_device
 
@@ -163,14 +169,38 @@ def test_while_countdown_1m_iterations(benchmark, while_graph, monkeypatch, benc
 
 
 # ---------------------------------------------------------------- SWITCH over 1,000 branches
-def _switch_loop(n_branches: int, iterations: int):
-    """root: WHILE(w) { CountDown(sw, w); SWITCH(sw) over n branches (branch k: x[k] = 1) }.
-    sw starts at ``iterations`` (ASSIGN_DEFAULT), so one launch runs the loop that many times and
-    evaluates the SWITCH with iterations-1 ... 0 (every branch once when iterations == n).
-    ``n_branches`` 0: the same loop without the SWITCH task (the loop's own cost)."""
-    n = max(iterations, 1)
+@npusim.kernel
+def count_mod(mem, ctx, block_idx, block_num, cnt: "ptr", w: "ptr", sw: "ptr", n: "i64",
+              iters: "i64"):
+    """The loop body of the "mod" switch loops: counter += 1 (it starts at 0, zeroed before each
+    launch); the WHILE word = counter < iters; the switch word = (iters - counter) mod n, so
+    iteration i (0-based) selects branch (iters - 1 - i) mod n: every evaluation takes a
+    branch whatever n, and n == iters gives CountDown's order (iters-1 ... 0)."""
+    c = V.i64(mem, ctx, cnt, 1)
+    c[0] += 1
+    V.i64(mem, ctx, w, 1)[0] = 1 if c[0] < iters else 0
+    V.i64(mem, ctx, sw, 1)[0] = (iters - c[0]) % n
+
+
+def _switch_loop(n_branches: int, iterations: int, word: str = "countdown", modulo: int = 0):
+    """root: WHILE(w) { body(sw, w); SWITCH(sw) over n branches (branch k: x[k] = 1) }; one
+    launch runs the loop ``iterations`` times.
+
+    * ``word="countdown"``: the body is ``CountDown(sw, w)`` and sw starts at ``iterations``
+      (ASSIGN_DEFAULT), so the SWITCH sees iterations-1 ... 0: every branch once when
+      iterations == n, but with fewer branches the evaluations with sw >= n skip (no branch).
+    * ``word="mod"``: the body is ``count_mod`` (a counter at the end of x, zeroed with x before
+      each launch): the SWITCH sees (iterations-1-i) mod n, so every evaluation takes a branch
+      (``modulo`` > 0: mod ``modulo`` instead, so only branches 0 .. modulo-1 are taken).
+
+    ``n_branches`` 0: the same loop without the SWITCH task (the loop's own cost); only "mod"
+    loops then (an ASSIGN_DEFAULT handle no cond task uses is never assigned, so CountDown's sw
+    would start at 0 and the loop end after one iteration). Returns (model, exe stream, x,
+    bytes of x zeroed per launch, capture seconds)."""
+    assert word in ("countdown", "mod") and (n_branches or word == "mod")
+    nx = -(-max(n_branches, 1) // 8) * 8 + 8             # the branch bytes, then the counter
     s, body_s, br_s, exe = _stream(), _stream(), _stream(), _stream()
-    x = _ok(*acl.rt.malloc(n, 0))
+    x = _ok(*acl.rt.malloc(nx, 0))
     t0 = time.perf_counter()
     assert acl.mdl.ri_capture_begin(s, 0) == 0
     _, mh, _ = acl.mdl.ri_capture_get_info(s)
@@ -180,7 +210,10 @@ def _switch_loop(n_branches: int, iterations: int):
     assert acl.mdl.ri_capture_to_model_ri_begin(body_s, body, 0) == 0
     hs = _ok(*acl.mdl.ri_cond_handle_create(body, iterations, ASSIGN_DEFAULT))
     sw = _ok(*acl.mdl.ri_cond_handle_get_cond_ptr(hs))
-    launch(body_s, "CountDown", sw, w)
+    if word == "mod":
+        launch(body_s, "count_mod", x + nx - 8, w, sw, modulo or max(n_branches, 1), iterations)
+    else:
+        launch(body_s, "CountDown", sw, w)
     if n_branches:
         for k, br in enumerate(_ok(*acl.mdl.ri_add_cond_task(hs, SWITCH, n_branches, body_s))):
             assert acl.mdl.ri_capture_to_model_ri_begin(br_s, br, 0) == 0
@@ -189,7 +222,7 @@ def _switch_loop(n_branches: int, iterations: int):
     _ok(*acl.mdl.ri_capture_end(body_s))
     mh = _ok(*acl.mdl.ri_capture_end(s))
     capture_s = time.perf_counter() - t0
-    return mh, exe, x, n, capture_s
+    return mh, exe, x, nx, capture_s
 
 
 def _run_switch(mh, exe, x, n) -> None:
@@ -202,7 +235,7 @@ def _run_switch(mh, exe, x, n) -> None:
 def switch_graphs(device):
     """The loop without a SWITCH (timed before and after the big graph exists) and with the
     1,000-branch SWITCH."""
-    loop = _switch_loop(0, BRANCHES)
+    loop = _switch_loop(0, BRANCHES, "mod")
     loop_alone_s = _time_launches(loop)
     return {"loop": loop, "loop_alone_s": loop_alone_s, "switch": _switch_loop(BRANCHES, BRANCHES)}
 
@@ -229,14 +262,14 @@ def test_switch_1000_branches(benchmark, switch_graphs, monkeypatch, bench_repor
         _run_switch(mh, exe, x, n)
         sim["ns"] = _sim_ns() - t0
     benchmark.pedantic(run, rounds=10, iterations=1, warmup_rounds=1)
-    assert (_read(x, n, np.uint8) == 1).all()               # every branch taken once
+    assert (_read(x, BRANCHES, np.uint8) == 1).all()        # every branch taken once
     median = benchmark.stats.stats.median
     us_eval = median / BRANCHES * 1e6
     # the same loop without the SWITCH, now that the device holds the 1,000 branch SQs too
     loop_us = _time_launches(switch_graphs["loop"]) / BRANCHES * 1e6
     loop_alone_us = switch_graphs["loop_alone_s"] / BRANCHES * 1e6
     ref_s = _on_reference(monkeypatch, lambda: _run_switch(mh, exe, x, n))
-    assert (_read(x, n, np.uint8) == 1).all()
+    assert (_read(x, BRANCHES, np.uint8) == 1).all()
     us_ref = ref_s / BRANCHES * 1e6
 
     info = dict(branches=BRANCHES, evaluations_per_launch=BRANCHES,

@@ -5,9 +5,18 @@
   i-1's record; wait, EasyOPf, memset, record): ns per SQE against the number of streams. Each SQE
   of a wide chain is one scheduler pick, so this is the cost of a pick against the number of
   runnable and parked SQs.
-* SWITCH, 2 -> 1,000 branches (``test_cond._switch_loop``: a WHILE whose body counts down and
-  evaluates the SWITCH): µs per evaluation against the number of branches, i.e. against the
-  number of idle model SQs on the device.
+* SWITCH, 2 -> 1,000 branches (``test_cond._switch_loop(n, evaluations, "mod")``: a WHILE
+  whose body, ``count_mod``, sets the switch word to (evaluations-1-i) mod n, then evaluates the
+  SWITCH): every evaluation at every size takes a branch (a one-byte memset), so each row is
+  the same work and only the number of branch SQs on the device grows. Each size is timed at
+  EVALS and 4 x EVALS evaluations per launch: the difference gives the marginal cost of one
+  evaluation (the engine's) and the rest the fixed cost of a launch (host: execute, the
+  synchronize, the memset of the branch bytes), which a table of launch time / EVALS alone
+  would spread over the evaluations. The same loop without the SWITCH is timed the same way.
+  A last row takes only 2 of the 1,000 branches (switch word mod 2): against the 2-branch row it
+  is the cost of the idle branch SQs alone, against the 1,000-branch row that of cycling
+  through 1,000 different branch SQs (their rows are cold: each branch's ring is a 4 KiB page
+  of its own in the SQE pool).
 
 The results are printed as tables (``bench_report``); nothing is asserted about time.
 """
@@ -20,11 +29,14 @@ import pytest
 
 import engine_programs as P
 from npusim.device import engine as E
-from test_cond import _switch_loop, _time_launches, device  # noqa: F401  (device: a fixture)
+from npusim import acl
+from test_cond import _read, _switch_loop, _time_launches, device  # noqa: F401  (device: a fixture)
 
 STREAMS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 SQES = 250_000                  # per chain size (rounded down to whole iterations)
 BRANCHES = (2, 10, 100, 1000)
+EVALS = 1000                    # evaluations per launch (and 4x that)
+ROUNDS = 15                     # launches timed per graph (median)
 
 
 def _chain_ns_per_sqe(n_streams: int, rounds: int = 5) -> float:
@@ -52,17 +64,47 @@ def test_chained_streams_scaling(benchmark, bench_report):
         bench_report(f"  {s:7d} {ns:8.1f} {1e3 / ns:9.2f}")
 
 
-@pytest.mark.parametrize("n_branches", BRANCHES)
-def test_switch_scaling(benchmark, device, n_branches, bench_report):  # noqa: F811
-    g = _switch_loop(n_branches, 1000)          # 1,000 evaluations per launch
-    loop = _switch_loop(0, 1000)
-    s = benchmark.pedantic(lambda: _time_launches(g), rounds=1, iterations=1)
-    loop_s = _time_launches(loop)
-    us, loop_us = s / 1000 * 1e6, loop_s / 1000 * 1e6
-    benchmark.extra_info.update(branches=n_branches, us_per_evaluation=round(us, 3),
-                                loop_us_per_iteration=round(loop_us, 3))
+def _timed(n_branches: int, evals: int, taken: int = 0) -> float:
+    """Median wall time of a launch of the "mod" loop (``_switch_loop``); the graph is destroyed
+    after, so each one is timed alone on the device (a 1,000-branch graph holds 1,003 of the
+    1,024 SQ/CQ pairs: launching two of them in turn rebuilds each at every launch)."""
+    g = _switch_loop(n_branches, evals, "mod", taken)
+    t = _time_launches(g, ROUNDS)
+    _mh, _exe, x, nx, _ = g
+    if n_branches:
+        hit = _read(x, n_branches, np.uint8)
+        assert (hit[:taken or n_branches] == 1).all() and (hit[taken or n_branches:] == 0).all()
+    assert _read(x + nx - 8, 1, np.int64)[0] == evals          # every iteration ran
+    assert acl.mdl.ri_destroy(g[0]) == 0
+    return t
+
+
+def _per_launch(n_branches: int, evals: int, taken: int = 0) -> tuple[float, float, float]:
+    """(us per evaluation at ``evals`` per launch, marginal us per evaluation, fixed us per
+    launch) of the "mod" loop over ``n_branches`` (0: no SWITCH) taking the first ``taken``
+    (0: all), from launches of ``evals`` and 4 x ``evals`` evaluations."""
+    t_lo, t_hi = _timed(n_branches, evals, taken), _timed(n_branches, 4 * evals, taken)
+    marginal = (t_hi - t_lo) / (3 * evals)
+    return t_lo / evals * 1e6, marginal * 1e6, (t_lo - evals * marginal) * 1e6
+
+
+@pytest.mark.parametrize("n_branches,taken", [(n, 0) for n in BRANCHES] + [(BRANCHES[-1], 2)])
+def test_switch_scaling(benchmark, device, n_branches, taken, bench_report):  # noqa: F811
+    us, marginal, fixed = benchmark.pedantic(lambda: _per_launch(n_branches, EVALS, taken),
+                                             rounds=1, iterations=1)
+    _, loop_marginal, loop_fixed = _per_launch(0, EVALS)
+    benchmark.extra_info.update(branches=n_branches, branches_taken=taken or n_branches,
+                                us_per_evaluation=round(us, 3),
+                                marginal_us_per_evaluation=round(marginal, 3),
+                                fixed_us_per_launch=round(fixed, 1),
+                                loop_marginal_us_per_iteration=round(loop_marginal, 3),
+                                loop_fixed_us_per_launch=round(loop_fixed, 1))
     if n_branches == BRANCHES[0]:
-        bench_report("[engine] SWITCH in a WHILE, 1,000 evaluations per launch: cost per "
-                     "evaluation against branches (idle model SQs)")
-        bench_report("  branches   us/evaluation   same loop without the SWITCH, us")
-    bench_report(f"  {n_branches:8d} {us:15.3f} {loop_us:12.3f}")
+        bench_report(f"[engine] SWITCH in a WHILE, every evaluation takes a branch: cost per "
+                     f"evaluation against branches (idle model SQs); launches of {EVALS:,} and "
+                     f"{4 * EVALS:,} evaluations")
+        bench_report("  branches  us/eval at 1,000/launch  marginal us/eval  fixed us/launch"
+                     "   loop without SWITCH: marginal us/iter, fixed us/launch")
+    label = f"{n_branches:8d}" if not taken else f"{n_branches}, {taken} taken"
+    bench_report(f"  {label:>8s} {us:23.3f} {marginal:17.3f} {fixed:16.1f} "
+                 f"{loop_marginal:27.3f} {loop_fixed:16.1f}")
