@@ -21,6 +21,8 @@ from ..progress import Progress
 
 PROGRESS_STEPS = 4_000_000      # the engine returns after this many SQEs so a bar can move
 _PACK_INTO = SQE_STRUCT.pack_into
+_RESUMED = frozenset((E.R_FAULT, E.R_STEPS, E.R_TRACE_FULL))
+"""Engine returns after which ``DeviceState.run`` resumes the run (the others end it)."""
 RUNAWAY_WALL_S = 1.0            # a WHILE spinning this long (wall) on an unchanged word is stopped
 
 
@@ -301,7 +303,11 @@ class DeviceState:
         """Run the engine; faults are logged and the run resumes, a full trace buffer grows.
 
         Returns R_IDLE, R_HORIZON, R_STOPPED or R_DEADLOCK.
-        """
+
+        Its fixed cost is paid by every host wait (a full ring runs the engine once per
+        submit): the run that returns at once costs the stop words and the engine call; the
+        progress bar and the runaway watchdog's memory are made only when a run is long enough
+        to come back for a slice (``R_STEPS``)."""
         if self._staged:
             self.flush()
         if self.access_log is not None:
@@ -310,13 +316,25 @@ class DeviceState:
         sv = self._stv                          # st's words as Python ints (no numpy scalars)
         sv[E.E_HORIZON], sv[E.E_STOP_KIND], sv[E.E_STOP_A], sv[E.E_STOP_B] = (
             horizon, stop_kind, stop_a, stop_b)
+        sv[E.E_STEP_LIMIT] = sv[E.E_STEPS] + PROGRESS_STEPS
+        t0 = time.perf_counter()                # the watchdog's wall clock starts here
+        mem = self.mem
+        r = E.run(self.pool, self.sqs, self.sync, self.mptr, self.msq, self.conds, self.cmodels,
+                  mem.arena, mem.ctx, TABLE.addr, TABLE.cost, self.tc, self.trace, st)
+        if r in _RESUMED:
+            return self._run_on(r, t0)
+        sv[E.E_STEP_LIMIT] = 0
+        return r
+
+    def _run_on(self, r: int, t0: float) -> int:
+        """The rest of a run whose engine call returned ``r`` (a fault, a slice done or a full
+        trace buffer; ``t0``: the wall time the run started): log, grow or watch, and call the
+        engine again until it stops."""
+        st = self.st
+        sv = self._stv
         progress = Progress("device", "SQE")
         seen: dict = {}                         # watchdog: cond -> (iterations, word) last slice
-        sv[E.E_STEP_LIMIT] = sv[E.E_STEPS] + PROGRESS_STEPS
         while True:
-            r = E.run(self.pool, self.sqs, self.sync, self.mptr, self.msq, self.conds,
-                      self.cmodels, self.mem.arena,
-                      self.mem.ctx, TABLE.addr, TABLE.cost, self.tc, self.trace, st)
             if r == E.R_FAULT:
                 q, pos = int(st[E.E_SQ]), int(st[E.E_POS])
                 row = self.pool[self.row_of(q, pos)]
@@ -327,26 +345,29 @@ class DeviceState:
                 c = int(st[E.E_INFO])
                 if st[E.E_FKIND] == E.F_RUNAWAY and c in self.runaway_stopped:
                     self.conds[c, E.CD_MAX] = self.runaway_stopped[c][1]   # its real bound
-                continue
-            if r == E.R_STEPS:                      # a slice done (or a full access log)
+            elif r == E.R_STEPS:                    # a slice done (or a full access log)
                 if self.access_log is not None:
                     self.access_log.make_room()
                 progress.update(PROGRESS_STEPS)
-                self._watch_runaway(progress.t0, seen)
+                self._watch_runaway(t0, seen)
                 st[E.E_STEP_LIMIT] = st[E.E_STEPS] + PROGRESS_STEPS
-                continue
-            if r == E.R_TRACE_FULL:
+            elif r == E.R_TRACE_FULL:
                 if len(self.trace) >= self.trace_max_rows:     # keep the first rows, stop
                     self.st[E.E_TRACE_ON] = 0
                     self.trace_dropped = True
-                    continue
-                grown = np.zeros(min(2 * len(self.trace), self.trace_max_rows), E.TRACE_DTYPE)
-                grown[:len(self.trace)] = self.trace
-                self.trace = grown
-                continue
-            progress.close()
-            sv[E.E_STEP_LIMIT] = 0
-            return r
+                else:
+                    grown = np.zeros(min(2 * len(self.trace), self.trace_max_rows),
+                                     E.TRACE_DTYPE)
+                    grown[:len(self.trace)] = self.trace
+                    self.trace = grown
+            else:
+                progress.close()
+                sv[E.E_STEP_LIMIT] = 0
+                return r
+            mem = self.mem
+            r = E.run(self.pool, self.sqs, self.sync, self.mptr, self.msq, self.conds,
+                      self.cmodels, mem.arena, mem.ctx, TABLE.addr, TABLE.cost, self.tc,
+                      self.trace, st)
 
     @property
     def now(self) -> int:

@@ -209,6 +209,8 @@ def new_kernel_faults(device, seen) -> list:
     """The kernel faults ``device`` logged since this hook last looked (``seen``: the hook's own
     device -> count map, brought up to date)."""
     faults = device.state.faults
+    if not faults:                  # a device that never faulted (every run's case): no lookup
+        return []
     n = seen.get(device, 0)
     if n >= len(faults):
         return []

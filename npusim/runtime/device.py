@@ -31,6 +31,8 @@ STALL_HOOKS: list = []
 """Callbacks ``hook(device) -> bool`` asked when a host wait finds the device stalled, before it
 is called a deadlock: True when the hook let work proceed (``runtime.api_callback`` runs the
 host functions the device is waiting on, as the runtime's callback thread would)."""
+_INF, _STOP_NONE, _STOP_SQ_POS = int(E.INF), E.STOP_NONE, E.STOP_SQ_POS
+_R_IDLE, _R_DEADLOCK, _Q_HEAD, _Q_TIME = E.R_IDLE, E.R_DEADLOCK, E.Q_HEAD, E.Q_TIME
 PAYLOAD_DEPTH = 1 << 16
 """Rows of a device's task-update payload ring (``UpdatePayload``)."""
 
@@ -356,11 +358,15 @@ class Device:
         return next(self._stream_ids)
 
     # ---- observation ----
-    def _run(self, horizon=int(E.INF), kind=E.STOP_NONE, a=0, b=0) -> int:
+    def _run(self, horizon=_INF, kind=_STOP_NONE, a=0, b=0) -> int:
+        """One engine run (``DeviceState.run``), then what every run is followed by: the
+        faults it logged, retired slots it freed, ``AFTER_RUN_HOOKS``. A host wait pays this
+        once per engine run, so it does no work for what did not change."""
         with RT.lock:
-            r = self.state.run(horizon, kind, a, b)
-            faults = self.state.faults
-            if len(faults) > self._faults_seen:
+            st = self.state
+            r = st.run(horizon, kind, a, b)
+            if len(st.faults) > self._faults_seen:
+                faults = st.faults
                 for f in faults[self._faults_seen:]:
                     self._on_fault(f)
                 self._faults_seen = len(faults)
@@ -399,11 +405,14 @@ class Device:
         """Block the host until SQ ``sq`` has executed up to ``pos``; DeadlockError if it never
         can. The host clock moves to that SQ's completion time."""
         while True:
-            r = self._run(kind=E.STOP_SQ_POS, a=sq, b=pos)
-            if r != E.R_DEADLOCK and not (r == E.R_IDLE and self.state.sqs[sq, E.Q_HEAD] < pos):
+            r = self._run(_INF, _STOP_SQ_POS, sq, pos)
+            if r != _R_DEADLOCK and not (r == _R_IDLE and self.state.sqs[sq, _Q_HEAD] < pos):
                 break
             self._stalled()
-        RT.host_at_least(self.state.sqs[sq, E.Q_TIME])
+        sqs = self.state.sqs                    # (a stall hook may have grown the SQ table)
+        t = int(sqs[sq, _Q_TIME])
+        if t > RT.host_ns:                      # RT.host_at_least, inline
+            RT.host_ns = t
         if self.state.access_log is not None:
             self.state.access_log.observe(OBS_SQ, sq, pos)    # orders later submissions
 
