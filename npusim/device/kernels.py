@@ -24,11 +24,12 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
+from functools import cache
 from typing import Callable
 
 import numpy as np
 from llvmlite import ir
-from numba import njit, types
+from numba import cfunc, njit, types
 from numba.extending import intrinsic
 
 from .memory import C_LEN
@@ -36,6 +37,14 @@ from .memview import view_at
 
 KERNEL_SIG = types.int64(types.CPointer(types.uint8), types.int64, types.CPointer(types.int64),
                          types.int64, types.int64, types.int64)
+
+
+@cache
+def compiled_body(fn):
+    """The ``cfunc`` (``KERNEL_SIG``) of kernel body ``fn``, compiled once per process and
+    cached on disk: what every lazily registered body's builder returns (the built-ins, the
+    fallback bodies, the runtime's own DSA and SDMA bodies)."""
+    return cfunc(KERNEL_SIG, cache=True)(fn)
 
 # execution units (trace rows, timing model)
 UNIT_SCALAR, UNIT_AIC, UNIT_AIV, UNIT_DMA, UNIT_AICPU = 0, 1, 2, 3, 4

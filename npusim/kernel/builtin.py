@@ -19,14 +19,11 @@ run times; see ``docs/timing.md``.
 """
 from __future__ import annotations
 
-from functools import cache
-
 import numpy as np
-from numba import cfunc
 
 from ..device import memview as V
 from ..device.half import f2h, h2f
-from ..device.kernels import KERNEL_SIG, KERNEL_TRAP, TABLE, UNIT_AIV, arena
+from ..device.kernels import KERNEL_TRAP, TABLE, UNIT_AIV, arena, compiled_body
 from .printf import format_id, printf
 
 FMT_SOURCE = format_id("Source data: %d\n")
@@ -222,17 +219,11 @@ PARAMS = {name: types for name, _, _, _, types in BUILTINS}
 LONG_OP_NS = 50_000_000   # LongOPf spins 10000 x 25000 float iterations: tens of ms on a core
 
 
-@cache
-def compiled(fn):
-    """The ``cfunc`` (KERNEL_SIG) of body ``fn``, compiled once per process (cached on disk)."""
-    return cfunc(KERNEL_SIG, cache=True)(fn)
-
-
 def register_builtins() -> None:
     for name, body, cost, unit, types in BUILTINS:
         if name == "LongOPf":
             body, cost = easy_op, LONG_OP_NS
-        TABLE.register_lazy(name, lambda fn=body: compiled(fn), cost, unit=unit,
+        TABLE.register_lazy(name, lambda fn=body: compiled_body(fn), cost, unit=unit,
                             params=tuple((f"arg{i}", t) for i, t in enumerate(types)))
 
 

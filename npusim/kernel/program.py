@@ -25,7 +25,7 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass
 
-from ..device.kernels import KERNEL_SIG, KERNEL_TRAP, TABLE, UNIT_AIC, UNIT_AICPU, UNIT_AIV
+from ..device.kernels import KERNEL_TRAP, TABLE, UNIT_AIC, UNIT_AICPU, UNIT_AIV, compiled_body
 from .elf import AttrType, ElfImage, ElfKernel, EntryType, MixType
 
 BODY_TLV = 0x4E53
@@ -314,21 +314,10 @@ def _bad_pc(memp, msize, ctxp, args, b, nb):
     return KERNEL_TRAP
 
 
-_FALLBACK_CFUNCS: dict = {}
-
-
-def _fallback_cfunc(fn):
-    """``fn`` compiled as a kernel cfunc, once (built at first use: see KernelTable.ensure)."""
-    from numba import cfunc          # deferred: only a launch of a fallback body compiles one
-    if fn not in _FALLBACK_CFUNCS:
-        _FALLBACK_CFUNCS[fn] = cfunc(KERNEL_SIG, cache=True)(fn)
-    return _FALLBACK_CFUNCS[fn]
-
-
 def _register_fallback_bodies() -> None:
-    TABLE.register_lazy(NOP_BODY, lambda: _fallback_cfunc(_nop), 0, UNIT_AIV)
-    TABLE.register_lazy(NOP_AICPU_BODY, lambda: _fallback_cfunc(_nop), 0, UNIT_AICPU)
-    TABLE.register_lazy(BAD_PC_BODY, lambda: _fallback_cfunc(_bad_pc), 0, UNIT_AIC)
+    TABLE.register_lazy(NOP_BODY, lambda: compiled_body(_nop), 0, UNIT_AIV)
+    TABLE.register_lazy(NOP_AICPU_BODY, lambda: compiled_body(_nop), 0, UNIT_AICPU)
+    TABLE.register_lazy(BAD_PC_BODY, lambda: compiled_body(_bad_pc), 0, UNIT_AIC)
 
 
 if NOP_BODY not in TABLE.by_name:

@@ -41,16 +41,15 @@ from __future__ import annotations
 
 import operator
 import struct
-from functools import cache
 
 import numpy as np
-from numba import cfunc, njit
+from numba import njit
 
 from .. import errors as ERR
 from ..device import memview as V
 from ..device import sqe as S
 from ..device.half import f2h, h2f
-from ..device.kernels import KERNEL_SIG, KERNEL_TRAP, TABLE, UNIT_AICPU, arena
+from ..device.kernels import KERNEL_TRAP, TABLE, UNIT_AICPU, arena, compiled_body
 from ..device.memory import C_FAULT
 from . import args as A
 from .runtime import RT
@@ -460,20 +459,10 @@ def dsa_update(memp, msize, ctxp, args, b, nb):
         return KERNEL_TRAP
 
 
-@cache
-def _compiled_random():
-    return cfunc(KERNEL_SIG, cache=True)(dsa_random)
-
-
-@cache
-def _compiled_update():
-    return cfunc(KERNEL_SIG, cache=True)(dsa_update)
-
-
-_KID = TABLE.register_lazy(RANDOM_BODY, _compiled_random, 0, unit=UNIT_AICPU,
+_KID = TABLE.register_lazy(RANDOM_BODY, lambda: compiled_body(dsa_random), 0, unit=UNIT_AICPU,
                            params=tuple((f"w{i}", "u64") for i in range(_CFG_WORDS)))
 DEFAULT_TYPE_KERNELS.add(_KID)         # aclmdlRITaskGetType: RT_TASK_DEFAULT (STARS_COMMON)
-_UKID = TABLE.register_lazy(UPDATE_BODY, _compiled_update, 0, unit=UNIT_AICPU,
+_UKID = TABLE.register_lazy(UPDATE_BODY, lambda: compiled_body(dsa_update), 0, unit=UNIT_AICPU,
                             params=(("src", "ptr"), ("image", "ptr"), ("flags", "u64"),
                                     ("block", "ptr")))
 

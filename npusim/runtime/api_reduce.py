@@ -23,16 +23,14 @@ whose element rule the sources do not say, is refused (207000).
 """
 from __future__ import annotations
 
-from functools import cache
-
 import numpy as np
-from numba import cfunc, njit
+from numba import njit
 
 from .. import errors as ERR
 from ..device import memview as V
 from ..device import sqe as S
 from ..device.half import f2h, h2f
-from ..device.kernels import KERNEL_SIG, KERNEL_TRAP, TABLE, UNIT_DMA, arena
+from ..device.kernels import KERNEL_TRAP, TABLE, UNIT_DMA, arena, compiled_body
 from . import args as A
 from .runtime import RT
 from .stream import refused, resolve_same_ctx
@@ -136,13 +134,7 @@ def sdma_reduce(memp, msize, ctxp, args, b, nb):
         return KERNEL_TRAP
 
 
-@cache
-def _compiled():
-    """The body's cfunc, compiled at the first reduce (cached on disk)."""
-    return cfunc(KERNEL_SIG, cache=True)(sdma_reduce)
-
-
-_KID = TABLE.register_lazy(REDUCE_BODY, _compiled, 0, unit=UNIT_DMA,
+_KID = TABLE.register_lazy(REDUCE_BODY, lambda: compiled_body(sdma_reduce), 0, unit=UNIT_DMA,
                            params=(("dst", "ptr"), ("src", "ptr"), ("n", "u64"),
                                    ("kind", "u64"), ("type", "u64")))
 
