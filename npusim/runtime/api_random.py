@@ -259,6 +259,18 @@ def _bf16(f):
 
 
 @njit(cache=True, inline="always")
+def _put_float(o32, o16, t, i, v):
+    """Element ``i`` of a float output: ``v`` into the fp32 view, or its fp16 / bf16 bits into
+    the 16-bit view (the uniform and the normal distributions store alike)."""
+    if t == RT_FP32:
+        o32[i] = v
+    elif t == RT_FP16:
+        o16[i] = f2h(v)
+    else:
+        o16[i] = _bf16(v)
+
+
+@njit(cache=True, inline="always")
 def _as_f32(raw, t):
     """A parameter's float value from its raw little-endian bits (fp32 / fp16 / bf16)."""
     if t == RT_FP32:
@@ -360,13 +372,7 @@ def _uniform(mem, ctx, dst, n, t, lo_raw, hi_raw, base, key0, key1):
             if i % 4 == 0:
                 _add(base, i // 4, c)
                 philox_block(c, key0, key1, w)
-            v = np.float32(lo + np.float32(_u01(w[i % 4]) * span))
-            if t == RT_FP32:
-                o32[i] = v
-            elif t == RT_FP16:
-                o16[i] = f2h(v)
-            else:
-                o16[i] = _bf16(v)
+            _put_float(o32, o16, t, i, np.float32(lo + np.float32(_u01(w[i % 4]) * span)))
         return
     if t == RT_I32 or t == RT_U32:
         m = np.uint64(0xFFFFFFFF)
@@ -422,13 +428,7 @@ def _normal(mem, ctx, dst, n, t, mean, std, truncated, base, key0, key1):
             for z in (r * np.cos(2.0 * np.pi * u2), r * np.sin(2.0 * np.pi * u2)):
                 if got >= n or (truncated and abs(z) > 2.0):
                     continue
-                v = np.float32(mean + std * z)
-                if t == RT_FP32:
-                    o32[got] = v
-                elif t == RT_FP16:
-                    o16[got] = f2h(v)
-                else:
-                    o16[got] = _bf16(v)
+                _put_float(o32, o16, t, got, np.float32(mean + std * z))
                 got += 1
 
 
