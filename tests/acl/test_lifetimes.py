@@ -206,6 +206,26 @@ def test_args_handles_in_user_memory_are_reused_not_accumulated(dev0):
     assert RT.handles.get("args", h)[1] == OK
 
 
+def _on_threads(work, n: int = 4, timeout: float = 60) -> None:
+    """``work(k)`` on ``n`` real threads at once, k = 0 .. n-1; whatever one raises (a failed
+    assert included) is raised again on the test's thread."""
+    import threading
+    errors = []
+
+    def run(k):
+        try:
+            work(k)
+        except BaseException as e:      # reported on the test's thread
+            errors.append(e)
+
+    ts = [threading.Thread(target=run, args=(k,)) for k in range(n)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join(timeout)
+    assert not errors, errors
+
+
 def _rss() -> int:
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * 4096
@@ -277,28 +297,19 @@ def test_host_func_cycles_stay_flat(stream):
 def test_host_funcs_on_real_threads(dev0):
     """Threads each queue host functions on their own stream and synchronize it: every function
     runs once, on a waiting thread, in its stream's order."""
-    import threading
     ctx = out(acl.rt.get_current_context())
-    seen, errors = {}, []
+    seen = {}
 
     def worker(k):
-        try:
-            assert acl.rt.set_current_context(ctx) == OK
-            s = out(acl.rt.create_stream())
-            for i in range(50):
-                assert acl.rt.launch_host_func(s, lambda d: seen.setdefault(k, []).append(d),
-                                               i) == OK
-            assert acl.rt.synchronize_stream(s) == OK
-            assert acl.rt.destroy_stream(s) == OK
-        except BaseException as e:      # reported on the test's thread
-            errors.append(e)
+        assert acl.rt.set_current_context(ctx) == OK
+        s = out(acl.rt.create_stream())
+        for i in range(50):
+            assert acl.rt.launch_host_func(s, lambda d: seen.setdefault(k, []).append(d),
+                                           i) == OK
+        assert acl.rt.synchronize_stream(s) == OK
+        assert acl.rt.destroy_stream(s) == OK
 
-    ts = [threading.Thread(target=worker, args=(k,)) for k in range(4)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join(60)
-    assert not errors, errors
+    _on_threads(worker)
     assert seen == {k: list(range(50)) for k in range(4)}
 
 
@@ -355,39 +366,30 @@ def test_built_models_and_last_errors_on_real_threads(dev0):
     """Four threads each build and execute their own model 50 times while provoking their own
     runtime error: every model runs exactly its executions, and each thread's
     aclrtGetLastError is its own error, not another thread's."""
-    import threading
     ctx = out(acl.rt.get_current_context())
-    results, errors = {}, []
+    results = {}
     codes = {0: (lambda: acl.rt.free(0x1234)), 1: (lambda: acl.rt.destroy_stream(0x7777)),
              2: (lambda: acl.rt.free(0x1234)), 3: (lambda: acl.rt.destroy_stream(0x7777))}
 
     def worker(k):
-        try:
-            assert acl.rt.set_current_context(ctx) == OK
-            x = out(acl.rt.malloc(64, 0))
-            assert acl.rt.memset(x, 64, 0, 64) == OK
-            ex = out(acl.rt.create_stream())
-            m, s = _built_model(x)
-            want = codes[k]()
-            assert want != OK
-            for _ in range(50):
-                assert acl.mdl.ri_execute_async(m, ex) == OK
-            assert acl.rt.synchronize_stream(ex) == OK
-            count = int(read(x, 1)[0])
-            last = acl.rt.get_last_error(acl.ACL_RT_THREAD_LEVEL)
-            assert acl.mdl.ri_destroy(m) == OK
-            assert acl.rt.destroy_stream(s) == OK
-            assert acl.rt.destroy_stream(ex) == OK
-            results[k] = (count, want, last)
-        except BaseException as e:      # reported on the test's thread
-            errors.append(e)
+        assert acl.rt.set_current_context(ctx) == OK
+        x = out(acl.rt.malloc(64, 0))
+        assert acl.rt.memset(x, 64, 0, 64) == OK
+        ex = out(acl.rt.create_stream())
+        m, s = _built_model(x)
+        want = codes[k]()
+        assert want != OK
+        for _ in range(50):
+            assert acl.mdl.ri_execute_async(m, ex) == OK
+        assert acl.rt.synchronize_stream(ex) == OK
+        count = int(read(x, 1)[0])
+        last = acl.rt.get_last_error(acl.ACL_RT_THREAD_LEVEL)
+        assert acl.mdl.ri_destroy(m) == OK
+        assert acl.rt.destroy_stream(s) == OK
+        assert acl.rt.destroy_stream(ex) == OK
+        results[k] = (count, want, last)
 
-    ts = [threading.Thread(target=worker, args=(k,)) for k in range(4)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join(120)
-    assert not errors, errors
+    _on_threads(worker, timeout=120)
     for k, (count, want, last) in results.items():
         assert count == 50, k
         assert last == want, k
@@ -482,8 +484,6 @@ def test_contention_with_kernels_launched_from_real_threads():
     1 ms each) onto their own stream: no two run at once, so the first start to the last end is
     exactly the sum of their durations (docs/timing.md, b >= C: S*K*d) whatever the threads'
     interleaving, and every row but the first waited or followed its stream."""
-    import threading
-
     from npusim.device import sqe as S
     ns.configure(trace=True)
     dev = ns.Device("Ascend910B", contention=True)
@@ -492,23 +492,14 @@ def test_contention_with_kernels_launched_from_real_threads():
     x = dev.malloc(4 * 256)
     ctx = out(acl.rt.get_current_context())
     streams = [dev.stream(f"t{i}") for i in range(4)]
-    errors = []
 
     def worker(i):
-        try:
-            assert acl.rt.set_current_context(ctx) == OK
-            s = streams[i]
-            for _ in range(k):
-                s.launch("EasyOPf", full, (x,), duration_ns=d)
-        except BaseException as e:      # reported on the test's thread
-            errors.append(e)
+        assert acl.rt.set_current_context(ctx) == OK
+        s = streams[i]
+        for _ in range(k):
+            s.launch("EasyOPf", full, (x,), duration_ns=d)
 
-    ts = [threading.Thread(target=worker, args=(i,)) for i in range(4)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join(60)
-    assert not errors, errors
+    _on_threads(worker)
     dev.synchronize()
     rows = dev.trace().rows
     rows = rows[rows["op"] == S.OP_KERNEL]
