@@ -11,6 +11,7 @@ import npusim as ns
 from npusim import acl
 from npusim.device import engine as E
 from npusim.runtime.runtime import RT
+from helpers.acl import on_threads
 
 OK = acl.ACL_SUCCESS
 RELAXED = 2
@@ -206,26 +207,6 @@ def test_args_handles_in_user_memory_are_reused_not_accumulated(dev0):
     assert RT.handles.get("args", h)[1] == OK
 
 
-def _on_threads(work, n: int = 4, timeout: float = 60) -> None:
-    """``work(k)`` on ``n`` real threads at once, k = 0 .. n-1; whatever one raises (a failed
-    assert included) is raised again on the test's thread."""
-    import threading
-    errors = []
-
-    def run(k):
-        try:
-            work(k)
-        except BaseException as e:      # reported on the test's thread
-            errors.append(e)
-
-    ts = [threading.Thread(target=run, args=(k,)) for k in range(n)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join(timeout)
-    assert not errors, errors
-
-
 def _rss() -> int:
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * 4096
@@ -309,7 +290,7 @@ def test_host_funcs_on_real_threads(dev0):
         assert acl.rt.synchronize_stream(s) == OK
         assert acl.rt.destroy_stream(s) == OK
 
-    _on_threads(worker)
+    on_threads(worker)
     assert seen == {k: list(range(50)) for k in range(4)}
 
 
@@ -389,7 +370,7 @@ def test_built_models_and_last_errors_on_real_threads(dev0):
         assert acl.rt.destroy_stream(ex) == OK
         results[k] = (count, want, last)
 
-    _on_threads(worker, timeout=120)
+    on_threads(worker, timeout=120)
     for k, (count, want, last) in results.items():
         assert count == 50, k
         assert last == want, k
@@ -499,7 +480,7 @@ def test_contention_with_kernels_launched_from_real_threads():
         for _ in range(k):
             s.launch("EasyOPf", full, (x,), duration_ns=d)
 
-    _on_threads(worker)
+    on_threads(worker)
     dev.synchronize()
     rows = dev.trace().rows
     rows = rows[rows["op"] == S.OP_KERNEL]

@@ -1,5 +1,6 @@
 """Helpers for the eager-API tests: kernel launch by name with a facade-style code, device memory
-reads, and running a call on a fresh thread (a thread with no context)."""
+reads, and running a call on a fresh thread (a thread with no context) or work on several real
+threads at once."""
 from __future__ import annotations
 
 import threading
@@ -69,3 +70,24 @@ def stream_done(s) -> bool:
     status, ret = acl.rt.stream_query(s)
     assert ret == acl.ACL_SUCCESS
     return status == acl.ACL_STREAM_STATUS_COMPLETE
+
+
+def on_threads(work, n: int = 4, timeout: float = 60) -> None:
+    """``work(k)`` on ``n`` real threads at once, k = 0 .. n-1; whatever one raises (a failed
+    assert included) is raised again on the test's thread, as is a thread still running after
+    ``timeout`` seconds."""
+    errors = []
+
+    def run(k):
+        try:
+            work(k)
+        except BaseException as e:      # reported on the test's thread
+            errors.append(e)
+
+    ts = [threading.Thread(target=run, args=(k,)) for k in range(n)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join(timeout)
+    assert not any(t.is_alive() for t in ts), "a worker thread hung"
+    assert not errors, errors

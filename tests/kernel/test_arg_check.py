@@ -15,6 +15,7 @@ import npusim as ns
 from npusim import acl
 from npusim import errors as ERR
 from npusim.device import memview as V
+from helpers.acl import on_threads
 
 HERE = pathlib.Path(__file__)
 
@@ -210,3 +211,44 @@ def test_a_clean_launch_does_not_silence_the_next_wrong_one(dev):
     tasks, code2 = acl.mdl.ri_get_tasks_by_stream(streams[0])
     assert code == code2 == 0 and len(tasks) == 2     # the two clean kernels (no EndGraph: 910B)
     assert acl.mdl.ri_destroy(m) == 0
+
+
+def test_each_kernel_keeps_its_own_memo_on_real_threads_over_1000_launches(dev):
+    """The memo is per kernel (Kernel.plain_args): four real threads, each on its own stream,
+    alternate two kernels 250 times, clean and with a wrong size, in strict mode — every wrong
+    launch of either kernel is refused with 107000's code (no other thread's clean launch, nor
+    the other kernel's, silences it), every clean one queues, and all of them run."""
+    b = ns.load_binary(ns.samples.binary_path())
+    va, ak = b["VectorAddKernel"], b["AddKernel"]
+    x = dev.malloc(64)
+    acl.rt.memset(x.ptr, 64, 0, 64)
+    packed = {}
+    for name, values in (("va", [x, x, x, 0.5, 4]), ("ak", [x, x, x, 4])):
+        raw = np.frombuffer(bytes(ns.runtime.args.pack(values)), np.uint8).copy()
+        a = dev.malloc(64)
+        assert acl.rt.memcpy(a.ptr, 64, acl.util.numpy_to_ptr(raw), raw.nbytes,
+                             acl.ACL_MEMCPY_HOST_TO_DEVICE) == 0
+        packed[name] = a.ptr
+    ns.configure(check_args="error")
+    ctx, code = acl.rt.get_current_context()
+    assert code == 0
+    streams = [dev.stream(f"t{i}") for i in range(4)]
+    codes: list = [None] * 4
+    launch = acl.rt.launch_kernel
+
+    def worker(i):
+        assert acl.rt.set_current_context(ctx) == 0
+        s, got = streams[i].handle, []
+        for _ in range(250):
+            got.append(launch(va.handle, 1, packed["va"], 40, s))
+            got.append(launch(ak.handle, 1, packed["ak"], 32, s))
+            got.append(launch(va.handle, 1, packed["va"], 24, s))
+            got.append(launch(ak.handle, 1, packed["ak"], 24, s))
+        codes[i] = got
+
+    on_threads(worker, timeout=120)
+    bad = acl.ACL_ERROR_RT_PARAM_INVALID
+    for got in codes:
+        assert got == [0, 0, bad, bad] * 250
+    for s in streams:
+        s.synchronize()                 # raises on a kernel fault of any of the 2,000 tasks
