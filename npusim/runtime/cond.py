@@ -52,6 +52,11 @@ class CondHandle:
         kind = {0: "IF", 1: "WHILE", 2: "SWITCH"}.get(self.type, "unused")
         return f"cond handle 0x{self.handle:x} ({kind}, word 0x{self.addr:x})"
 
+    def assigned_at_launch(self) -> bool:
+        """Does every launch write the default into the word? An ASSIGN_DEFAULT handle with a
+        cond task (§13.11: only handles in condHandleTaskMap_)."""
+        return self.flag == ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT and bool(self.sub_models)
+
     def value(self) -> int:
         return int(self.device.state.mem.view(self.addr, 8).view(np.uint64)[0])
 
@@ -64,6 +69,7 @@ class CondHandle:
         dev.remove_cond(self)
         RT.handles.remove(self.handle)
         self.sub_models = []
+        self.model.conds_changed()
 
 
 def _as_int(v):
@@ -155,6 +161,7 @@ def ri_add_cond_task(cond, cond_type, size, stream, flags=0):
         RT.handles.add("model", sub)
         subs.append(sub)
     ch.sub_models, ch.type = subs, cond_type
+    ch.model.conds_changed()
     rows = [(S.OP_COND_FIRST, dict(a0=ch.engine_id, flag=cond_type)),
             (S.OP_COND_NOTIFY_WAIT, dict(a0=ch.notify_slot))]
     if cond_type == ACL_MODEL_RI_COND_TYPE_WHILE:
@@ -165,6 +172,7 @@ def ri_add_cond_task(cond, cond_type, size, stream, flags=0):
             RT.handles.remove(sub.handle)
             sub.free()
         ch.sub_models = []
+        ch.model.conds_changed()
         return None, -pos
     return [sub.handle for sub in subs], ERR.ACL_SUCCESS
 
@@ -172,9 +180,7 @@ def ri_add_cond_task(cond, cond_type, size, stream, flags=0):
 def assign_defaults(model, stream) -> None:
     """ExecuteAsync step 4: ASSIGN_DEFAULT handles of the root and every sub-model get their
     default value by a synchronous host write, before the launch (not stream-ordered)."""
-    handles = [ch for m in model.all_models() for ch in m.cond_handles
-               if ch.flag == ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT and ch.sub_models]
-    # §13.11: only handles with a cond task in the launched model (condHandleTaskMap_)
+    handles = model.default_conds()      # kept by the model: nothing per sub-model per launch
     if not handles:
         return
     model.device.advance_to_host()

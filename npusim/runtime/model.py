@@ -225,7 +225,7 @@ class CaptureModel:
                  "taskgrp_err", "cond_handles", "capture_progress", "begun_at", "invalidated_by",
                  "staged_updates", "last_debug_lines", "slots", "last_run_stream",
                  "seq_runs", "seq_last", "next_seq", "task_cfgs", "ext_records", "ext_waits",
-                 "destroy_callbacks", "sw_events")
+                 "destroy_callbacks", "sw_events", "_default_conds")
 
     normal = False
     """True for a model built with aclmdlRIBuildBegin (``BuildModel``, RT_MODEL_NORMAL); a
@@ -270,6 +270,7 @@ class CaptureModel:
         self.taskgrp_streams: set = set()      # capture streams with an open group
         self.taskgrp_err = 0                   # sticky task-group error code
         self.cond_handles: list = []
+        self._default_conds = None             # default_conds(), None until asked or changed
         self.capture_progress = Progress(f"capturing model {self.id}", "task")
         self.begun_at = REC.site(1)            # the capture call's source line (linter)
         self.invalidated_by = None             # the call that invalidated the capture (linter)
@@ -349,6 +350,24 @@ class CaptureModel:
             for m in ch.sub_models:
                 out.extend(m.all_models())
         return out
+
+    def default_conds(self) -> list:
+        """The ASSIGN_DEFAULT cond handles with a cond task in this model or a sub-model below it
+        (§13.11: condHandleTaskMap_), which every launch writes. Made once and kept until a cond
+        task is added to or dropped from this model's tree (:meth:`conds_changed`): a launch pays
+        nothing per sub-model, however many branches the graph has."""
+        if self._default_conds is None:
+            self._default_conds = [ch for m in self.all_models() for ch in m.cond_handles
+                                   if ch.assigned_at_launch()]
+        return self._default_conds
+
+    def conds_changed(self) -> None:
+        """A cond handle of this model gained or lost its sub-models: this model's and every
+        ancestor's :meth:`default_conds` are made again when next asked."""
+        m = self
+        while m is not None:
+            m._default_conds = None
+            m = m.parent
 
     def n_tasks(self) -> int:
         return sum(cs.task_count for cs in self.streams)

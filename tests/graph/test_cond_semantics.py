@@ -320,6 +320,33 @@ def test_nested_default_written_once_per_root_launch_not_per_iteration(dev0):
         assert counters(x, 2) == [3 * run, run]
 
 
+def test_assign_default_list_follows_the_cond_tasks_added(dev0):
+    """The model keeps the list of handles each launch writes (made once, not walked per
+    launch) and makes it again when a cond task is added below it: a list asked for early in
+    the capture does not hide a nested handle added later, and a handle whose cond task was
+    refused is never written."""
+    s, s1, s2, exe = new_stream(), new_stream(), new_stream(), new_stream()
+    x = new_buf()
+    mh = begin(s)
+    hw, pw = cond(mh, 0, ASSIGN_DEFAULT)
+    assert model(mh).default_conds() == []                 # no cond task yet
+    (branch,) = add(hw, IF, 1, s)
+    assert model(mh).default_conds() == [cond_obj(hw)]
+    sub_begin(s1, branch)
+    hd, pd = cond(branch, 5, ASSIGN_DEFAULT)
+    hn, pn = cond(branch, 9, ASSIGN_DEFAULT)
+    assert acl.mdl.ri_add_cond_task(hn, IF, 3, s1) == (None, acl.ACL_ERROR_RT_PARAM_INVALID)
+    (then,) = add(hd, IF, 1, s1)                           # a nested handle, added later
+    capture_sub(s2, then, lambda: k(s2, "EasyOPf", x))
+    sub_end(s1)
+    end(s)
+    for _ in range(2):
+        set_word(pd, 0)
+        assert launch(mh, exe) == OK
+        assert word(pw) == 0 and word(pd) == 5 and word(pn) == 0
+    assert counters(x, 1) == [0]                           # the root's IF skips (word 0)
+
+
 # ---------------------------------------------------------------- nesting
 def test_nested_if_inside_while_inside_switch(dev0):
     """SWITCH(3) on the root; case 1 is a WHILE whose body counts down, bumps x[1], sets the
