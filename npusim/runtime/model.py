@@ -35,7 +35,7 @@ _model_ids = itertools.count(1)
 _sw_event_ids = itertools.count(0)     # software capture events' pool ids (dumps' event_id)
 SW_EVENT_BYTES = 8                     # a software capture event's slot (its task writes 1 byte)
 ARGS_CHUNK = 1 << 20            # largest args chunk; chunks start at 4 KiB and double
-INITIAL_RING = 64               # SQEs a capture stream's ring holds before it first grows
+INITIAL_RING = 8                # SQEs a capture stream's ring holds before it first grows
 
 
 class CaptureStream(SqStream):
