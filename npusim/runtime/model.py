@@ -35,7 +35,10 @@ _model_ids = itertools.count(1)
 _sw_event_ids = itertools.count(0)     # software capture events' pool ids (dumps' event_id)
 SW_EVENT_BYTES = 8                     # a software capture event's slot (its task writes 1 byte)
 ARGS_CHUNK = 1 << 20            # largest args chunk; chunks start at 4 KiB and double
-INITIAL_RING = 8                # SQEs a capture stream's ring holds before it first grows
+INITIAL_RING = 64               # SQEs a root model's capture stream holds before it first grows
+INITIAL_RING_SUB = 8            # ... and a sub-model's: a cond branch holds a few tasks, and a
+                                # SWITCH may have 1,000 of them (64-SQE rings: 4 MiB of pool
+                                # rows, a cold page each evaluation; 8: 512 KiB)
 
 
 class CaptureStream(SqStream):
@@ -60,7 +63,8 @@ class CaptureStream(SqStream):
         self.parent = parent
         self.last_level = True
         self.depth = model.capture_depth            # logical depth (cascade trigger)
-        self.capacity = min(INITIAL_RING, self.depth)  # ring rows held now; grows on demand
+        first = INITIAL_RING_SUB if model.sub else INITIAL_RING
+        self.capacity = min(first, self.depth)      # ring rows held now; grows on demand
         self.state = dev.state
         self.sq = dev.state.alloc_sq(self.capacity, E.K_MODEL, dev.timing.sqe_dispatch_graph_ns)
         self.id = dev.next_stream_id()
