@@ -42,6 +42,10 @@ class CaptureLink:
         """A task submitted on the capturing stream: recorded into the model (``append``)."""
         return append(stream, op, a0, a1, a2, a3, flag, blocks)
 
+    def submit_nops(self, stream, n: int) -> int:
+        """``n`` NOP tasks submitted on the capturing stream (``append_nops``): 0 or -code."""
+        return append_nops(stream, n)
+
 
 # ---- what the eager APIs ask about capture ----
 def stream_capturing(stream) -> bool:
@@ -172,6 +176,26 @@ def append(stream, op: int, a0=0, a1=0, a2=0, a3=0, flag=0, blocks=0, sqes: int 
     pos = cs.append(op, 1, a0, a1, a2, a3, flag, blocks)
     TG.packed(cs, op, pos)
     return pos
+
+
+def append_nops(stream, n: int) -> int:
+    """``n`` NOP tasks (a task group's prefetch NOPs, §7): the same as ``n`` ``append`` calls,
+    written in one when nothing can step in between them — no task-group rule applies (no
+    group open in the model) and the last of them is still short of the cascade trigger.
+    Returns 0 or a negative ACL code, as ``append``."""
+    link = stream.capture
+    model = link.model
+    cs = link.cstream
+    if model.destroyed or model.taskgrp_streams or cs.task_group is not None \
+            or cs.sqe_num + n > model.cascade_at:
+        for _ in range(n):
+            p = append(stream, S.OP_NOP)
+            if p < 0:
+                return p
+        return 0
+    RT.host_ns += n * model.capture_task_ns
+    cs.append_nops(n)
+    return 0
 
 
 def append_task(stream, rows, sqe_num: int) -> int:

@@ -131,6 +131,35 @@ class CaptureStream(SqStream):
             ring[2] = tail + 1
         return self._appended(pos, op, sqe_count)
 
+    def append_nops(self, n: int) -> int:
+        """``n`` NOP tasks at the tail (a task group's prefetch NOPs): the rows and bookkeeping
+        of ``n`` ``append(OP_NOP)`` calls in one. The caller made sure none of them would
+        cascade (``capture.append_nops``). Returns the first one's position."""
+        pos = self.task_count
+        while pos + n > self.capacity:
+            self._grow(pos + n - 1)
+        a5 = REC.site_id(2) if REC.on else 0       # analysis: the source site in a5
+        st = self.state
+        ring = st._staged.get(self.sq)
+        if ring is None:
+            ring = st.stage(self.sq)
+        pool, base, depth, tail = st.pool, ring[0], ring[1], ring[2]
+        for p in range(pos, pos + n):
+            _PACK_INTO(pool, (base + tail % depth) << 6, S.OP_NOP, 0, 0, p & 0xFFFF,
+                       0, 0, 0, 0, 0, a5, 0)
+            tail += 1
+        ring[2] = tail
+        m = self.model
+        if m.seq_last is not self:           # _appended for n tasks
+            m.seq_runs.append((self, pos, m.next_seq))
+            m.seq_last = self
+        m.next_seq += n
+        self.task_count = pos + n
+        self.sqe_num += n
+        self.last_op = S.OP_NOP
+        self.last_event = None
+        return pos
+
 
     def append_kernel(self, kid: int, a1: int, a2: int, a3: int, blocks: int) -> int:
         """``append(OP_KERNEL, 1, kid, a1, a2, a3, 0, blocks)`` with ``DeviceState.push``

@@ -200,10 +200,11 @@ def ri_capture_task_grp_begin(stream) -> int:
     if _status(s) != NONE:
         return ERR.ACL_ERROR_STREAM_TASK_GROUP_STATUS
     model = s.capture.model
-    for _ in range(s.device.profile.task_prefetch_count):
-        p = s.submit(S.OP_NOP, 0)
-        if p < 0:
-            return -p
+    # the prefetch NOPs (Stream.submit of each: no group is open on s, so its capture takes
+    # them; one call for all of them)
+    p = s.capture.submit_nops(s, s.device.profile.task_prefetch_count)
+    if p < 0:
+        return -p
     if s.capture is None or s.capture.model is not model:
         return ERR.ACL_ERROR_STREAM_CAPTURE_CONFLICT
     g = TaskGroup()

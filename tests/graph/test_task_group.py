@@ -14,6 +14,7 @@ import pytest
 
 from npusim import acl
 from npusim import errors as E
+from npusim.device import sqe as S
 from npusim.runtime import model as M
 
 from helpers.acl import in_fresh_thread
@@ -21,7 +22,7 @@ from helpers.capture import (ACTIVE, INVALIDATED, OK, begin, chip, end, join, jo
                           model, new_buf, new_event, new_stream, no_acl_graph, record, run,
                           status_of, wait)
 from helpers.taskgroup import (AICPU_KERNEL, KL, grp_begin, grp_end, kl, model_streams,
-                            register_test_kernels, types_of, u32)
+                            register_test_kernels, tasks_of, types_of, u32)
 
 DEFAULT, KERNEL = acl.ACL_MODEL_RI_TASK_DEFAULT, acl.ACL_MODEL_RI_TASK_KERNEL
 
@@ -58,6 +59,55 @@ def test_prefetch_nops_are_captured_even_without_kernels(stream):
     grp_end(stream)
     mh = end(stream)
     assert types_of(model_streams(mh)[0]) == [DEFAULT] * 16
+
+
+@pytest.mark.parametrize("room", [0, 1, 5, 7, 8, 9, 12])
+def test_prefetch_nops_around_the_cascade_trigger(dev0, monkeypatch, room):
+    """The NOPs take task positions, sequence ids and cascade-trigger SQEs one by one, whether
+    they are written in one call (room for all of them before the trigger) or one at a time
+    (a cascade among them): with ``room`` SQEs left before the trigger, the first ``room`` NOPs
+    stay on the origin stream and the rest follow the STREAM_ACTIVE hop on a cascade stream."""
+    import dataclasses
+    from npusim.runtime import api_device
+    d = api_device.device(0)
+    monkeypatch.setattr(d, "profile", dataclasses.replace(d.profile, capture_sq_depth_swsq=64))
+    s = new_stream()
+    x = new_buf()
+    mh = begin(s)
+    cascade_at = model(mh).cascade_at                      # 64 - 32 reserved
+    for _ in range(cascade_at - room):
+        KL(s, "EasyOPf", x)
+    grp_begin(s)
+    KL(s, "EasyOPf", x)
+    grp_end(s)
+    KL(s, "EasyOPf", x)
+    mh = end(s)
+    nops = d.profile.task_prefetch_count
+    streams = model(mh).streams
+    first = [int(r["op"]) for r in _rows(streams[0])]
+    kept = min(room, nops)
+    assert first[cascade_at - room:cascade_at - room + kept] == [S.OP_NOP] * kept
+    ops = [int(r["op"]) for cs in streams for r in _rows(cs)
+           if int(r["op"]) not in (S.OP_STREAM_ACTIVE, S.OP_NOTIFY_RECORD)]
+    assert ops[:cascade_at - room + nops + 2] == \
+        [S.OP_KERNEL] * (cascade_at - room) + [S.OP_NOP] * nops + [S.OP_KERNEL] * 2
+    if room >= nops:
+        assert len(streams) == 1 or all(int(r["op"]) != S.OP_NOP for r in _rows(streams[1]))
+    else:
+        assert [int(r["op"]) for r in _rows(streams[1])][:nops - room] == \
+            [S.OP_NOP] * (nops - room)
+    seqs = [acl.mdl.ri_task_get_seq_id(t) for h in model_streams(mh)[::-1] for t in tasks_of(h)]
+    assert [c for _, c in seqs] == [OK] * len(seqs)
+    assert sorted(v for v, _ in seqs) == list(range(len(seqs)))   # one id each, none twice
+    for cs in streams:                                     # task ids are positions
+        assert [int(r["task_id"]) for r in _rows(cs)] == list(range(cs.task_count))
+    run(mh, s)
+    assert u32(x)[0] == cascade_at - room + 2              # every kernel ran once
+
+
+def _rows(cs):
+    st = cs.model.device.state
+    return [st.pool[st.row_of(cs.sq, p)] for p in range(cs.task_count)]
 
 
 # ---- TaskGrpBegin check order ----
