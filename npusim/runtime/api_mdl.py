@@ -280,10 +280,7 @@ def launch(m, s) -> int:
         for ev in published:           # the launch's external records are the events' latest
             ev.last = (s, pos)         # complete (for sync / query) once the graph is
             ev.note_task(s, pos)
-        if len(m.runs) >= 64:
-            m.running()                                    # drop launches already completed
-        m.runs.append((s, pos))
-        m.last_run_stream = s
+        m.note_run(s, pos)
         for added, (_, after) in pairs:                    # and after it
             s.submit(S.OP_NOTIFY_RECORD, 0, a0=after)
             added.submit(S.OP_NOTIFY_WAIT, 0, a0=after)

@@ -35,6 +35,7 @@ _model_ids = itertools.count(1)
 _sw_event_ids = itertools.count(0)     # software capture events' pool ids (dumps' event_id)
 SW_EVENT_BYTES = 8                     # a software capture event's slot (its task writes 1 byte)
 ARGS_CHUNK = 1 << 20            # largest args chunk; chunks start at 4 KiB and double
+RUNS_TRIM_AT = 64               # CaptureModel.note_run: runs kept before completed ones go
 INITIAL_RING = 64               # SQEs a root model's capture stream holds before it first grows
 INITIAL_RING_SUB = 8            # ... and a sub-model's: a cond branch holds a few tasks, and a
                                 # SWITCH may have 1,000 of them (64-SQE rings: 4 MiB of pool
@@ -258,7 +259,7 @@ class CaptureModel:
                  "taskgrp_err", "cond_handles", "capture_progress", "begun_at", "invalidated_by",
                  "staged_updates", "last_debug_lines", "slots", "last_run_stream",
                  "seq_runs", "seq_last", "next_seq", "task_cfgs", "ext_records", "ext_waits",
-                 "destroy_callbacks", "sw_events", "_default_conds")
+                 "destroy_callbacks", "sw_events", "_default_conds", "_runs_trim_at")
 
     normal = False
     """True for a model built with aclmdlRIBuildBegin (``BuildModel``, RT_MODEL_NORMAL); a
@@ -294,6 +295,7 @@ class CaptureModel:
         self.sqcq = 0
         self.runs: deque = deque()             # (exe stream, position of its EndGraph wait) of
         self.last_run_stream = None            # launches not yet seen complete; the latest one's
+        self._runs_trim_at = RUNS_TRIM_AT      # note_run drops completed runs at this length
         self.engine_id = -1
         self.name = ""
         self.args_chunks: list[int] = []
@@ -417,6 +419,17 @@ class CaptureModel:
         return addr
 
     # ---- execution bookkeeping ----
+    def note_run(self, s, pos: int) -> None:
+        """A launch on ``s`` whose EndGraph wait is at ``pos``: the newest run in flight. The
+        completed runs at the front are dropped each time the list doubles (at least
+        ``RUNS_TRIM_AT``), so a launch pays O(1) amortised however many are queued."""
+        runs = self.runs
+        if len(runs) >= self._runs_trim_at:
+            self.running()
+            self._runs_trim_at = max(RUNS_TRIM_AT, 2 * len(runs))
+        runs.append((s, pos))
+        self.last_run_stream = s
+
     def running(self) -> bool:
         """Has some launch not yet passed its EndGraph wait (refCount_ != 0)?"""
         sqs, runs = self.device.state.sqs, self.runs

@@ -131,6 +131,23 @@ def test_repeated_execution_is_asynchronous_and_ordered(dev0):
         assert u32(x)[0] == v
 
 
+def test_runs_in_flight_stay_bounded_over_many_launches(dev0):
+    """A model keeps one entry per launch not yet seen complete (refCount_); completed ones are
+    dropped as the list doubles, so 5,000 launches through a full ring keep at most twice what
+    is in flight, and after a synchronize the model is not running."""
+    mh, s, x = captured(("EasyOPf",))
+    m = model(mh)
+    depth = m.device.profile.rtsq_depth                    # the exe stream's ring
+    most = 0
+    for _ in range(5_000):
+        assert acl.mdl.ri_execute_async(mh, s) == OK
+        most = max(most, len(m.runs))
+    assert most <= max(M.RUNS_TRIM_AT, depth)              # 2 x (depth / 2 launches in flight)
+    assert acl.rt.synchronize_stream(s) == OK
+    assert not m.running() and len(m.runs) == 0
+    assert u32(x)[0] == 5_000
+
+
 def test_replay_returns_before_the_graph_finishes(dev0):
     mh, s, x = captured(("LongOPf",))
     t0 = host_ns()
