@@ -9,9 +9,10 @@ checks here and then calls :func:`submit_kernel`: the sticky context failure, la
 check, the SIMT shared-memory check, the kernel-injection hook (:data:`KERNEL_HOOK`), and the SQE
 (on a capturing stream written straight into its capture stream, else ``Stream.submit``).
 
-``launch_kernel`` is the capture-benchmark hot path: its handle checks read the registry's raw
-lookup (``Registry.entry``) and its context resolution is inline, with the same checks in the same
-order as the general path. Check orders and argument forms: :mod:`.api_kernel`.
+``launch_kernel`` is the capture-benchmark hot path: its handle checks read the registry's
+per-kind lookups (``Registry.function`` / ``Registry.stream``) and its context resolution is
+inline, with the same checks in the same order as the general path. Check orders and argument
+forms: :mod:`.api_kernel`.
 """
 from __future__ import annotations
 
@@ -325,16 +326,14 @@ def launch_kernel(func, num_blocks, args_ptr, args_size, stream):
     if not func or not args_ptr:
         return E_ACL
     try:
-        entry = RT.handles.entry
-        ent = entry(func)
-        if ent is None or ent[0] != "function":
+        handles = RT.handles
+        k = handles.function(func)
+        if k is None:
             return E_HANDLE
-        k = ent[1]
         if stream:
-            ent = entry(stream)
-            if ent is None or ent[0] != "stream":
+            s = handles.stream(stream)
+            if s is None:
                 return E_HANDLE
-            s = ent[1]
         else:
             s = None
         num_blocks &= 0xFFFFFFFF

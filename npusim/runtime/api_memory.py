@@ -224,12 +224,12 @@ def _stream_of(h):
     if h is None or h == 0:
         return None, ERR.ACL_SUCCESS
     try:
-        ent = RT.handles.entry(h)
+        s = RT.handles.stream(h)
     except TypeError:
         return None, ERR.ACL_ERROR_RT_INVALID_HANDLE
-    if ent is None or ent[0] != "stream":
+    if s is None:
         return None, ERR.ACL_ERROR_RT_INVALID_HANDLE
-    return ent[1], ERR.ACL_SUCCESS
+    return s, ERR.ACL_SUCCESS
 
 
 def memcpy_async(dst, dest_max, src, count, kind, stream) -> int:
