@@ -110,7 +110,7 @@ def _event_and_stream(eh, sh, need_wait_task: bool, refuse_new_mode: bool = Fals
             return None, None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
     # AS.resolve(s), inline: context (107002), default stream, a model's stream (207000)
     tls = RT.tls                              # RT.current_context, inline
-    ctx = tls.context
+    ctx = tls.current                 # curCtx if set, else curRef
     if ctx is None or ctx.destroyed:
         ctx = tls.primary
         if ctx is None or ctx.destroyed:

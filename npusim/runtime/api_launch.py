@@ -341,7 +341,7 @@ def launch_kernel(func, num_blocks, args_ptr, args_size, stream):
         if not num_blocks or not args_size:
             return E_PARAM
         tls = RT.tls                              # RT.current_context, inline
-        ctx = tls.context
+        ctx = tls.current                 # curCtx if set, else curRef
         if ctx is None or ctx.destroyed:
             ctx = tls.primary
             if ctx is None or ctx.destroyed:

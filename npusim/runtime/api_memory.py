@@ -243,7 +243,7 @@ def memcpy_async(dst, dest_max, src, count, kind, stream) -> int:
     if dest_max == 0 or count > dest_max or count < 0:
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     tls = RT.tls                              # RT.current_context, inline
-    ctx = tls.context
+    ctx = tls.current                 # curCtx if set, else curRef
     if ctx is None or ctx.destroyed:
         ctx = tls.primary
         if ctx is None or ctx.destroyed:
@@ -330,7 +330,7 @@ def memset_async(ptr, max_count, value, count, stream) -> int:
     # AS.resolve_same_ctx(s), inline: context (107002), default stream, a model's stream
     # (207000), another context's stream (107003)
     tls = RT.tls                              # RT.current_context, inline
-    ctx = tls.context
+    ctx = tls.current                 # curCtx if set, else curRef
     if ctx is None or ctx.destroyed:
         ctx = tls.primary
         if ctx is None or ctx.destroyed:
