@@ -11,7 +11,7 @@ from . import api_stream as AS
 from .capture import stream_capturing, unsafe_call_blocked
 from .device import DeadlockError
 from .handles import CREATE_HOOKS
-from .hostmem import DEVICE, PAGEABLE, PINNED, host_bytes, in_device_memory, locate
+from .hostmem import DEVICE, PAGEABLE, PINNED, host_bytes, locate
 from .runtime import RT
 from .stream import refused
 
@@ -341,7 +341,9 @@ def memset_async(ptr, max_count, value, count, stream) -> int:
         return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
     elif s.ctx is not ctx:
         return ERR.ACL_ERROR_RT_STREAM_CONTEXT
-    fits = in_device_memory(s.device, ptr, count)      # the stream's device memory: at once
+    # the stream's device memory, at once (``locate(ptr).fits`` for it: devices' ranges are
+    # disjoint); None: not the stream's device memory, ask ``locate``
+    fits = s.device.state.mem.device_fits(ptr, count)
     if fits is None:
         w = locate(ptr)
         if not w.fits(ptr, count):

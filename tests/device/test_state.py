@@ -23,3 +23,25 @@ def test_sync_slots_come_zeroed_across_a_growth_of_the_table():
     assert again == slots[3] and not d.sync[again].any()
     d.sync[extra + 1] = 5                           # a row past the ones handed out
     assert d.alloc_slot() == extra + 1 and not d.sync[extra + 1].any()
+
+
+def test_device_fits_is_allocation_of_and_its_end():
+    """``Memory.device_fits`` (an async memset's one-frame check) answers what the allocation
+    lookup does: None outside device memory, else whether ``[a, a+n)`` lies in one live
+    allocation — at every offset around a few allocations, one of them freed."""
+    import random
+    d = DeviceState(get_profile("Ascend910B"), 1 << 20, 1 << 16)
+    mem = d.mem
+    blocks = [mem.malloc(n) for n in (64, 100, 4096, 512)]
+    mem.free(blocks[1])
+    host = mem.malloc(256, host=True)
+    rnd = random.Random(5)
+    addrs = [b + o for b in blocks + [host] for o in (-1, 0, 1, 63, 64, 99, 100, 511, 4095)]
+    addrs += [mem.dev_base - 1, mem.dev_base + mem.dev_size, 0]
+    for a in addrs:
+        for n in (1, 2, 64, 100, 4096, rnd.randint(1, 5000)):
+            want = None
+            if mem.dev_base <= a < mem.dev_base + mem.dev_size:
+                hit = mem.allocation_of(a)
+                want = hit is not None and a + n <= hit[0] + hit[1]
+            assert mem.device_fits(a, n) == want, (hex(a), n)
