@@ -72,9 +72,10 @@ def _event_and_stream(eh, sh, need_wait_task: bool, refuse_new_mode: bool = Fals
     # _event(eh) and AS.lookup(sh) without their frames (the record / wait hot path)
     if not eh:
         return None, None, ERR.ACL_ERROR_INVALID_PARAM
-    handles = RT.handles
+    handles = RT.handles                  # lookups read as attributes, then called (as in
+    get = handles.event                   # api_launch.launch_kernel: not method-style)
     try:
-        ev = handles.event(eh)
+        ev = get(eh)
     except TypeError:
         ev = None
     if ev is None:
@@ -82,8 +83,9 @@ def _event_and_stream(eh, sh, need_wait_task: bool, refuse_new_mode: bool = Fals
     if sh is None or sh == 0:
         s = None
     else:
+        get = handles.stream
         try:
-            s = handles.stream(sh)
+            s = get(sh)
         except TypeError:
             s = None
         if s is None:
