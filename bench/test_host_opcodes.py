@@ -17,9 +17,10 @@ aclrtStreamWaitEvent eager 377 -> 371, captured 464 -> 458; aclrtRecordEvent eag
 
 Session 6 (one-shift integer range tests in the boundary, per-kind handle lookups, one
 thread-local read for the current context, memset's one-frame device check): launch eager 407 ->
-341, captured 435.5 -> 384.5; record eager 374 -> 333, captured 588 -> 555 (its sync slot is
-zeroed through a memoryview: more opcodes, ~115 ns less); wait eager 371 -> 331, captured 458 ->
-418; memset_async 485 -> 374; memcpy_async 480 -> 432. Opcodes are a proxy: the same session's
+347, captured 435.5 -> 390.5; record eager 374 -> 339, captured 588 -> 561 (its sync slot is
+zeroed through a memoryview: more opcodes, ~115 ns less); wait eager 371 -> 337, captured 458 ->
+424; memset_async 485 -> 374; memcpy_async 480 -> 432 (the handle lookups' last step, reading
+each lookup as an attribute before calling it, costs 6 opcodes and saves ~20 ns a launch). Opcodes are a proxy: the same session's
 wall clock moved ~8-10 % on the 8-stream program, not 12-16 % (the removed opcodes were cheap
 ones; a facade call's RLock, thread-local read and ``pack_into`` are single opcodes).
 """
