@@ -54,6 +54,14 @@ capture 3.58x -> 3.70x, eager launch 3.67x -> 3.68x, memset 2.84x -> 3.07x, memc
 2.53x; the run-to-run spread (+-15 %) is as large as most of these steps. The change in Python
 work per call is exact in ``bench/test_host_opcodes.py`` (a launch: 429 -> 407 opcodes eager,
 451 -> 435 captured).
+
+Session 6 (main and this host layer alternately in fresh interpreters, 5 runs each, medians of the
+same-run ratios to SimPy): 8-stream eager 4.29x -> 4.59x, 8-stream capture 3.29x -> 3.71x,
+1-stream capture 3.92x -> 4.30x, eager launch 4.15x -> 4.39x, memset 2.93x -> 3.67x, memcpy
+3.30x -> 3.37x. Still short of 5x on 8 streams: a launch's host cost is now mostly single opcodes
+that do a lot (the facade's RLock ~80 ns, ``pack_into`` ~115 ns, one thread-local read ~30 ns)
+and three or four Python frames; the captured launch's remaining share is in
+``CaptureStream.append_kernel`` / ``_appended`` (``runtime/model.py``).
 """
 from __future__ import annotations
 

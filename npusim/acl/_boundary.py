@@ -70,8 +70,8 @@ normalisation) is caught here, recorded in :data:`ESCAPES` (function, arguments,
 returned as ``ACL_ERROR_RT_INTERNAL_ERROR`` (507000) with ``None`` outputs. It is a bug:
 ``tests/acl/test_facade_fuzz.py`` fails on any escape not on its list of known runtime bugs.
 
-Cost: the generated wrapper tests ``type(x) is int`` (and the range) of every integer argument in
-one expression; only a value that fails it takes the general path.
+Cost: the generated wrapper tests ``type(x) is int`` (and the range, one shift: ``_in_range``) of
+every integer argument in one expression; only a value that fails it takes the general path.
 """
 from __future__ import annotations
 
@@ -144,6 +144,15 @@ def _as_int(v):
         return None
 
 
+def _in_range(lo: int, hi: int) -> str:
+    """The fast test of an int ``{p}`` in ``lo..hi``, a range of 2**k values starting at ``lo``
+    (every C integer type's): ``not ({p} - lo) >> k`` — one shift where a chained comparison
+    takes three tests (a value below ``lo`` shifts to -1, one above ``hi`` to >= 1)."""
+    bits = (hi - lo + 1).bit_length() - 1
+    assert hi - lo + 1 == 1 << bits, (lo, hi)
+    return f"not {{p}} >> {bits}" if lo == 0 else f"not ({{p}} + {-lo}) >> {bits}"
+
+
 def _int_kind(name: str, lo: int, hi: int) -> Kind:
     def norm(v, spec):
         if v is None and spec.optional:
@@ -152,7 +161,7 @@ def _int_kind(name: str, lo: int, hi: int) -> Kind:
         if i is None or not lo <= i <= hi:
             raise _Refused(spec.code)
         return i
-    return Kind(name, f"(type({{p}}) is int and {lo} <= {{p}} <= {hi})", norm)
+    return Kind(name, f"(type({{p}}) is int and {_in_range(lo, hi)})", norm)
 
 
 U32 = _int_kind("u32", 0, 2 ** 32 - 1)
@@ -179,7 +188,7 @@ def _pointer(v, spec=None):
     return i - 2 ** 64 if i >= 2 ** 63 else i
 
 
-POINTER = Kind("pointer", "(type({p}) is int and 0 <= {p} < 9223372036854775808)", _pointer)
+POINTER = Kind("pointer", f"(type({{p}}) is int and {_in_range(0, 2 ** 63 - 1)})", _pointer)
 
 
 def _blocks(v, spec):
@@ -187,7 +196,7 @@ def _blocks(v, spec):
     return i if i is not None and 0 <= i <= BLOCKS_MAX else 0
 
 
-BLOCKS = Kind("blocks", f"(type({{p}}) is int and 0 <= {{p}} <= {BLOCKS_MAX})", _blocks)
+BLOCKS = Kind("blocks", f"(type({{p}}) is int and {_in_range(0, BLOCKS_MAX)})", _blocks)
 
 
 def _string(v, spec):
@@ -577,6 +586,20 @@ def spec_of(fname: str, pname: str) -> Spec:
     return s
 
 
+def _fail_check(outputs: int, tup: str) -> str:
+    """The generated lines that tell the linter of a failed call (``r`` is the result): a
+    code-only function's result is its code, so success costs one test; with outputs the code is
+    the tuple's last item (a non-tuple result is taken as the code either way)."""
+    if outputs < 0:                      # the object itself: no code
+        return ""
+    if outputs == 0:
+        return (f"            if r:\n"
+                f"                _on_fail(_name, r[-1] if r.__class__ is tuple else r, {tup})\n")
+    return (f"            c = r[-1] if r.__class__ is tuple else r\n"
+            f"            if c:\n"
+            f"                _on_fail(_name, c, {tup})\n")
+
+
 def wrap(name: str, attr: str, fn, outputs: int, raw=None):
     """A wrapper of ``fn`` (a facade function named ``name``) with ``fn``'s signature that
     normalises its arguments by kind: one generated ``def`` per function.
@@ -630,9 +653,7 @@ def wrap(name: str, attr: str, fn, outputs: int, raw=None):
                 f"                return _escaped(_name, _outputs, {tup}, e)\n"
                 f"            finally:\n"
                 f"                _release()\n"
-                + (f"            c = r[-1] if r.__class__ is tuple else r\n"
-                   f"            if c:\n"
-                   f"                _on_fail(_name, c, {tup})\n" if outputs >= 0 else "") +
+                + _fail_check(outputs, tup) +
                 f"            return r\n"
                 f"        try:\n"
                 f"            return _fn({arglist})\n"

@@ -253,11 +253,24 @@ class Memory:
             return None
         return self.to_addr(self._lo[i]), self._hi[i] - self._lo[i]
 
+    def device_fits(self, a: int, n: int):
+        """``hostmem.locate(a).fits(a, n)`` for this device's memory in one frame (an async
+        memset's hot path): None when ``a`` is not in device memory, else does ``[a, a+n)`` lie
+        inside one live allocation (``allocation_of(a)`` and its end, read as
+        ``device_pair_fits`` reads them)?"""
+        base = self.dev_base
+        if not base <= a < base + self.dev_size:
+            return None
+        off = a - base
+        hi = self._hi
+        i = bisect.bisect_right(self._lo, off) - 1
+        return i >= 0 and off < hi[i] and off + n <= hi[i]
+
     def device_pair_fits(self, a: int, b: int, n: int) -> bool:
         """Do ``[a, a+n)`` and ``[b, b+n)`` both lie in device memory, each inside one live
-        allocation? ``hostmem.in_device_memory(a, n) and in_device_memory(b, n)`` in one frame
-        (an async device-to-device copy's hot path): a device address's allocation is in the
-        device region, so ``addr + n <= start + size`` is ``off + n <= _hi[i]``."""
+        allocation? ``bool(device_fits(a, n) and device_fits(b, n))`` in one frame (an async
+        device-to-device copy's hot path): a device address's allocation is in the device
+        region, so ``addr + n <= start + size`` is ``off + n <= _hi[i]``."""
         base = self.dev_base
         end = base + self.dev_size
         if not (base <= a < end and base <= b < end):

@@ -72,24 +72,24 @@ def _event_and_stream(eh, sh, need_wait_task: bool, refuse_new_mode: bool = Fals
     # _event(eh) and AS.lookup(sh) without their frames (the record / wait hot path)
     if not eh:
         return None, None, ERR.ACL_ERROR_INVALID_PARAM
-    entry = RT.handles.entry
+    handles = RT.handles                  # lookups read as attributes, then called (as in
+    get = handles.event                   # api_launch.launch_kernel: not method-style)
     try:
-        ent = entry(eh)
+        ev = get(eh)
     except TypeError:
-        ent = None
-    if ent is None or ent[0] != "event":
+        ev = None
+    if ev is None:
         return None, None, ERR.ACL_ERROR_RT_INVALID_HANDLE
-    ev = ent[1]
     if sh is None or sh == 0:
         s = None
     else:
+        get = handles.stream
         try:
-            ent = entry(sh)
+            s = get(sh)
         except TypeError:
-            ent = None
-        if ent is None or ent[0] != "stream":
+            s = None
+        if s is None:
             return None, None, ERR.ACL_ERROR_RT_INVALID_HANDLE
-        s = ent[1]
     if ev.flag == ACL_EVENT_DEVICE_USE_ONLY:
         return None, None, ERR.ACL_ERROR_RT_PARAM_INVALID
     if ev.flag & ACL_EVENT_IPC and s is not None and stream_capturing(s):
@@ -97,21 +97,22 @@ def _event_and_stream(eh, sh, need_wait_task: bool, refuse_new_mode: bool = Fals
     if need_wait_task and not ev.flag & _WAITABLE:        # ev.has_wait_task, inline
         return None, None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
     if op:
-        external = op_flag == ACL_EVENT_RECORD_EXTERNAL
+        external = op_flag == ACL_EVENT_RECORD_EXTERNAL     # (== ACL_EVENT_WAIT_EXTERNAL)
         if external and (not ev.new_mode or ev.flag != ACL_EVENT_SYNC):
             return None, None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
-        cur = ev.record_flag if op == "record" else ev.wait_flag
-        if cur is not None and cur != op_flag:
-            return None, None, ERR.ACL_ERROR_RT_PARAM_INVALID
-        if op == "record":
+        if op == "record":                      # the flag: not fixed yet (None), or this one
+            if ev.record_flag not in (None, op_flag):
+                return None, None, ERR.ACL_ERROR_RT_PARAM_INVALID
             ev.record_flag = op_flag
         else:
+            if ev.wait_flag not in (None, op_flag):
+                return None, None, ERR.ACL_ERROR_RT_PARAM_INVALID
             ev.wait_flag = op_flag
         if external and s is not None and s.capture is not None and s.capture.model.sub:
             return None, None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
     # AS.resolve(s), inline: context (107002), default stream, a model's stream (207000)
     tls = RT.tls                              # RT.current_context, inline
-    ctx = tls.context
+    ctx = tls.current                 # curCtx if set, else curRef
     if ctx is None or ctx.destroyed:
         ctx = tls.primary
         if ctx is None or ctx.destroyed:
@@ -130,8 +131,8 @@ def _event_and_stream(eh, sh, need_wait_task: bool, refuse_new_mode: bool = Fals
         return None, None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
     if s.ctx is not ctx:
         return None, None, ERR.ACL_ERROR_RT_STREAM_CONTEXT
-    if s.ctx.failure_code:
-        return None, None, s.ctx.failure_code
+    if ctx.failure_code:
+        return None, None, ctx.failure_code
     return ev, s, ERR.ACL_SUCCESS
 
 

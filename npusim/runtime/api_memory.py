@@ -11,7 +11,7 @@ from . import api_stream as AS
 from .capture import stream_capturing, unsafe_call_blocked
 from .device import DeadlockError
 from .handles import CREATE_HOOKS
-from .hostmem import DEVICE, PAGEABLE, PINNED, host_bytes, in_device_memory, locate
+from .hostmem import DEVICE, PAGEABLE, PINNED, host_bytes, locate
 from .runtime import RT
 from .stream import refused
 
@@ -224,12 +224,12 @@ def _stream_of(h):
     if h is None or h == 0:
         return None, ERR.ACL_SUCCESS
     try:
-        ent = RT.handles.entry(h)
+        s = RT.handles.stream(h)
     except TypeError:
         return None, ERR.ACL_ERROR_RT_INVALID_HANDLE
-    if ent is None or ent[0] != "stream":
+    if s is None:
         return None, ERR.ACL_ERROR_RT_INVALID_HANDLE
-    return ent[1], ERR.ACL_SUCCESS
+    return s, ERR.ACL_SUCCESS
 
 
 def memcpy_async(dst, dest_max, src, count, kind, stream) -> int:
@@ -243,7 +243,7 @@ def memcpy_async(dst, dest_max, src, count, kind, stream) -> int:
     if dest_max == 0 or count > dest_max or count < 0:
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     tls = RT.tls                              # RT.current_context, inline
-    ctx = tls.context
+    ctx = tls.current                 # curCtx if set, else curRef
     if ctx is None or ctx.destroyed:
         ctx = tls.primary
         if ctx is None or ctx.destroyed:
@@ -330,7 +330,7 @@ def memset_async(ptr, max_count, value, count, stream) -> int:
     # AS.resolve_same_ctx(s), inline: context (107002), default stream, a model's stream
     # (207000), another context's stream (107003)
     tls = RT.tls                              # RT.current_context, inline
-    ctx = tls.context
+    ctx = tls.current                 # curCtx if set, else curRef
     if ctx is None or ctx.destroyed:
         ctx = tls.primary
         if ctx is None or ctx.destroyed:
@@ -341,7 +341,9 @@ def memset_async(ptr, max_count, value, count, stream) -> int:
         return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
     elif s.ctx is not ctx:
         return ERR.ACL_ERROR_RT_STREAM_CONTEXT
-    fits = in_device_memory(s.device, ptr, count)      # the stream's device memory: at once
+    # the stream's device memory, at once (``locate(ptr).fits`` for it: devices' ranges are
+    # disjoint); None: not the stream's device memory, ask ``locate``
+    fits = s.device.state.mem.device_fits(ptr, count)
     if fits is None:
         w = locate(ptr)
         if not w.fits(ptr, count):

@@ -33,9 +33,19 @@ class Registry:
 
     def __init__(self):
         self._live: dict[int, tuple[str, object]] = {}
+        self._of_kind: dict[str, dict[int, object]] = {k: {} for k in _KIND_BASE}
+        """The same live handles split by kind (``add`` and ``remove`` keep both): one lookup
+        answers "a live handle of this kind" without testing the kind."""
         self.entry = self._live.get
         """``entry(h)`` -> ``(kind, obj)`` of a live handle, else None: the raw lookup for hot
         paths that test the kind themselves (a bound ``dict.get``, so no Python frame)."""
+        self.stream = self._of_kind["stream"].get
+        self.event = self._of_kind["event"].get
+        self.function = self._of_kind["function"].get
+        """``stream(h)`` / ``event(h)`` / ``function(h)`` -> the live object of that kind with
+        handle ``h``, else None (NULL, stale, or another kind's handle): the hot paths' lookups
+        (bound ``dict.get``s: no Python frame, no kind test; an unhashable ``h`` raises
+        TypeError, as ``entry`` does)."""
         self._counters = {k: itertools.count(1) for k in _KIND_BASE}
         self._lock = threading.Lock()
 
@@ -43,6 +53,7 @@ class Registry:
         with self._lock:
             h = _KIND_BASE[kind] + next(self._counters[kind]) * _STRIDE
             self._live[h] = (kind, obj)
+            self._of_kind[kind][h] = obj
         obj.handle = h
         if CREATE_HOOKS:
             for hook in CREATE_HOOKS:
@@ -50,17 +61,17 @@ class Registry:
         return h
 
     def remove(self, h: int) -> None:
-        self._live.pop(h, None)
+        ent = self._live.pop(h, None)
+        if ent is not None:
+            self._of_kind[ent[0]].pop(h, None)
 
     def get(self, kind: str, h):
         """(obj, 0) for a live handle of this kind, (None, 0) for NULL, else (None, 107017)."""
         if h is None or h == 0:
             return None, ERR.ACL_SUCCESS
         try:
-            k, obj = self._live[h]
+            obj = self._of_kind[kind][h]
         except (KeyError, TypeError):
-            return None, ERR.ACL_ERROR_RT_INVALID_HANDLE
-        if k != kind:
             return None, ERR.ACL_ERROR_RT_INVALID_HANDLE
         return obj, ERR.ACL_SUCCESS
 
@@ -72,7 +83,9 @@ class Registry:
         return out
 
     def live(self, kind: str) -> list:
-        return [o for k, o in list(self._live.values()) if k == kind]
+        return list(self._of_kind.get(kind, {}).values())
 
     def clear(self) -> None:
         self._live.clear()
+        for d in self._of_kind.values():
+            d.clear()

@@ -53,18 +53,6 @@ def locate(addr) -> Where:
     return Where(UNKNOWN)
 
 
-def in_device_memory(dev, addr: int, n: int):
-    """The hot path of ``locate(addr).fits(addr, n)`` for device memory of ``dev`` (the stream's
-    device, the usual case of an async copy or memset): True / False when ``addr`` lies in
-    ``dev``'s device range (devices' ranges are disjoint, so ``locate`` would find ``dev``), None
-    when it does not (ask ``locate``)."""
-    mem = dev.state.mem
-    if not mem.dev_base <= addr < mem.dev_base + mem.dev_size:
-        return None
-    a = mem.allocation_of(addr)
-    return a is not None and addr + n <= a[0] + a[1]
-
-
 def host_bytes(w: Where, addr: int, n: int) -> np.ndarray:
     """A uint8 view of ``n`` bytes at ``addr`` (the caller checked ``w.fits``)."""
     if w.kind == PAGEABLE:

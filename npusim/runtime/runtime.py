@@ -27,8 +27,13 @@ class _ThreadState(threading.local):
     (``spec/aclgraph.md`` §3.2): captures begun per mode and the exchanged mode."""
 
     def __init__(self):
-        self.context = None
-        self.primary = None
+        self._context = None
+        self._primary = None
+        self.current = None
+        """``context`` if set, else ``primary``: what :attr:`Runtime.current_context` and the
+        hot paths' inline copies of it read first (one read of this thread-local object instead
+        of two). Derived, never assigned elsewhere: the ``context`` and ``primary`` setters
+        keep it."""
         self.capture_refs = [0, 0, 0]     # captures this thread began, per mode
         self.exchange_mode = 0            # aclmdlRICaptureThreadExchangeMode (GLOBAL)
         self.recent_error = None          # aclGetRecentErrMsg: the last failure's text
@@ -36,6 +41,27 @@ class _ThreadState(threading.local):
         self.last_error = 0               # aclrtGetLastError: the last runtime code returned
         self.last_bound_task = None       # (host time, task id) of the last task this thread
         #                                   wrote into a built model (aclrtGetThreadLastTaskId)
+
+    @property
+    def context(self):
+        """curCtx: the context this thread set (aclrtSetCurrentContext / CreateContext)."""
+        return self._context
+
+    @context.setter
+    def context(self, ctx) -> None:
+        self._context = ctx
+        self.current = ctx if ctx is not None else self._primary
+
+    @property
+    def primary(self):
+        """curRef: the primary context of the device this thread set (aclrtSetDevice)."""
+        return self._primary
+
+    @primary.setter
+    def primary(self, ctx) -> None:
+        self._primary = ctx
+        if self._context is None:
+            self.current = ctx
 
     def explain(self, detail: str) -> None:
         """The runtime's reason for the failure the current call is about to return (the
@@ -211,7 +237,7 @@ class Runtime:
     def current_context(self):
         """curCtx if still valid, else the referenced primary context if still valid."""
         tls = self.tls
-        ctx = tls.context
+        ctx = tls.current                   # curCtx if set, else curRef
         if ctx is not None and not ctx.destroyed:
             return ctx
         ctx = tls.primary

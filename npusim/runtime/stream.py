@@ -223,9 +223,12 @@ class Stream(SqStream):
     def submit_kernel(self, a0: int, a1: int, a2: int, a3: int, blocks: int) -> int:
         """``submit(OP_KERNEL, host_kernel_launch_ns, a0, a1, a2, a3, 0, blocks)``: an eager
         launch's hot path, for a caller that saw the stream neither capturing nor updating a
-        task group (``api_launch.launch_kernel`` tests both before it calls this). With room in
-        the ring (no wait can be due), not bound and nothing recorded, the row is packed here
-        (``DeviceState.push`` inline); anything else goes through ``submit``."""
+        task group (``api_launch.launch_kernel`` tests both before it calls this) and whose
+        body ``a0`` is a kernel's ``kid``: a kernel-table id (never removed from the table), or
+        -1 before a kernel is bound, whose entry test then reads the last entry and at most
+        calls ``TABLE.ensure(-1)``, a no-op, as ``DeviceState.push`` does. With room in the ring (no wait can be due), not bound and nothing recorded, the
+        row is packed here (``DeviceState.push`` inline); anything else goes through
+        ``submit``."""
         if self.room <= 0 or self.bound is not None or REC.on:
             return self.submit(_OP_KERNEL, self.device.timing.host_kernel_launch_ns, a0, a1,
                                a2, a3, 0, blocks)
@@ -239,8 +242,7 @@ class Stream(SqStream):
         t = host + timing.doorbell_ns
         task_id = self.task_seq & 0xFFFF
         self.task_seq += 1
-        entries = _TABLE.entries                # a lazy kernel body is built before its SQE
-        if not 0 <= a0 < len(entries) or entries[a0].func is None:
+        if _TABLE.entries[a0].func is None:     # a lazy kernel body is built before its SQE
             _TABLE.ensure(a0)
         st = dev.state
         q = self.sq

@@ -293,3 +293,43 @@ def test_full_device_reset_clears_a_stop_mode_failure(dev0):
     acl.rt.reset_device(0)
     acl.rt.set_device(0)
     assert acl.rt.synchronize_stream(None) == acl.ACL_SUCCESS
+
+
+def test_thread_current_context_follows_every_context_change(dev0):
+    """``RT.tls.current`` (curCtx if set, else curRef: the one read of the launch / record /
+    copy hot paths) is derived by the ``context`` / ``primary`` setters, so every change of
+    either shows in it, and the hot paths resolve the same context as ``RT.current_context``:
+    set_device, create / set / destroy context, reset_device, and a fresh thread."""
+    from npusim.runtime.runtime import RT, _ThreadState
+
+    t = _ThreadState()
+    assert t.current is None
+    t.primary = "p"
+    assert t.current == "p"
+    t.context = "c"
+    assert t.current == "c"
+    t.primary = "q"                          # curCtx set: it stays the current one
+    assert t.current == "c" and t.primary == "q"
+    t.context = None
+    assert t.current == "q"
+
+    def agree():
+        cur = RT.current_context
+        assert RT.tls.current is cur or RT.tls.current.destroyed
+        return cur
+    prim = agree()
+    assert prim is not None and prim.primary
+    ctx = acl.rt.create_context(0)[0]
+    c = agree()
+    assert c is not prim and not c.primary
+    s = acl.rt.create_stream()[0]
+    assert acl.rt.synchronize_stream(s) == acl.ACL_SUCCESS
+    assert acl.rt.set_current_context(ctx) == acl.ACL_SUCCESS
+    assert agree() is c
+    assert acl.rt.destroy_stream(s) == acl.ACL_SUCCESS
+    assert acl.rt.destroy_context(ctx) == acl.ACL_SUCCESS
+    assert agree() is None                   # create_context dropped curRef: no context
+    assert acl.rt.memset_async(8, 8, 0, 8, None) == acl.ACL_ERROR_RT_CONTEXT_NULL
+    assert acl.rt.set_device(0) == acl.ACL_SUCCESS
+    assert agree() is prim
+    assert in_fresh_thread(lambda: (RT.tls.current, RT.current_context)) == (None, None)

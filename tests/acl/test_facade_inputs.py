@@ -290,3 +290,23 @@ def test_an_escaping_exception_is_recorded_and_returned_as_507000(env, monkeypat
     assert wrapped(np.int64(env["stream"])) == (None, acl.ACL_ERROR_RT_INTERNAL_ERROR)
     assert [(n, type(x).__name__) for n, _, x in B.ESCAPES] == [("acl.rt.fake", "RuntimeError")] * 2
     B.ESCAPES.clear()
+
+
+def test_integer_kinds_fast_test_is_their_range():
+    """The generated wrapper's fast test of an integer kind (one shift, ``_boundary._in_range``)
+    accepts exactly the ints of the kind's C range — the values the general path would pass
+    through unchanged — at and around both ends and far outside them; bools and int subclasses
+    take the general path."""
+    ranges = {B.U32: (0, 2 ** 32 - 1), B.U64K: (0, 2 ** 64 - 1), B.SIZE: (0, 2 ** 64 - 1),
+              B.I32: (-2 ** 31, 2 ** 31 - 1), B.ENUM: (-2 ** 31, 2 ** 31 - 1),
+              B.POINTER: (0, 2 ** 63 - 1), B.BLOCKS: (0, B.BLOCKS_MAX)}
+    for kind, (lo, hi) in ranges.items():
+        fast = eval("lambda p: " + kind.fast.format(p="p"))   # noqa: S307 -- our own table
+        for v in (lo, hi, lo - 1, hi + 1, lo + 1, hi - 1, 0, -1, 1, 2 ** 63, 2 ** 64, -2 ** 64,
+                  2 ** 100, -2 ** 100):
+            assert bool(fast(v)) == (lo <= v <= hi), (kind.name, v)
+        assert not fast(True) and not fast(False)
+
+        class Sub(int):
+            pass
+        assert not fast(Sub(lo))

@@ -489,3 +489,51 @@ def test_contention_with_kernels_launched_from_real_threads():
     assert len(span) == 1
     assert int(rows["end"].max() - rows["start"].min()) == 4 * k * span.pop()
     ns.configure(contention=False)
+
+
+def test_registry_kind_lookups_follow_add_remove_and_clear():
+    """``Registry.stream`` / ``event`` / ``function`` (the hot paths' per-kind lookups) answer
+    exactly what ``entry`` and ``get`` answer: a removed or cleared handle is gone from both, a
+    handle of another kind is not found, and a destroyed stream or event is refused by the
+    record / wait / launch paths that use them (107017)."""
+    from npusim.runtime.handles import Registry
+
+    class Obj:
+        handle = 0
+    reg = Registry()
+    s, e = Obj(), Obj()
+    hs, he = reg.add("stream", s), reg.add("event", e)
+    assert reg.stream(hs) is s and reg.event(he) is e and reg.entry(hs) == ("stream", s)
+    assert reg.stream(he) is None and reg.function(hs) is None       # another kind's handle
+    assert reg.get("event", hs) == (None, acl.ACL_ERROR_RT_INVALID_HANDLE)
+    assert reg.live("stream") == [s] and reg.counts() == {"stream": 1, "event": 1}
+    reg.remove(hs)
+    assert reg.stream(hs) is None and reg.entry(hs) is None and reg.live("stream") == []
+    assert reg.get("stream", hs) == (None, acl.ACL_ERROR_RT_INVALID_HANDLE)
+    reg.remove(hs)                                                    # twice: a no-op
+    reg.clear()
+    assert reg.event(he) is None and reg.entry(he) is None and reg.counts() == {}
+
+    # the facade: destroyed handles are refused by the hot paths
+    acl.init()
+    acl.rt.set_device(0)
+    st = out(acl.rt.create_stream())
+    ev = out(acl.rt.create_event_ex_with_flag(acl.ACL_EVENT_SYNC))
+    assert acl.rt.record_event(ev, st) == OK
+    assert acl.rt.stream_wait_event(st, ev) == OK
+    assert acl.rt.synchronize_stream(st) == OK
+    assert acl.rt.destroy_event(ev) == OK
+    assert acl.rt.record_event(ev, st) == acl.ACL_ERROR_RT_INVALID_HANDLE
+    assert acl.rt.stream_wait_event(st, ev) == acl.ACL_ERROR_RT_INVALID_HANDLE
+    ev2 = out(acl.rt.create_event_ex_with_flag(acl.ACL_EVENT_SYNC))
+    assert acl.rt.destroy_stream(st) == OK
+    assert acl.rt.record_event(ev2, st) == acl.ACL_ERROR_RT_INVALID_HANDLE
+    lib = out(acl.rt.binary_load_from_file(ns.samples.binary_path()))
+    f = out(acl.rt.binary_get_function(lib, "EasyOPf"))
+    args = out(acl.rt.malloc(64, 0))
+    assert acl.rt.launch_kernel(f, 1, args, 8, st) == acl.ACL_ERROR_RT_INVALID_HANDLE
+    assert acl.rt.launch_kernel(ev2, 1, args, 8, None) == acl.ACL_ERROR_RT_INVALID_HANDLE
+    assert acl.rt.binary_unload(lib) == OK
+    assert acl.rt.launch_kernel(f, 1, args, 8, None) == acl.ACL_ERROR_RT_INVALID_HANDLE
+    assert acl.rt.destroy_event(ev2) == OK
+    assert acl.rt.free(args) == OK
