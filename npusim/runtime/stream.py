@@ -226,9 +226,9 @@ class Stream(SqStream):
         task group (``api_launch.launch_kernel`` tests both before it calls this) and whose
         body ``a0`` is a kernel's ``kid``: a kernel-table id (never removed from the table), or
         -1 before a kernel is bound, whose entry test then reads the last entry and at most
-        calls ``TABLE.ensure(-1)``, a no-op, as ``DeviceState.push`` does. With room in the ring (no wait can be due), not bound and nothing recorded, the
-        row is packed here (``DeviceState.push`` inline); anything else goes through
-        ``submit``."""
+        calls ``TABLE.ensure(-1)``, a no-op, as ``DeviceState.push`` does. With room in the
+        ring (no wait can be due), not bound and nothing recorded, the row is packed here
+        (``DeviceState.push`` inline); anything else goes through ``submit``."""
         if self.room <= 0 or self.bound is not None or REC.on:
             return self.submit(_OP_KERNEL, self.device.timing.host_kernel_launch_ns, a0, a1,
                                a2, a3, 0, blocks)
