@@ -153,13 +153,15 @@ _SHORT = 512        # bytes: shorter fills are inline loops, longer ones libc me
 _AHEAD = 4          # SQEs of an SQ prefetched ahead of its head when it is re-keyed
 
 # ---- the scheduler's own structures (built by each run, in one scratch array) ----
-# tree: int64 [_NB + 5 * capmax + 1], capmax the power of two >= nsq: a tournament (winner)
-# tree over the runnable SQs, one leaf each. tree[0] = cap, the leaves in use (a power of two,
-# doubled when they run out); node i in 1 .. 2cap-1 is the pair tree[_NB + 2i], tree[_NB + 2i + 1]
-# = (key, SQ) of the SQ winning its subtree, its key the SQ's next start (leaf cap + j: the SQ
-# on leaf j, or (INF, nsq) when the leaf is free); tree[1] is where the free-leaf stack starts:
-# its size, then the free leaves.
+# tree: int64 [_NB + (2 * _NW + 1) * capmax + 1], capmax the power of two >= nsq: a tournament
+# (winner) tree over the runnable SQs, one leaf each. tree[0] = cap, the leaves in use (a power
+# of two, doubled when they run out); node i in 1 .. 2cap-1 is the _NW words from
+# tree[_NB + _NW * i]: (key, SQ) of the SQ winning its subtree, its key the SQ's next start, then
+# the earliest key of the rest of the subtree (the runner-up's; the root's is a turn's limit)
+# (leaf cap + j: the SQ on leaf j, or (INF, nsq), and INF for the rest); tree[1] is where the
+# free-leaf stack starts: its size, then the free leaves.
 _NB = 2
+_NW = 4             # words per node: key, SQ, runner-up key, one unused (32-byte nodes)
 # sch: int64 [nsq, SCH_COLS], per SQ:
 L_ON = 0            # the waiter list it is on (a sync slot, or the memory list), -1 none
 L_NEXT, L_PREV = 1, 2       # its neighbours on that list, -1 none
@@ -804,7 +806,7 @@ def _op_sqe_update(e, sqs, pool, tree, sch):
     pool[e.a1] = pool[e.a0]
     cap = tree[0]
     for j in range(cap):
-        n = _NB + 2 * (cap + j)
+        n = _NB + _NW * (cap + j)
         a = tree[n + 1]
         if tree[n] < INF and _head_row(sqs, a) == e.a1:
             _t_set(tree, sch, a, _next_start(sqs, pool, sch, a), True)
@@ -965,9 +967,10 @@ def _t_grow(tree, sch):
     cap = tree[0]
     fb = tree[1]
     for j in range(cap):
-        o, n = _NB + 2 * (cap + j), _NB + 2 * (2 * cap + j)
-        tree[n], tree[n + 1] = tree[o], tree[o + 1]
-        tree[n + 2 * cap], tree[n + 2 * cap + 1] = INF, sch.shape[0]
+        o, n = _NB + _NW * (cap + j), _NB + _NW * (2 * cap + j)
+        tree[n], tree[n + 1], tree[n + 2] = tree[o], tree[o + 1], INF
+        f = n + _NW * cap
+        tree[f], tree[f + 1], tree[f + 2] = INF, sch.shape[0], INF
         tree[fb + 1 + j] = 2 * cap - 1 - j
     tree[fb] = cap
     tree[0] = 2 * cap
@@ -978,9 +981,12 @@ def _t_grow(tree, sch):
 def _t_rebuild(tree):
     """Every inner node from the leaves."""
     for i in range(tree[0] - 1, 0, -1):
-        n, l, r = _NB + 2 * i, _NB + 4 * i, _NB + 4 * i + 2
-        w = r if _t_later(tree[l], tree[l + 1], tree[r], tree[r + 1]) else l
+        n, l, r = _NB + _NW * i, _NB + _NW * 2 * i, _NB + _NW * (2 * i + 1)
+        w, o = l, r
+        if _t_later(tree[l], tree[l + 1], tree[r], tree[r + 1]):
+            w, o = r, l
         tree[n], tree[n + 1] = tree[w], tree[w + 1]
+        tree[n + 2] = min(tree[w + 2], tree[o])
 
 
 @njit(cache=True, inline="always")
@@ -988,8 +994,9 @@ def _t_set(tree, sch, a, key, release):
     """SQ ``a`` is runnable from ``key`` on (INF: not runnable): it takes a leaf, or gives its
     leaf back when it is not runnable and ``release`` (a parked SQ keeps its leaf, keyed INF,
     for the wake that is likely to come), and its leaf-to-root path is replayed. Each level
-    meets the (key, SQ) of the sibling subtree's winner, whose address does not depend on the
-    last comparison, so the loads of all levels overlap."""
+    meets the (key, SQ, runner-up key) of the sibling subtree, whose address does not depend on
+    the last comparison, so the loads of all levels overlap; the node's runner-up is the best of
+    the loser's key and the winner side's runner-up."""
     j = sch[a, T_LEAF]
     c = a
     if j < 0:
@@ -1009,28 +1016,26 @@ def _t_set(tree, sch, a, key, release):
         tree[fb + n] = j
         sch[a, T_LEAF] = -1
         c = sch.shape[0]
-    i, kc = tree[0] + j, key
-    tree[_NB + 2 * i], tree[_NB + 2 * i + 1] = kc, c
+    i, kc, k2 = tree[0] + j, key, INF
+    n = _NB + _NW * i
+    tree[n], tree[n + 1], tree[n + 2] = kc, c, k2
     while i > 1:
-        o = _NB + 2 * (i ^ 1)
-        ks, s = tree[o], tree[o + 1]
+        o = _NB + _NW * (i ^ 1)
+        ks, s, ks2 = tree[o], tree[o + 1], tree[o + 2]
         take = _t_later(kc, c, ks, s)
+        k2 = min(ks2, kc) if take else min(k2, ks)
         c = s if take else c
         kc = ks if take else kc
         i >>= 1
-        tree[_NB + 2 * i], tree[_NB + 2 * i + 1] = kc, c
+        n = _NB + _NW * i
+        tree[n], tree[n + 1], tree[n + 2] = kc, c, k2
 
 
 @njit(cache=True, inline="always")
-def _t_second(tree, sch, q):
-    """The earliest key of the runnable SQs other than the top ``q``: the best of the sibling
-    subtrees along ``q``'s path."""
-    i, lim = tree[0] + sch[q, T_LEAF], INF
-    while i > 1:
-        ks = tree[_NB + 2 * (i ^ 1)]
-        lim = ks if ks < lim else lim
-        i >>= 1
-    return lim
+def _t_second(tree):
+    """The earliest key of the runnable SQs other than the top one: the root's runner-up key
+    (kept by every replay, so a turn's limit costs no walk of the top's path)."""
+    return tree[_NB + _NW + 2]
 
 
 @njit(cache=True)
@@ -1084,11 +1089,12 @@ def _build(sqs, pool, tree, sch, lhead, nsq):
         cap *= 2
     tree[0] = cap
     for j in range(cap):
-        tree[_NB + 2 * (cap + j)], tree[_NB + 2 * (cap + j) + 1] = INF, nsq
+        o = _NB + _NW * (cap + j)
+        tree[o], tree[o + 1], tree[o + 2] = INF, nsq, INF
     for a in range(nsq):
         j = sch[a, T_LEAF]
         if j >= 0:
-            o = _NB + 2 * (cap + j)
+            o = _NB + _NW * (cap + j)
             tree[o], tree[o + 1] = _next_start(sqs, pool, sch, a), a
     fb = tree[1]
     tree[fb] = cap - n
@@ -1172,11 +1178,11 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
     capmax = 1
     while capmax < nsq:
         capmax *= 2
-    nh = _NB + 5 * capmax + 1
+    nh = _NB + (2 * _NW + 1) * capmax + 1
     ns = nsq * SCH_COLS
     scratch = np.empty(nh + ns + sync.shape[0] + 1, np.int64)
     tree = _carve(scratch, 0, nh)
-    tree[1] = _NB + 4 * capmax          # the free-leaf stack
+    tree[1] = _NB + 2 * _NW * capmax    # the free-leaf stack
     sch = _carve(scratch, nh, (nsq, SCH_COLS))
     lhead = _carve(scratch, nh + ns, sync.shape[0] + 1)
     _build(sqs, pool, tree, sch, lhead, nsq)
@@ -1188,14 +1194,14 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
         r = _stop_holds(sqs, sync, st)
         if r != R_GO:
             return _finish(st, r, scratch)
-        top, q = tree[_NB + 2], tree[_NB + 3]
+        top, q = tree[_NB + _NW], tree[_NB + _NW + 1]
         if top == INF:
             return _finish(st, _nothing_runnable(sqs, st, nsq), scratch)
         if top > horizon:
             return _finish(st, R_HORIZON, scratch)
         # the top SQ runs (it keeps its leaf, re-keyed when it stops) while its next start
         # stays no later than the second earliest
-        limit = _t_second(tree, sch, q)
+        limit = _t_second(tree)
         if limit > horizon:
             limit = horizon
         # run SQ q while its next start stays no later than ``limit`` (always at least once)

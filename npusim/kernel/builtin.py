@@ -5,10 +5,13 @@ Each body has the ``KERNEL_SIG`` C ABI (``npusim.device.kernels``), reads its ar
 read-only ``V.r_*`` views, so the race detector tells reads from writes). The bodies are
 registered in the kernel table under the kernel names of the real samples (``spec/kernel.md`` §7),
 so a binary whose kernels carry those names launches these behaviours (``npusim.samples`` ships
-one). Each body catches its own exceptions and returns ``KERNEL_TRAP``: a bug in a body is a kernel
-exception, never a crash. ``DeviceWrite``, ``DeviceRead`` and ``KernelPrint`` print through the
-device printf buffer (``npusim.kernel.printf``); ``add_custom_tiling`` is the body of the
-placeholder build of ``add_custom`` (bound through the binary's BODY_TLV record).
+one). A view's check is inlined into the body that asks for it (``memview._atk``), so a body's
+machine code holds the views' code: numba's disk cache keys a body by its own file only, and a
+body cached before a change to the views keeps the old code until this file changes or the cache
+is cleared. Each body catches its own exceptions and returns ``KERNEL_TRAP``: a bug in a body is
+a kernel exception, never a crash. ``DeviceWrite``, ``DeviceRead`` and ``KernelPrint`` print
+through the device printf buffer (``npusim.kernel.printf``); ``add_custom_tiling`` is the body of
+the placeholder build of ``add_custom`` (bound through the binary's BODY_TLV record).
 
 The bodies are plain Python functions here: each is compiled into a ``cfunc`` (or loaded from
 numba's disk cache) at the first launch that uses it (``KernelTable.register_lazy``), so
