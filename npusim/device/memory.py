@@ -51,11 +51,26 @@ C_PRINTF_OFF = 11    # arena offset of the device printf buffer
 C_PRINTF_SIZE = 12
 C_PRINTF_POS = 13    # bytes used in the printf buffer
 C_REC = 14           # 0, or the address of the access-record array (``npusim.device.recording``)
-C_NALLOC = 15
-C_ALLOC = 16         # then pairs (lo, hi) of arena offsets, sorted by lo
+C_PTAB = 15          # address of the page table (int32, ``Memory.ptab``; layout below)
+C_PT_HOST = 16       # index of the first pinned-host page in it
+C_NALLOC = 17
+C_ALLOC = 18         # then pairs (lo, hi) of arena offsets, sorted by lo
 CTX_HEADER = C_ALLOC
 
 FAULT_NONE, FAULT_UNMAPPED, FAULT_OUT_OF_BOUNDS = 0, 1, 2
+
+# ---- the page table: an O(1) answer to "is [off, off+n) inside the live block holding off?" ----
+# One int32 entry per allocation granule: DEV_ALIGN bytes of device memory (entries 0 ..), then
+# HOST_ALIGN bytes of pinned host memory (entries from ctx[C_PT_HOST]). Blocks start on granule
+# boundaries of their region and cover whole granules, so every granule lies in at most one
+# block's extent. An entry is 0 for a granule in no block, else 1 + the bytes from the granule's
+# start to its block's end (``hi``), capped at PT_CAP: the range is in that block when
+# ``off - granule start + n < entry``. Anything else (a hole, a crossing range, a capped entry)
+# takes the bisect over the allocation table, which gives the answer and records the fault
+# (``npusim.device.memview.check``). The table is ``np.zeros``: the OS commits only the pages of
+# entries that were ever written, i.e. in proportion to the memory allocated.
+DEV_SHIFT, HOST_SHIFT = DEV_ALIGN.bit_length() - 1, HOST_ALIGN.bit_length() - 1
+PT_CAP = (1 << 31) - 2
 
 
 class OutOfMemory(Exception):
@@ -145,12 +160,16 @@ class Memory:
         # the runtime's own (args, cond words, images) — aclrtGetMemUsageInfo's components
         self.app_bytes = self.app_peak = self.rt_bytes = self.rt_peak = 0
         self.ctx = np.zeros(CTX_HEADER, np.int64)
+        pt_host = -(-dev_size // DEV_ALIGN)
+        self.pt_host = pt_host                # page-table index of the first host granule
+        self.ptab = np.zeros(pt_host + -(-host_size // HOST_ALIGN) + 1, np.int32)
         self.observer = None                  # access recording: told of every malloc/free
         self.labels: dict[int, str] = {}      # allocation start address -> the user's name
         h = self.ctx
         h[C_DEV_BASE], h[C_DEV_SIZE] = DEV_BASE, dev_size
         h[C_HOST_BASE], h[C_HOST_OFF], h[C_HOST_SIZE] = HOST_BASE, dev_size, host_size
         h[C_SINK_OFF], h[C_SINK_SIZE] = dev_size + host_size, SINK_SIZE
+        h[C_PTAB], h[C_PT_HOST] = self.ptab.ctypes.data, pt_host
         self._publish()
 
     def place(self, device_id: int) -> None:
@@ -210,6 +229,7 @@ class Memory:
         i = bisect.bisect_left(self._lo, off)
         self._lo.insert(i, off)
         self._hi.insert(i, off + nbytes)
+        self._map(off, nbytes, host)
         self._publish()
         if self.observer is not None:
             self.observer.on_malloc(self.to_addr(off), nbytes)
@@ -238,10 +258,38 @@ class Memory:
         i = bisect.bisect_left(self._lo, off)
         del self._lo[i]
         del self._hi[i]
+        self._unmap(off, nbytes, host)
         self._publish()
         if self.observer is not None:
             self.observer.on_free(addr, nbytes)
         return nbytes
+
+    def _pages(self, off: int, nbytes: int, host: bool) -> tuple[int, int, int]:
+        """(first entry, entry count, granule bytes) of the block at ``off`` in the page table."""
+        if host:
+            g, first = HOST_ALIGN, self.pt_host + ((off - self.dev_size) >> HOST_SHIFT)
+        else:
+            g, first = DEV_ALIGN, off >> DEV_SHIFT
+        return first, -(-max(nbytes, 1) // g), g
+
+    def _map(self, off: int, nbytes: int, host: bool) -> None:
+        """Enter a new block in the page table: O(its granules), one vector store."""
+        first, n, g = self._pages(off, nbytes, host)
+        if n == 1:
+            self.ptab[first] = min(nbytes, PT_CAP) + 1
+            return
+        capped = max(0, min(n, (nbytes - PT_CAP) // g + 1))     # granules whose entry is capped
+        self.ptab[first:first + capped] = PT_CAP + 1
+        k = first + capped
+        top = nbytes - capped * g + 1                            # entry of granule ``capped``
+        self.ptab[k:first + n] = np.arange(top, top - (n - capped) * g, -g, dtype=np.int32)
+
+    def _unmap(self, off: int, nbytes: int, host: bool) -> None:
+        first, n, _ = self._pages(off, nbytes, host)
+        if n == 1:
+            self.ptab[first] = 0
+        else:                                  # a big block's table pages go back to the OS
+            zero_fill(self.ptab.view(np.uint8), 4 * first, 4 * (first + n))
 
     def allocation_of(self, addr: int) -> tuple[int, int] | None:
         """(start address, size) of the live allocation holding ``addr``, else None."""
