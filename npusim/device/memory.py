@@ -11,9 +11,10 @@ lazily, so a multi-GiB arena costs only the pages a program touches.
     address      DEV_BASE ...     HOST_BASE ...           (not addressable)
 
 Addresses look like real ones (non-zero, 48-bit). Every allocation is tracked; the *context
-array* (``ctx``, int64) carries the address map and the sorted table of live allocations into the
-jitted engine and into kernels, so every kernel access can be bounds-checked against a live
-allocation (``npusim.device.memview``). Pageable host memory (a user's numpy array registered with
+array* (``ctx``, int64) carries the address map, the sorted table of live allocations and the
+address of a page table (the live block of every allocation granule) into the jitted engine and
+into kernels, so every kernel access can be bounds-checked against a live allocation in O(1)
+(``npusim.device.memview``). Pageable host memory (a user's numpy array registered with
 ``acl.util.numpy_to_ptr``) is deliberately *not* in the arena: the runtime treats it differently
 (async copies with it become synchronous), so the host layer copies it directly.
 """
@@ -51,21 +52,26 @@ C_PRINTF_OFF = 11    # arena offset of the device printf buffer
 C_PRINTF_SIZE = 12
 C_PRINTF_POS = 13    # bytes used in the printf buffer
 C_REC = 14           # 0, or the address of the access-record array (``npusim.device.recording``)
-C_PTAB = 15          # address of the page table (int32, ``Memory.ptab``; layout below)
-C_PT_HOST = 16       # index of the first pinned-host page in it
-C_NALLOC = 17
-C_ALLOC = 18         # then pairs (lo, hi) of arena offsets, sorted by lo
+C_NALLOC = 15
+C_ALLOC = 16         # then pairs (lo, hi) of arena offsets, sorted by lo
 CTX_HEADER = C_ALLOC
+# ... and a trailer, read as ``ctx[ctx[C_LEN] - CT_*]``: kept after the table, not in the header, so
+# the header's positions never move and a kernel body compiled (and cached on disk by numba,
+# which does not see a change in memview.py) against the previous layout reads this one right
+CT_PTAB = 2          # address of the page table (int32, ``Memory.ptab``; layout below)
+CT_PT_HOST = 1       # index of the first pinned-host entry in it
+CTX_TRAILER = 2
 
 FAULT_NONE, FAULT_UNMAPPED, FAULT_OUT_OF_BOUNDS = 0, 1, 2
 
 # ---- the page table: an O(1) answer to "is [off, off+n) inside the live block holding off?" ----
 # One int32 entry per allocation granule: DEV_ALIGN bytes of device memory (entries 0 ..), then
-# HOST_ALIGN bytes of pinned host memory (entries from ctx[C_PT_HOST]). Blocks start on granule
+# HOST_ALIGN bytes of pinned host memory (from the entry the trailer names). Blocks start on granule
 # boundaries of their region and cover whole granules, so every granule lies in at most one
 # block's extent. An entry is 0 for a granule in no block, else 1 + the bytes from the granule's
 # start to its block's end (``hi``), capped at PT_CAP: the range is in that block when
-# ``off - granule start + n < entry``. Anything else (a hole, a crossing range, a capped entry)
+# ``off - granule start + n < entry``. The context array's trailer holds its address and the
+# index of the first host entry. Anything else (a hole, a crossing range, a capped entry)
 # takes the bisect over the allocation table, which gives the answer and records the fault
 # (``npusim.device.memview.check``). The table is ``np.zeros``: the OS commits only the pages of
 # entries that were ever written, i.e. in proportion to the memory allocated.
@@ -169,7 +175,6 @@ class Memory:
         h[C_DEV_BASE], h[C_DEV_SIZE] = DEV_BASE, dev_size
         h[C_HOST_BASE], h[C_HOST_OFF], h[C_HOST_SIZE] = HOST_BASE, dev_size, host_size
         h[C_SINK_OFF], h[C_SINK_SIZE] = dev_size + host_size, SINK_SIZE
-        h[C_PTAB], h[C_PT_HOST] = self.ptab.ctypes.data, pt_host
         self._publish()
 
     def place(self, device_id: int) -> None:
@@ -355,10 +360,12 @@ class Memory:
     def _publish(self) -> None:
         """Rebuild the allocation table part of the context array (malloc/free are not hot)."""
         n = len(self._lo)
-        ctx = np.empty(CTX_HEADER + 2 * n, np.int64)
+        ctx = np.empty(CTX_HEADER + 2 * n + CTX_TRAILER, np.int64)
         ctx[:CTX_HEADER] = self.ctx[:CTX_HEADER]
         ctx[C_LEN], ctx[C_NALLOC] = len(ctx), n
-        ctx[C_ALLOC::2], ctx[C_ALLOC + 1::2] = self._lo, self._hi
+        end = C_ALLOC + 2 * n
+        ctx[C_ALLOC:end:2], ctx[C_ALLOC + 1:end:2] = self._lo, self._hi
+        ctx[len(ctx) - CT_PTAB], ctx[len(ctx) - CT_PT_HOST] = self.ptab.ctypes.data, self.pt_host
         self.ctx = ctx
 
     def zero(self, addr: int, nbytes: int) -> None:

@@ -24,8 +24,8 @@ from numba.extending import intrinsic
 from numba.np.arrayobj import populate_array
 
 from .memory import (C_ALLOC, C_DEV_BASE, C_REC, C_DEV_SIZE, C_FAULT, C_FAULT_ADDR, C_FAULT_SIZE,
-                     C_HOST_BASE, C_HOST_OFF, C_HOST_SIZE, C_NALLOC, C_PTAB, C_PT_HOST,
-                     C_SINK_OFF, C_SINK_SIZE, DEV_ALIGN, DEV_SHIFT, FAULT_OUT_OF_BOUNDS,
+                     C_HOST_BASE, C_HOST_OFF, C_HOST_SIZE, C_NALLOC, C_SINK_OFF,
+                     C_SINK_SIZE, CT_PTAB, CT_PT_HOST, DEV_ALIGN, DEV_SHIFT, FAULT_OUT_OF_BOUNDS,
                      FAULT_UNMAPPED, HOST_ALIGN, HOST_SHIFT)
 
 
@@ -53,13 +53,15 @@ def check(ctx, addr, nbytes):
     """
     d = addr - ctx[C_DEV_BASE]
     if 0 <= d < ctx[C_DEV_SIZE] and nbytes >= 0:
-        e = view_at(ctx[C_PTAB] + 4 * (d >> DEV_SHIFT), 1, np.int32)[0]
+        e = view_at(ctx[len(ctx) - CT_PTAB] + 4 * (d >> DEV_SHIFT), 1, np.int32)[0]
         if (d & (DEV_ALIGN - 1)) + nbytes < e:
             return d
     else:
         h = addr - ctx[C_HOST_BASE]
         if 0 <= h < ctx[C_HOST_SIZE] and nbytes >= 0:
-            e = view_at(ctx[C_PTAB] + 4 * (ctx[C_PT_HOST] + (h >> HOST_SHIFT)), 1, np.int32)[0]
+            t = len(ctx)
+            e = view_at(ctx[t - CT_PTAB] + 4 * (ctx[t - CT_PT_HOST] + (h >> HOST_SHIFT)), 1,
+                        np.int32)[0]
             if (h & (HOST_ALIGN - 1)) + nbytes < e:
                 return ctx[C_HOST_OFF] + h
     return _search(ctx, addr, nbytes)
