@@ -11,9 +11,10 @@ lazily, so a multi-GiB arena costs only the pages a program touches.
     address      DEV_BASE ...     HOST_BASE ...           (not addressable)
 
 Addresses look like real ones (non-zero, 48-bit). Every allocation is tracked; the *context
-array* (``ctx``, int64) carries the address map and the sorted table of live allocations into the
-jitted engine and into kernels, so every kernel access can be bounds-checked against a live
-allocation (``npusim.device.memview``). Pageable host memory (a user's numpy array registered with
+array* (``ctx``, int64) carries the address map, the sorted table of live allocations and the
+address of a page table (the live block of every allocation granule) into the jitted engine and
+into kernels, so every kernel access can be bounds-checked against a live allocation in O(1)
+(``npusim.device.memview``). Pageable host memory (a user's numpy array registered with
 ``acl.util.numpy_to_ptr``) is deliberately *not* in the arena: the runtime treats it differently
 (async copies with it become synchronous), so the host layer copies it directly.
 """
@@ -54,8 +55,28 @@ C_REC = 14           # 0, or the address of the access-record array (``npusim.de
 C_NALLOC = 15
 C_ALLOC = 16         # then pairs (lo, hi) of arena offsets, sorted by lo
 CTX_HEADER = C_ALLOC
+# ... and a trailer, read as ``ctx[ctx[C_LEN] - CT_*]``: kept after the table, not in the header, so
+# the header's positions never move and a kernel body compiled (and cached on disk by numba,
+# which does not see a change in memview.py) against the previous layout reads this one right
+CT_PTAB = 2          # address of the page table (int32, ``Memory.ptab``; layout below)
+CT_PT_HOST = 1       # index of the first pinned-host entry in it
+CTX_TRAILER = 2
 
 FAULT_NONE, FAULT_UNMAPPED, FAULT_OUT_OF_BOUNDS = 0, 1, 2
+
+# ---- the page table: an O(1) answer to "is [off, off+n) inside the live block holding off?" ----
+# One int32 entry per allocation granule: DEV_ALIGN bytes of device memory (entries 0 ..), then
+# HOST_ALIGN bytes of pinned host memory (from the entry the trailer names). Blocks start on granule
+# boundaries of their region and cover whole granules, so every granule lies in at most one
+# block's extent. An entry is 0 for a granule in no block, else 1 + the bytes from the granule's
+# start to its block's end (``hi``), capped at PT_CAP: the range is in that block when
+# ``off - granule start + n < entry``. The context array's trailer holds its address and the
+# index of the first host entry. Anything else (a hole, a crossing range, a capped entry)
+# takes the bisect over the allocation table, which gives the answer and records the fault
+# (``npusim.device.memview.check``). The table is ``np.zeros``: the OS commits only the pages of
+# entries that were ever written, i.e. in proportion to the memory allocated.
+DEV_SHIFT, HOST_SHIFT = DEV_ALIGN.bit_length() - 1, HOST_ALIGN.bit_length() - 1
+PT_CAP = (1 << 31) - 2
 
 
 class OutOfMemory(Exception):
@@ -145,6 +166,9 @@ class Memory:
         # the runtime's own (args, cond words, images) — aclrtGetMemUsageInfo's components
         self.app_bytes = self.app_peak = self.rt_bytes = self.rt_peak = 0
         self.ctx = np.zeros(CTX_HEADER, np.int64)
+        pt_host = -(-dev_size // DEV_ALIGN)
+        self.pt_host = pt_host                # page-table index of the first host granule
+        self.ptab = np.zeros(pt_host + -(-host_size // HOST_ALIGN) + 1, np.int32)
         self.observer = None                  # access recording: told of every malloc/free
         self.labels: dict[int, str] = {}      # allocation start address -> the user's name
         h = self.ctx
@@ -210,6 +234,7 @@ class Memory:
         i = bisect.bisect_left(self._lo, off)
         self._lo.insert(i, off)
         self._hi.insert(i, off + nbytes)
+        self._map(off, nbytes, host)
         self._publish()
         if self.observer is not None:
             self.observer.on_malloc(self.to_addr(off), nbytes)
@@ -238,10 +263,38 @@ class Memory:
         i = bisect.bisect_left(self._lo, off)
         del self._lo[i]
         del self._hi[i]
+        self._unmap(off, nbytes, host)
         self._publish()
         if self.observer is not None:
             self.observer.on_free(addr, nbytes)
         return nbytes
+
+    def _pages(self, off: int, nbytes: int, host: bool) -> tuple[int, int, int]:
+        """(first entry, entry count, granule bytes) of the block at ``off`` in the page table."""
+        if host:
+            g, first = HOST_ALIGN, self.pt_host + ((off - self.dev_size) >> HOST_SHIFT)
+        else:
+            g, first = DEV_ALIGN, off >> DEV_SHIFT
+        return first, -(-max(nbytes, 1) // g), g
+
+    def _map(self, off: int, nbytes: int, host: bool) -> None:
+        """Enter a new block in the page table: O(its granules), one vector store."""
+        first, n, g = self._pages(off, nbytes, host)
+        if n == 1:
+            self.ptab[first] = min(nbytes, PT_CAP) + 1
+            return
+        capped = max(0, min(n, (nbytes - PT_CAP) // g + 1))     # granules whose entry is capped
+        self.ptab[first:first + capped] = PT_CAP + 1
+        k = first + capped
+        top = nbytes - capped * g + 1                            # entry of granule ``capped``
+        self.ptab[k:first + n] = np.arange(top, top - (n - capped) * g, -g, dtype=np.int32)
+
+    def _unmap(self, off: int, nbytes: int, host: bool) -> None:
+        first, n, _ = self._pages(off, nbytes, host)
+        if n == 1:
+            self.ptab[first] = 0
+        else:                                  # a big block's table pages go back to the OS
+            zero_fill(self.ptab.view(np.uint8), 4 * first, 4 * (first + n))
 
     def allocation_of(self, addr: int) -> tuple[int, int] | None:
         """(start address, size) of the live allocation holding ``addr``, else None."""
@@ -307,10 +360,12 @@ class Memory:
     def _publish(self) -> None:
         """Rebuild the allocation table part of the context array (malloc/free are not hot)."""
         n = len(self._lo)
-        ctx = np.empty(CTX_HEADER + 2 * n, np.int64)
+        ctx = np.empty(CTX_HEADER + 2 * n + CTX_TRAILER, np.int64)
         ctx[:CTX_HEADER] = self.ctx[:CTX_HEADER]
         ctx[C_LEN], ctx[C_NALLOC] = len(ctx), n
-        ctx[C_ALLOC::2], ctx[C_ALLOC + 1::2] = self._lo, self._hi
+        end = C_ALLOC + 2 * n
+        ctx[C_ALLOC:end:2], ctx[C_ALLOC + 1:end:2] = self._lo, self._hi
+        ctx[len(ctx) - CT_PTAB], ctx[len(ctx) - CT_PT_HOST] = self.ptab.ctypes.data, self.pt_host
         self.ctx = ctx
 
     def zero(self, addr: int, nbytes: int) -> None:

@@ -24,8 +24,9 @@ from numba.extending import intrinsic
 from numba.np.arrayobj import populate_array
 
 from .memory import (C_ALLOC, C_DEV_BASE, C_REC, C_DEV_SIZE, C_FAULT, C_FAULT_ADDR, C_FAULT_SIZE,
-                     C_HOST_BASE, C_HOST_OFF, C_HOST_SIZE, C_NALLOC, C_SINK_OFF, C_SINK_SIZE,
-                     FAULT_OUT_OF_BOUNDS, FAULT_UNMAPPED)
+                     C_HOST_BASE, C_HOST_OFF, C_HOST_SIZE, C_NALLOC, C_SINK_OFF,
+                     C_SINK_SIZE, CT_PTAB, CT_PT_HOST, DEV_ALIGN, DEV_SHIFT, FAULT_OUT_OF_BOUNDS,
+                     FAULT_UNMAPPED, HOST_ALIGN, HOST_SHIFT)
 
 
 @njit(cache=True, inline="always")
@@ -44,17 +45,38 @@ def to_off(ctx, addr):
 def check(ctx, addr, nbytes):
     """Arena offset of ``[addr, addr+nbytes)`` if it lies in one live allocation, else -1.
 
-    The first failure of a kernel is recorded in ``ctx[C_FAULT..C_FAULT_SIZE]``. Compiled once
-    by numba and inlined by LLVM (``forceinline``) into ``_atk``: as a call, its arguments (the
-    context array's seven fields) and status return cost more than the search.
+    One load from the page table (``npusim.device.memory``, "the page table") answers the ranges
+    that are inside their block, whatever the number of live blocks; the rest (faults, and
+    ranges longer than the table's capped entries) take ``_search``, the exact answer. Compiled
+    once by numba and inlined by LLVM (``forceinline``) into ``_atk``: as a call, its arguments
+    (the context array's fields) and status return cost more than the lookup.
     """
+    d = addr - ctx[C_DEV_BASE]
+    if 0 <= d < ctx[C_DEV_SIZE] and nbytes >= 0:
+        e = view_at(ctx[len(ctx) - CT_PTAB] + 4 * (d >> DEV_SHIFT), 1, np.int32)[0]
+        if (d & (DEV_ALIGN - 1)) + nbytes < e:
+            return d
+    else:
+        h = addr - ctx[C_HOST_BASE]
+        if 0 <= h < ctx[C_HOST_SIZE] and nbytes >= 0:
+            t = len(ctx)
+            e = view_at(ctx[t - CT_PTAB] + 4 * (ctx[t - CT_PT_HOST] + (h >> HOST_SHIFT)), 1,
+                        np.int32)[0]
+            if (h & (HOST_ALIGN - 1)) + nbytes < e:
+                return ctx[C_HOST_OFF] + h
+    return _search(ctx, addr, nbytes)
+
+
+@njit(cache=True)
+def _search(ctx, addr, nbytes):
+    """``check`` by a bisect over the allocation table (the page table's slow path): the
+    offset, or -1 with the kernel's first fault recorded in ``ctx[C_FAULT..C_FAULT_SIZE]``."""
     off = to_off(ctx, addr)
     if off < 0 or nbytes < 0:
         if ctx[C_FAULT] == 0:
             ctx[C_FAULT], ctx[C_FAULT_ADDR], ctx[C_FAULT_SIZE] = FAULT_UNMAPPED, addr, nbytes
         return -1
     # binary search for the last allocation with start <= off, without a branch on the data
-    # (the comparisons of a kernel's views follow no pattern a predictor could learn)
     n = ctx[C_NALLOC]
     i = -1                              # the answer lies in (i, i + n]
     while n > 0:
