@@ -189,6 +189,7 @@ class CaptureStream(SqStream):
             raise RuntimeError(f"{self.describe()} overflowed its {self.depth}-SQE ring")
         self.capacity = min(self.capacity * 4, self.depth)
         self.state.grow_sq(self.sq, self.capacity)
+        self._ring_base = -1        # the ring moved (a bound stream's appends after its capture)
 
     def _appended(self, pos: int, op: int, sqe_count: int) -> int:
         """The bookkeeping of a task just written at ``pos`` (both append paths): the count,
