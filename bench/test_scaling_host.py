@@ -6,6 +6,9 @@ of the largest size's cost to the smallest's (flat = within 20 %).
   synchronize (per replay, the synchronize included);
 * **resident graphs**: capture + first replay + synchronize of one 30-task graph while N other
   graphs stay resident (built) on the device (per graph);
+* **live allocations**: one ``malloc`` + ``free`` pair while N other blocks stay allocated, in
+  the middle of the address range and at its end, on ``Memory`` itself and through
+  ``aclrtMalloc``/``aclrtFree`` (per pair);
 * **graph size**: capture of an N-task single-stream graph through ``aclrtLaunchKernel`` plus
   its first replay (per task): the median of warm graphs (the same Setup's first graph of the size
   not counted) up to 100,000 tasks, a single graph from 1,000,000 up. A graph's fixed costs
@@ -154,4 +157,38 @@ def test_graph_size(benchmark, bench_report, profile):
         rows.append((n, sorted(once() for _ in range(reps))[reps // 2] / n * 1e6))
     _table(bench_report, f"capture + first replay of an N-task graph ({profile}; median of "
            f"warm graphs up to 100,000 tasks, one graph above)", "us/task", rows)
+    benchmark.pedantic(lambda: None, rounds=1)
+
+
+def test_live_allocations(benchmark, bench_report):
+    """malloc + free with N blocks live: the context array's table moves by one row in place
+    (a memmove of the rows after the changed one), not rebuilt from every live block."""
+    from npusim.device.memory import Memory
+    sizes = (10, 100, 1000, 10_000)
+    reps = 2000
+
+    def per_pair(malloc, free, n, middle):
+        live = [malloc(256) for _ in range(n)]
+        hole = None
+        if middle:                       # a hole in the middle: the pair lands there
+            hole = live[n // 2]
+            free(hole)
+        t0 = time.perf_counter()
+        for _ in range(reps):
+            free(malloc(256))
+        dt = (time.perf_counter() - t0) / reps * 1e6
+        for a in live:
+            if a != hole:
+                free(a)
+        return dt
+
+    for where, middle in (("at the end", False), ("in the middle", True)):
+        mem = Memory(1 << 30, 1 << 20)
+        rows = [(n, per_pair(mem.malloc, mem.free, n, middle)) for n in sizes]
+        _table(bench_report, f"Memory.malloc + free with N blocks live, {where}", "us/pair", rows)
+    p = Setup()
+    rows = [(n, per_pair(lambda b: _ok(acl.rt.malloc(b, 0)), lambda a: _ok(acl.rt.free(a)),
+                         n, True)) for n in sizes]
+    _table(bench_report, "aclrtMalloc + aclrtFree with N blocks live, in the middle", "us/pair",
+           rows)
     benchmark.pedantic(lambda: None, rounds=1)

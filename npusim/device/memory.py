@@ -61,6 +61,7 @@ CTX_HEADER = C_ALLOC
 CT_PTAB = 2          # address of the page table (int32, ``Memory.ptab``; layout below)
 CT_PT_HOST = 1       # index of the first pinned-host entry in it
 CTX_TRAILER = 2
+_CTX_ROWS0 = 64      # allocation-table rows the context buffer starts with (it doubles)
 
 FAULT_NONE, FAULT_UNMAPPED, FAULT_OUT_OF_BOUNDS = 0, 1, 2
 
@@ -165,7 +166,11 @@ class Memory:
         # device-memory bytes in use and their peaks: the program's blocks (aclrtMalloc) and
         # the runtime's own (args, cond words, images) — aclrtGetMemUsageInfo's components
         self.app_bytes = self.app_peak = self.rt_bytes = self.rt_peak = 0
-        self.ctx = np.zeros(CTX_HEADER, np.int64)
+        # the context array is an exact-length view of a buffer with room to grow: malloc and
+        # free shift the table's rows after the changed one in place (one memmove), so their
+        # cost does not grow with a rebuild of every live block's row
+        self._ctx_buf = np.zeros(CTX_HEADER + 2 * _CTX_ROWS0 + CTX_TRAILER, np.int64)
+        self.ctx = self._ctx_buf[:CTX_HEADER + CTX_TRAILER]
         pt_host = -(-dev_size // DEV_ALIGN)
         self.pt_host = pt_host                # page-table index of the first host granule
         self.ptab = np.zeros(pt_host + -(-host_size // HOST_ALIGN) + 1, np.int32)
@@ -175,7 +180,7 @@ class Memory:
         h[C_DEV_BASE], h[C_DEV_SIZE] = DEV_BASE, dev_size
         h[C_HOST_BASE], h[C_HOST_OFF], h[C_HOST_SIZE] = HOST_BASE, dev_size, host_size
         h[C_SINK_OFF], h[C_SINK_SIZE] = dev_size + host_size, SINK_SIZE
-        self._publish()
+        self._publish(0, 0)
 
     def place(self, device_id: int) -> None:
         """Give device ``device_id`` its own address ranges (before anything is allocated), so
@@ -235,7 +240,8 @@ class Memory:
         self._lo.insert(i, off)
         self._hi.insert(i, off + nbytes)
         self._map(off, nbytes, host)
-        self._publish()
+        self._publish(i, 1)
+        self.ctx[C_ALLOC + 2 * i], self.ctx[C_ALLOC + 2 * i + 1] = off, off + nbytes
         if self.observer is not None:
             self.observer.on_malloc(self.to_addr(off), nbytes)
         return self.to_addr(off)
@@ -264,7 +270,7 @@ class Memory:
         del self._lo[i]
         del self._hi[i]
         self._unmap(off, nbytes, host)
-        self._publish()
+        self._publish(i, -1)
         if self.observer is not None:
             self.observer.on_free(addr, nbytes)
         return nbytes
@@ -357,16 +363,24 @@ class Memory:
         a = self.allocation_of(addr)
         return a is not None and addr + nbytes <= a[0] + a[1]
 
-    def _publish(self) -> None:
-        """Rebuild the allocation table part of the context array (malloc/free are not hot)."""
-        n = len(self._lo)
-        ctx = np.empty(CTX_HEADER + 2 * n + CTX_TRAILER, np.int64)
-        ctx[:CTX_HEADER] = self.ctx[:CTX_HEADER]
-        ctx[C_LEN], ctx[C_NALLOC] = len(ctx), n
-        end = C_ALLOC + 2 * n
-        ctx[C_ALLOC:end:2], ctx[C_ALLOC + 1:end:2] = self._lo, self._hi
-        ctx[len(ctx) - CT_PTAB], ctx[len(ctx) - CT_PT_HOST] = self.ptab.ctypes.data, self.pt_host
-        self.ctx = ctx
+    def _publish(self, i: int, d: int) -> None:
+        """The context array after row ``i`` of the allocation table was inserted (``d`` = 1;
+        the caller writes the row) or deleted (``d`` = -1): the rows after it and the trailer
+        move by one row in place, O(rows after ``i``) as one memmove; the buffer doubles when
+        full. ``self.ctx`` stays an exact-length view, so ``ctx[C_LEN]`` is its length."""
+        n = len(self._lo)                      # rows after the change
+        size = CTX_HEADER + 2 * n + CTX_TRAILER
+        buf = self._ctx_buf
+        if size > len(buf):
+            grown = np.zeros(2 * len(buf), np.int64)
+            grown[:len(self.ctx)] = self.ctx
+            self._ctx_buf = buf = grown
+        a, b = C_ALLOC + 2 * (i + (d < 0)), C_ALLOC + 2 * (n - d)   # rows that move: [a, b)
+        if d and b > a:
+            buf[a + 2 * d:b + 2 * d] = buf[a:b]                     # numpy copies overlap right
+        ctx = self.ctx = buf[:size]
+        ctx[C_LEN], ctx[C_NALLOC] = size, n
+        ctx[size - CT_PTAB], ctx[size - CT_PT_HOST] = self.ptab.ctypes.data, self.pt_host
 
     def zero(self, addr: int, nbytes: int) -> None:
         """Zero ``nbytes`` at ``addr`` (whole pages of a large range are discarded instead)."""
