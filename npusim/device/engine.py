@@ -149,7 +149,6 @@ _OP_UNIT = np.array([UNIT_SCALAR] * S.N_OPCODES, np.uint8)    # trace unit (kern
 _OP_UNIT[S.OP_MEMCPY] = UNIT_DMA
 _OP_UNIT[S.OP_MEMSET] = UNIT_DMA
 _BYTE, _MEMCPY_KIND = 0xFF, 3         # memset value mask; SQE flag bits of the memcpy kind
-_SHORT = 512        # bytes: shorter fills are inline loops, longer ones libc memset
 _AHEAD = 4          # SQEs of an SQ prefetched ahead of its head when it is re-keyed
 
 # ---- the scheduler's own structures (built by each run, in one scratch array) ----
@@ -651,11 +650,12 @@ def _op_memset(e, sqs, pool, st, tree, sch, lhead, q, pos, dur, mem, ctx, tc, re
         rec_access(ctx, e.a0, n, ACC_W)
     if e.flag & S.MEMSET_D32:
         _fill_d32(mem, d, n, e.a1)
-    elif n >= _SHORT:
-        _fill(mem.ctypes.data + d, e.a1 & _BYTE, n)
     else:
-        mem[d:d + n] = np.uint8(e.a1 & _BYTE)
-    return _wrote_memory(sqs, pool, st, tree, sch, lhead), dur + n // tc[T_MEMSET_BW]
+        _fill(mem.ctypes.data + d, e.a1 & _BYTE, n)     # libc at every length: no loop to set up
+    bw = tc[T_MEMSET_BW]
+    if n >= bw:                 # a short fill takes no bandwidth time: skip the division
+        dur += n // bw
+    return _wrote_memory(sqs, pool, st, tree, sch, lhead), dur
 
 
 @njit(cache=True)
