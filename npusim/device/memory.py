@@ -56,8 +56,8 @@ C_NALLOC = 15
 C_ALLOC = 16         # then pairs (lo, hi) of arena offsets, sorted by lo
 CTX_HEADER = C_ALLOC
 # ... and a trailer, read as ``ctx[ctx[C_LEN] - CT_*]``: kept after the table, not in the header, so
-# the header's positions never move and a kernel body compiled (and cached on disk by numba,
-# which does not see a change in memview.py) against the previous layout reads this one right
+# the header's positions never move (a body cached by an npusim older than its salted cache
+# stamps, ``jitcache.py``, reads the table right)
 CT_PTAB = 2          # address of the page table (int32, ``Memory.ptab``; layout below)
 CT_PT_HOST = 1       # index of the first pinned-host entry in it
 CTX_TRAILER = 2

@@ -29,11 +29,12 @@ exactly this body, whatever the kernel is called.
 **Cached across processes.** The generated wrapper is written once to a file in the kernel cache
 (``$NPUSIM_KERNEL_CACHE``, else ``$XDG_CACHE_HOME/npusim/kernels`` or ``~/.cache/npusim/kernels``;
 ``NPUSIM_KERNEL_CACHE=0`` turns it off) named by a hash of the wrapper, the body's source, its
-file and name, the scalar globals it reads, the numba and Python versions and ``memview.py`` /
-``device/kernels.py``; the ``cfunc`` is compiled with
+file and name, the scalar globals it reads, the numba and Python versions and the files the body
+inlines from npusim (``npusim.device.jitcache.SALT``: memview, memory, kernels, printf, this file ...); the
+``cfunc`` is compiled with
 numba's ``cache=True`` from that file, so its object code — the body linked in — is stored by
 numba and a second process loads it instead of compiling (``UserKernel.cfunc.cache_hits``). As
-with any numba cache, a change in a function the body calls (other than ``memview``) or in a
+with any numba cache, a change in a function of the user's own that the body calls, or in a
 non-scalar global it reads is not seen: clear the cache then. A body whose source cannot be read
 (typed at a prompt, ``exec``) or that is a closure is compiled in memory, as before.
 """
@@ -50,7 +51,7 @@ import numba
 import numpy as np
 from numba import cfunc, njit
 
-from ..device import kernels as _kernels
+from ..device import jitcache as _jitcache
 from ..device import memview as V
 from ..device.kernels import (KERNEL_SIG, KERNEL_TRAP, PARAM_TYPES, TABLE, UNIT_AIC, UNIT_AICPU,
                               UNIT_AIV, arena)
@@ -81,7 +82,6 @@ def _f64(v):
 
 
 CACHE_ENV = "NPUSIM_KERNEL_CACHE"
-_ABI_HASH: list = []                  # hash of memview.py and kernels.py, read once per process
 
 
 WRAPPER_HEAD = (
@@ -124,15 +124,9 @@ def _key(src: str, fn) -> str | None:
     # scalar globals the body reads are frozen into the code too: their values count
     consts = [f"{n}={fn.__globals__[n]!r}" for n in fn.__code__.co_names
               if isinstance(fn.__globals__.get(n), _SCALARS)]
-    if not _ABI_HASH:
-        h = hashlib.sha256()
-        for mod in (V, _kernels):
-            with open(mod.__file__, "rb") as f:
-                h.update(f.read())
-        _ABI_HASH.append(h.hexdigest())
     h = hashlib.sha256()
     for part in (src, body_src, fn.__code__.co_filename, fn.__module__, fn.__qualname__,
-                 numba.__version__, sys.version, _ABI_HASH[0], *consts):
+                 numba.__version__, sys.version, _jitcache.SALT, *consts):
         h.update(part.encode("utf-8", "surrogateescape") + b"\0")
     return h.hexdigest()[:32]
 

@@ -1,0 +1,110 @@
+"""npusim's jitted functions are cached under a stamp salted with the ABI files' hash.
+
+numba keys a cache entry on its own source file only; ``npusim.device.jitcache`` adds the hash of
+the files npusim's jitted code inlines, so editing one (or upgrading npusim) makes every npusim
+entry stale instead of running object code built against the old layout.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+
+from numba.core import caching
+
+import npusim  # noqa: F401  (imports every npusim module that jits)
+from npusim.device import engine, jitcache, memview
+
+
+def _locator(dispatcher):
+    return dispatcher._cache._impl.locator
+
+
+def test_locators_come_first():
+    classes = caching.CacheImpl._locator_classes
+    assert classes[:len(jitcache.LOCATORS)] == list(jitcache.LOCATORS)
+    jitcache.install()                                    # idempotent
+    assert classes.count(jitcache.LOCATORS[0]) == 1
+
+
+def test_every_npusim_cached_function_is_salted():
+    """Every ``cache=True`` dispatcher of npusim's modules took a salted locator: none was
+    decorated before ``install`` ran."""
+    seen = 0
+    for name, mod in list(sys.modules.items()):
+        if not (name == "npusim" or name.startswith("npusim.")) or mod is None:
+            continue
+        for obj in list(vars(mod).values()):
+            cache = getattr(obj, "_cache", None)
+            impl = getattr(cache, "_impl", None)
+            if impl is None or getattr(obj, "__module__", None) != name:
+                continue
+            assert isinstance(impl.locator, jitcache.LOCATORS), (name, obj)
+            assert impl.locator.get_source_stamp()[1] == jitcache.SALT
+            seen += 1
+    assert seen > 20
+
+
+def test_the_salt_covers_the_layouts_jitted_code_inlines():
+    files = {os.path.relpath(p, jitcache.PACKAGE) for p in jitcache.ABI_FILES}
+    for f in ("device/memview.py", "device/memory.py", "device/sqe.py", "device/engine.py",
+              "device/kernels.py", "device/timing.py", "kernel/printf.py", "kernel/decorator.py"):
+        assert f in files
+    assert "device/state.py" not in files           # host code: jitted code inlines none of it
+
+
+def test_a_user_function_keeps_numbas_own_locator(tmp_path):
+    src = tmp_path / "userjit.py"
+    src.write_text("from numba import njit\n@njit(cache=True)\ndef f(x):\n    return x + 1\n")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        import userjit
+        assert userjit.f(1) == 2
+        assert not isinstance(_locator(userjit.f), jitcache.LOCATORS)
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("userjit", None)
+
+
+def test_salted_stamp_differs_from_numbas():
+    loc = _locator(memview.check) if hasattr(memview.check, "_cache") else _locator(engine.run)
+    stamp = loc.get_source_stamp()
+    assert isinstance(stamp, tuple) and stamp[1] == jitcache.SALT
+
+
+def test_an_edited_abi_file_makes_the_cache_stale(tmp_path):
+    """A copy of the package in fresh processes: an npusim function is loaded from numba's cache
+    while its inputs stand, and recompiled (a miss, written back in place) once an ABI file —
+    not its own — changes; a host-only file's change keeps the cache."""
+    copy = tmp_path / "src"
+    shutil.copytree(jitcache.PACKAGE, copy / "npusim",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.nb[ic]"))
+    code = textwrap.dedent("""
+        import numpy as np
+        import npusim
+        from npusim.device import half
+        assert npusim.__file__.startswith(%r)
+        assert half.h2f(np.uint16(0x3C00)) == 1.0
+        print(len(half.h2f.stats.cache_hits), len(half.h2f.stats.cache_misses))
+    """ % str(copy))
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "nc"), PYTHONPATH=str(copy))
+
+    def run():
+        out = subprocess.run([sys.executable, "-c", code], env=env, cwd=copy, check=True,
+                             capture_output=True, text=True).stdout.split()
+        return int(out[0]), int(out[1])
+
+    def edit(rel):
+        with open(copy / "npusim" / rel, "a") as f:
+            f.write("# edited\n")
+    assert run() == (0, 1)             # compiled, written
+    assert run() == (1, 0)             # loaded
+    edit("device/state.py")            # host code: not an ABI file
+    assert run() == (1, 0)
+    edit("device/sqe.py")              # a layout half.py does not import, still ABI: stale
+    assert run() == (0, 1)
+    assert run() == (1, 0)
+    index = next((tmp_path / "nc").rglob("half.h2f*.nbi")).parent
+    assert len([f for f in os.listdir(index) if f.startswith("half.h2f")]) == 2  # no pile-up
