@@ -356,7 +356,9 @@ def test_1stream_eager_memcpy_d2d(benchmark, prog, bench_report):
 
 
 # ---------------------------------------------------------------- the ratios
-def test_ratios(bench_report):
+def test_ratios(benchmark, bench_report):
+    """Takes ``benchmark`` (one empty round) so ``--benchmark-only`` runs it too."""
+    benchmark.pedantic(lambda: None, rounds=1)
     rows = [("8-stream eager", "8-stream simpy", 5), ("8-stream capture", "8-stream simpy", 5),
             ("8-stream replay", "8-stream simpy", 500), ("1-stream capture", "1-stream simpy", 4),
             ("1-stream eager launch", "1-stream simpy", 2.5),
