@@ -15,8 +15,9 @@ back in place (numba overwrites a stale index; no files pile up).
 ``CacheImpl``'s locator list; it runs when ``npusim.device`` is imported, before any npusim module
 defines a jitted function (numba picks a function's locator when it is decorated). A salted
 locator answers only for files inside the npusim package; everything else — a user's own
-``cache=True`` functions, the wrappers of ``@npusim.kernel`` (keyed by ``kernel/decorator.py``'s
-own hash) — goes on to numba's locators unchanged.
+``cache=True`` functions, the wrappers of ``@npusim.kernel`` (kept in the kernel cache under a name
+that ``kernel/decorator.py`` hashes from the body and :data:`SALT`) — goes on to numba's locators
+unchanged.
 """
 from __future__ import annotations
 

@@ -240,8 +240,7 @@ class Memory:
         self._lo.insert(i, off)
         self._hi.insert(i, off + nbytes)
         self._map(off, nbytes, host)
-        self._publish(i, 1)
-        self.ctx[C_ALLOC + 2 * i], self.ctx[C_ALLOC + 2 * i + 1] = off, off + nbytes
+        self._publish(i, 1, off, off + nbytes)
         if self.observer is not None:
             self.observer.on_malloc(self.to_addr(off), nbytes)
         return self.to_addr(off)
@@ -363,11 +362,12 @@ class Memory:
         a = self.allocation_of(addr)
         return a is not None and addr + nbytes <= a[0] + a[1]
 
-    def _publish(self, i: int, d: int) -> None:
-        """The context array after row ``i`` of the allocation table was inserted (``d`` = 1;
-        the caller writes the row) or deleted (``d`` = -1): the rows after it and the trailer
-        move by one row in place, O(rows after ``i``) as one memmove; the buffer doubles when
-        full. ``self.ctx`` stays an exact-length view, so ``ctx[C_LEN]`` is its length."""
+    def _publish(self, i: int, d: int, lo: int = 0, hi: int = 0) -> None:
+        """The context array after row ``i`` of the allocation table was inserted (``d`` = 1,
+        the row ``(lo, hi)``) or deleted (``d`` = -1) in ``_lo``/``_hi``: the rows after it
+        move by one row in place, O(rows after ``i``) as one memmove, and the count, length and
+        trailer are rewritten; the buffer doubles when full. ``self.ctx`` stays an exact-length
+        view, so ``ctx[C_LEN]`` is its length."""
         n = len(self._lo)                      # rows after the change
         size = CTX_HEADER + 2 * n + CTX_TRAILER
         buf = self._ctx_buf
@@ -378,6 +378,8 @@ class Memory:
         a, b = C_ALLOC + 2 * (i + (d < 0)), C_ALLOC + 2 * (n - d)   # rows that move: [a, b)
         if d and b > a:
             buf[a + 2 * d:b + 2 * d] = buf[a:b]                     # numpy copies overlap right
+        if d > 0:
+            buf[C_ALLOC + 2 * i], buf[C_ALLOC + 2 * i + 1] = lo, hi
         ctx = self.ctx = buf[:size]
         ctx[C_LEN], ctx[C_NALLOC] = size, n
         ctx[size - CT_PTAB], ctx[size - CT_PT_HOST] = self.ptab.ctypes.data, self.pt_host

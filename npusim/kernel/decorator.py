@@ -30,12 +30,12 @@ exactly this body, whatever the kernel is called.
 (``$NPUSIM_KERNEL_CACHE``, else ``$XDG_CACHE_HOME/npusim/kernels`` or ``~/.cache/npusim/kernels``;
 ``NPUSIM_KERNEL_CACHE=0`` turns it off) named by a hash of the wrapper, the body's source, its
 file and name, the scalar globals it reads, the numba and Python versions and the files the body
-inlines from npusim (``npusim.device.jitcache.SALT``: memview, memory, kernels, printf, this file ...); the
-``cfunc`` is compiled with
-numba's ``cache=True`` from that file, so its object code — the body linked in — is stored by
-numba and a second process loads it instead of compiling (``UserKernel.cfunc.cache_hits``). As
-with any numba cache, a change in a function of the user's own that the body calls, or in a
-non-scalar global it reads is not seen: clear the cache then. A body whose source cannot be read
+inlines from npusim (``npusim.device.jitcache.SALT``: memview, memory, kernels, printf, this
+file ...); the ``cfunc`` is compiled with numba's ``cache=True`` from that file, so its object
+code — the body linked in — is stored by numba and a second process loads it instead of
+compiling (``UserKernel.cfunc.cache_hits``). As with any numba cache, a change in a function of
+the user's own that the body calls, or in a non-scalar global it reads, is not seen: clear the
+cache then. A body whose source cannot be read
 (typed at a prompt, ``exec``) or that is a closure is compiled in memory, as before.
 """
 from __future__ import annotations
