@@ -5,14 +5,23 @@ grow, instead of rebuilding the array from every live block. After any sequence 
 frees, in both regions and across the buffer's growth, ``ctx`` must be exactly what a rebuild
 gives: its length in ``C_LEN``, the count, the sorted (lo, hi) rows, the trailer's page-table
 address; and the header words a kernel or the runtime wrote (printf position, recording) kept.
+A refused malloc or free changes nothing; threads allocating between other threads' kernels and
+1,000 malloc/free cycles leave it exact, with no growth.
 """
 from __future__ import annotations
 
+import threading
+import traceback
+import tracemalloc
+
 import numpy as np
+import pytest
 from hypothesis import given, settings, strategies as st
 
+import npusim
 from npusim.device.memory import (C_ALLOC, C_LEN, C_NALLOC, C_PRINTF_POS, CT_PT_HOST, CT_PTAB,
-                                  CTX_HEADER, CTX_TRAILER, DEV_ALIGN, Memory)
+                                  CTX_HEADER, CTX_TRAILER, DEV_ALIGN, Memory, OutOfMemory)
+from npusim.runtime.runtime import RT
 
 
 def _expected(m: Memory) -> np.ndarray:
@@ -69,3 +78,120 @@ def test_growth_and_shrink_through_many_blocks():
         m.free(a)
     _check(m, 5)
     assert m.ctx[C_NALLOC] == 0
+
+
+# ---- hostile values: a refused malloc or free leaves the table as it was ----
+def _snapshot(m: Memory):
+    return m.ctx.copy(), m._ctx_buf, list(m._lo)
+
+
+def _same(m: Memory, snap) -> None:
+    ctx, buf, lo = snap
+    assert np.array_equal(m.ctx, ctx) and m._ctx_buf is buf and m._lo == lo
+
+
+def test_a_refused_malloc_or_free_changes_nothing():
+    m = Memory(1 << 20, 1 << 16)
+    keep = [m.malloc(100), m.malloc(100, host=True), m.malloc(3000)]
+    snap = _snapshot(m)
+    for nbytes, host in ((1 << 21, False), (1 << 17, True), (1 << 62, False)):
+        with pytest.raises(OutOfMemory):
+            m.malloc(nbytes, host=host)
+        _same(m, snap)
+    for addr, host in ((keep[0] + 1, False), (keep[1], False), (keep[0], True), (0, False),
+                       (-1, False), (1 << 63, False), (m.dev_base + (1 << 20), False)):
+        with pytest.raises(KeyError):
+            m.free(addr, host=host)
+        _same(m, snap)
+    _check(m, 0)
+
+
+def test_refused_facade_calls_leave_the_devices_table_intact(acl):
+    """Through ``npusim.acl``: a too-large malloc, a double free and a foreign pointer answer
+    with the runtime's codes, and the engine's table is what it was."""
+    assert acl.rt.set_device(0) == acl.ACL_SUCCESS
+    keep, ret = acl.rt.malloc(256, 0)
+    assert ret == acl.ACL_SUCCESS
+    gone, _ = acl.rt.malloc(256, 0)
+    assert acl.rt.free(gone) == acl.ACL_SUCCESS
+    m = RT.devices[0].state.mem
+    snap = _snapshot(m)
+    assert acl.rt.malloc(1 << 50, 0)[1] != acl.ACL_SUCCESS
+    assert acl.rt.free(gone) != acl.ACL_SUCCESS
+    assert acl.rt.free(keep + 8) != acl.ACL_SUCCESS
+    assert acl.rt.free(0x1234) != acl.ACL_SUCCESS
+    _same(m, snap)
+    _check(m, int(m.ctx[C_PRINTF_POS]))
+
+
+# ---- real threads: mallocs and frees between other threads' kernels ----
+def test_threads_allocating_while_others_launch_kernels(acl):
+    """Four threads each allocate and free blocks while launching EasyOPf (x += 1) on its own
+    stream into one block of its own: every kernel finds its block through the table the others
+    keep moving, every count is right, and the table ends exact."""
+    assert acl.rt.set_device(0) == acl.ACL_SUCCESS
+    lib, _ = acl.rt.binary_load_from_file(npusim.samples.binary_path(), None)
+    easy, _ = acl.rt.binary_get_function(lib, "EasyOPf")
+    rounds, errors, counts = 60, [], {}
+
+    def worker(i):
+        try:
+            assert acl.rt.set_device(0) == acl.ACL_SUCCESS
+            s, _ = acl.rt.create_stream()
+            x, _ = acl.rt.malloc(64, 0)
+            assert acl.rt.memset(x, 64, 0, 64) == acl.ACL_SUCCESS
+            args, _ = acl.rt.malloc(8, 0)
+            slot = np.array([x], np.uint64)
+            assert acl.rt.memcpy(args, 8, acl.util.numpy_to_ptr(slot), 8, 1) == acl.ACL_SUCCESS
+            churn = []
+            for k in range(rounds):
+                churn.append(acl.rt.malloc(64 + 64 * (k % 5), 0)[0])
+                assert acl.rt.launch_kernel(easy, 1, args, 8, s) == acl.ACL_SUCCESS
+                if k % 3 == 2:                       # frees out of order: mid-table deletes
+                    assert acl.rt.free(churn.pop(len(churn) // 2)) == acl.ACL_SUCCESS
+                if k % 7 == 0:
+                    assert acl.rt.synchronize_stream(s) == acl.ACL_SUCCESS
+            assert acl.rt.synchronize_stream(s) == acl.ACL_SUCCESS
+            out = np.zeros(1, np.uint32)
+            assert acl.rt.memcpy(acl.util.numpy_to_ptr(out), 4, x, 4, 2) == acl.ACL_SUCCESS
+            counts[i] = int(out[0])
+            for p in churn + [x, args]:
+                assert acl.rt.free(p) == acl.ACL_SUCCESS
+            assert acl.rt.destroy_stream(s) == acl.ACL_SUCCESS
+        except BaseException:                       # noqa: BLE001 — reported below
+            errors.append(traceback.format_exc())
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert not errors, errors[0]
+    assert counts == {i: rounds for i in range(4)}
+    m = RT.devices[0].state.mem
+    _check(m, int(m.ctx[C_PRINTF_POS]))
+
+
+# ---- 1,000 cycles: nothing grows ----
+def test_a_thousand_malloc_free_cycles_stay_flat():
+    """With 300 blocks live, 1,000 cycles of malloc + free in the middle: the buffer is the same
+    object of the same size after the first cycle, the table is exact at every hundredth cycle,
+    and the Python heap does not grow."""
+    m = Memory(1 << 24, 1 << 16)
+    live = [m.malloc(128) for _ in range(300)]
+    m.free(live.pop(150))
+    m.free(m.malloc(128))
+    buf, size = m._ctx_buf, len(m._ctx_buf)
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for k in range(1000):
+            a = m.malloc(128)
+            m.free(a)
+            if k % 100 == 0:
+                _check(m, 0)
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert m._ctx_buf is buf and len(buf) == size
+    assert grown < 64 * 1024, grown
+    _check(m, 0)
