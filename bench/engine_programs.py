@@ -121,6 +121,7 @@ class Snapshot:
     def restore(self):
         d = self.d
         d.sqs[:], d.sync[:], d.st[:] = self.sqs, self.sync, self.st
+        d.touch_all()                   # the SQ table was written wholesale
         return engine_args(d), {}
 
 

@@ -33,7 +33,7 @@ def _same_on_engine_and_reference(d) -> None:
     eng = [a.copy() for a in P.engine_args(d)]
     ref = [a.copy() for a in P.engine_args(d)]
     assert E.run(*eng) == R.run(*ref) == E.R_IDLE
-    for x, y in zip(eng, ref):
+    for x, y in zip(R.outcome(eng), R.outcome(ref)):
         assert np.array_equal(x, y)
 
 

@@ -2,12 +2,16 @@
 pytest plugin's ``npusim_autouse`` (pyproject.toml); ``acl`` / ``npusim`` are its fixtures."""
 from __future__ import annotations
 
+import os
 import pathlib
 import sys
 
 import pytest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))   # ``import helpers.<name>``
+# every device the tests make checks its scheduler's live list before each engine run
+# (npusim/device/state.py CHECK_SCHED): an SQ the host made runnable without telling it fails
+os.environ.setdefault("NPUSIM_CHECK_SCHED", "1")
 
 
 @pytest.fixture

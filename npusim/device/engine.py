@@ -22,8 +22,12 @@ runs, and it keeps running while it stays no later than the second earliest (so 
 runs in a tight loop). A wait that is not satisfied parks its SQ; the record that satisfies it
 un-parks it, and its clock jumps to the record's time. When nothing can run but something is
 parked, that is a deadlock: the engine returns ``R_DEADLOCK`` and the host explains it. The
-runnable SQs are the leaves of a tournament tree and parked ones are on per-slot waiter lists
-(both built by each run), so neither a pick nor a wake scans all SQs.
+runnable SQs are the leaves of a tournament tree and parked ones are on per-slot waiter lists,
+so neither a pick nor a wake scans all SQs. Both live in ``sched``, a buffer the device keeps
+between runs, with the list of SQs in play (``live``): each run builds them from that list and
+clears them from it when it returns, so a run's fixed cost follows the SQs in play, not the SQs
+that exist (idle model SQs of resident graphs, drained streams and their sync slots cost
+nothing).
 
 **Semantics** are one small function per opcode (``_op_*``, each documented; ``_execute`` is the
 opcode table). An opcode function does the SQE's work and says what happens next (``X_*``): done,
@@ -136,6 +140,7 @@ _WORD = np.int64(8)             # bytes of a pointer word or a cond word
 # return codes of run
 R_IDLE, R_HORIZON, R_STOPPED, R_DEADLOCK, R_FAULT, R_TRACE_FULL, R_STEPS = 0, 1, 2, 3, 4, 5, 6
 R_GO = -1           # (internal) no reason to return
+R_NONE = -2         # (internal) nothing runnable: R_IDLE, or R_DEADLOCK when an SQ is parked
 
 # what an opcode function says happens next
 X_DONE = 0          # executed; the SQ may go on with its next SQE
@@ -151,23 +156,42 @@ _OP_UNIT[S.OP_MEMSET] = UNIT_DMA
 _BYTE, _MEMCPY_KIND = 0xFF, 3         # memset value mask; SQE flag bits of the memcpy kind
 _AHEAD = 4          # SQEs of an SQ prefetched ahead of its head when it is re-keyed
 
-# ---- the scheduler's own structures (built by each run, in one scratch array) ----
-# tree: int64 [_NB + (2 * _NW + 1) * capmax + 1], capmax the power of two >= nsq: a tournament
+# ---- the scheduler's own structures: sched, int64, kept by the device between runs ----
+# sched holds: word 0 the length of the live list, then sch [len(sqs), SCH_COLS], lhead
+# [len(sync) + 1], live [2 len(sqs)] and the tree (sched_words gives the size). Between runs
+# every lhead word and every SQ's L_ON, T_LEAF and T_LIVE are -1 ("at rest"): a run sets what it
+# uses for the SQs on the live list and puts those back (_finish), so nothing costs per SQ that
+# is not in play.
+# tree: int64 [_NB + (2 * _NW + 1) * capmax + 1], capmax the power of two >= len(sqs): a tournament
 # (winner) tree over the runnable SQs, one leaf each. tree[0] = cap, the leaves in use (a power
 # of two, doubled when they run out); node i in 1 .. 2cap-1 is the _NW words from
 # tree[_NB + _NW * i]: (key, SQ) of the SQ winning its subtree, its key the SQ's next start, then
 # the earliest key of the rest of the subtree (the runner-up's; the root's is a turn's limit)
-# (leaf cap + j: the SQ on leaf j, or (INF, nsq), and INF for the rest); tree[1] is where the
-# free-leaf stack starts: its size, then the free leaves.
+# (leaf cap + j: the SQ on leaf j, or (INF, len(sqs)), and INF for the rest); tree[1] is where
+# the free-leaf stack starts: its size, then the free leaves.
 _NB = 2
 _NW = 4             # words per node: key, SQ, runner-up key, one unused (32-byte nodes)
-# sch: int64 [nsq, SCH_COLS], per SQ:
+# sch: int64 [len(sqs), SCH_COLS], per SQ:
 L_ON = 0            # the waiter list it is on (a sync slot, or the memory list), -1 none
 L_NEXT, L_PREV = 1, 2       # its neighbours on that list, -1 none
 T_LEAF = 3          # its leaf in the tree, -1 none
 T_ROW = 4           # while it is in the tree: the pool row of its head (set with its key)
-SCH_COLS = 5
+T_LIVE = 5          # 1 while it is on this run's live list, -1 not
+SCH_COLS = 6
 # lhead: int64 [len(sync) + 1]: the first SQ parked on each slot, then on W_MEMORY; -1 none
+# live: int64 [2 len(sqs)], sched[0] of them used: the SQ ids a run considers. When a run returns
+# they are the SQs in play (each once); the host adds the SQs it pushed to or made since
+# (DeviceState._touched), and the next run drops duplicates and the SQs that have nothing to do.
+SCHED_SCH = 1       # sched word where sch starts (word 0: the live list's length)
+
+
+def sched_words(nsq_rows: int, nslots: int) -> int:
+    """Words of a ``sched`` buffer for an SQ table of ``nsq_rows`` rows and ``nslots`` slots."""
+    capmax = 1
+    while capmax < nsq_rows:
+        capmax *= 2
+    return (SCHED_SCH + nsq_rows * SCH_COLS + nslots + 1 + 2 * nsq_rows
+            + _NB + (2 * _NW + 1) * capmax + 1)
 
 # ---- old names, kept while other modules move to the ones above ----
 K_ADDR, K_TYPE, K_N, K_MBASE, K_ITER, K_INLOOP, K_MAX, K_LAST, K_TAKEN = range(9)
@@ -192,10 +216,40 @@ def _carve(a, off, shape):
     return view_at(a.ctypes.data + 8 * off, shape, np.int64)
 
 
-@njit(cache=True, inline="always")
-def _finish(st, r, scratch):
-    """Every return of ``run``: the code, also left in ``st[E_STATUS]``. (``run``'s scheduler
-    structures are borrowed views of ``scratch``; passing it here keeps it alive to the end.)"""
+@njit(cache=True)
+def _finish(sqs, st, sched, tree, sch, lhead, live, r):
+    """Every return of ``run``: the scheduler structures back at rest, and the code (also left
+    in ``st[E_STATUS]``). The live list becomes the SQs in play now: the ones this run started
+    with (still parked or with work, or not: the next run drops those) and every SQ holding a
+    leaf (activated, woken or still runnable). Every waiter list's SQs are among them (an SQ
+    parks in its own turn, holding its leaf, or was parked when the run began), so clearing
+    their words leaves the structures at rest. ``R_NONE`` (nothing runnable) becomes
+    R_DEADLOCK with the lowest parked SQ in ``E_SQ`` when one is parked, else R_IDLE."""
+    n = sched[0]
+    cap = tree[0]
+    nsq = sch.shape[0]
+    for j in range(cap):
+        a = tree[_NB + _NW * (cap + j) + 1]
+        if a < nsq and sch[a, T_LIVE] < 0:
+            sch[a, T_LIVE] = 1
+            live[n] = a
+            n += 1
+    sched[0] = n
+    parked = nsq
+    for i in range(n):
+        a = live[i]
+        li = sch[a, L_ON]
+        if li >= 0:
+            lhead[li] = -1
+        sch[a, L_ON], sch[a, T_LEAF], sch[a, T_LIVE] = -1, -1, -1
+        if sqs[a, Q_STATE] == S_PARKED and a < parked:
+            parked = a
+    if r == R_NONE:
+        r = R_IDLE
+        st[E_SQ] = -1
+        if parked < nsq:
+            st[E_SQ] = parked
+            r = R_DEADLOCK
     st[E_STATUS] = r
     return r
 
@@ -1069,29 +1123,42 @@ def _l_remove(sch, lhead, a):
 
 
 @njit(cache=True)
-def _build(sqs, pool, tree, sch, lhead, nsq):
-    """The tree of runnable SQs and the waiter lists, from the SQ table (the host may have
-    changed any SQ since the last run)."""
-    lhead[:] = -1
-    n = 0
-    for a in range(nsq):
-        sch[a, L_ON], sch[a, T_LEAF] = -1, -1
+def _build(sqs, pool, sched, tree, sch, lhead, live, nsq):
+    """The tree of runnable SQs and the waiter lists, from the SQ table rows of the SQs on the
+    live list (the host may have changed any of them since the last run; an SQ off the list
+    has nothing to run and waits on nothing). The list is kept to the SQs that are in play:
+    each once, parked or active with an SQE to run."""
+    n = 0           # leaves
+    m = 0           # SQs kept on the list
+    for i in range(sched[0]):
+        a = live[i]
+        if a < 0 or a >= nsq or sch[a, T_LIVE] >= 0:
+            continue
         state = sqs[a, Q_STATE]
         if state == S_ACTIVE:
-            if sqs[a, Q_HEAD] < sqs[a, Q_TAIL]:
-                sch[a, T_LEAF] = n
-                n += 1
+            if sqs[a, Q_HEAD] >= sqs[a, Q_TAIL]:
+                continue
+            sch[a, T_LEAF] = n
+            n += 1
         elif state == S_PARKED:
             on = sqs[a, Q_WAIT]
             _l_add(sch, lhead, a, on if on >= 0 else lhead.shape[0] - 1)
+        else:
+            continue
+        sch[a, T_LIVE] = 1
+        live[m] = a
+        m += 1
+    sched[0] = m
     cap = 1
     while cap < n:
         cap *= 2
     tree[0] = cap
+    none = sch.shape[0]
     for j in range(cap):
         o = _NB + _NW * (cap + j)
-        tree[o], tree[o + 1], tree[o + 2] = INF, nsq, INF
-    for a in range(nsq):
+        tree[o], tree[o + 1], tree[o + 2] = INF, none, INF
+    for i in range(m):
+        a = live[i]
         j = sch[a, T_LEAF]
         if j >= 0:
             o = _NB + _NW * (cap + j)
@@ -1114,17 +1181,6 @@ def _stop_holds(sqs, sync, st):
     if kind == STOP_SLOT and sync[st[E_STOP_A], Y_VAL] >= st[E_STOP_B]:
         return R_STOPPED
     return R_GO
-
-
-@njit(cache=True)
-def _nothing_runnable(sqs, st, nsq):
-    """R_DEADLOCK (with a parked SQ in E_SQ) when something is parked, else R_IDLE."""
-    st[E_SQ] = -1
-    for i in range(nsq):
-        if sqs[i, Q_STATE] == S_PARKED:
-            st[E_SQ] = i
-            return R_DEADLOCK
-    return R_IDLE
 
 
 @njit(cache=True, inline="always")
@@ -1165,27 +1221,30 @@ def _stop_after(sync, st, q, nxt):
 
 
 @njit(cache=True)
-def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, trace, st):
+def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, trace, st,
+        sched):
     """Run until idle, the horizon, the stop condition, a deadlock, a fault, a full trace or the
-    step limit. Returns (and stores in ``st[E_STATUS]``) one of the ``R_*`` codes."""
+    step limit. Returns (and stores in ``st[E_STATUS]``) one of the ``R_*`` codes. ``sched``:
+    the scheduler's structures, at rest (``sched_words(len(sqs), len(sync))`` words)."""
     pool, sqs, sync, mptr, msq, conds, cmodels = (_borrow(pool), _borrow(sqs), _borrow(sync),
                                                   _borrow(mptr), _borrow(msq), _borrow(conds),
                                                   _borrow(cmodels))
     mem, ctx, kaddr, kcost, tc, trace, st = (_borrow(mem), _borrow(ctx), _borrow(kaddr),
                                              _borrow(kcost), _borrow(tc), _borrow(trace),
                                              _borrow(st))
-    nsq = st[E_NSQ]
+    sched = _borrow(sched)
+    rows = sqs.shape[0]
     capmax = 1
-    while capmax < nsq:
+    while capmax < rows:
         capmax *= 2
-    nh = _NB + (2 * _NW + 1) * capmax + 1
-    ns = nsq * SCH_COLS
-    scratch = np.empty(nh + ns + sync.shape[0] + 1, np.int64)
-    tree = _carve(scratch, 0, nh)
+    o1 = SCHED_SCH + rows * SCH_COLS
+    o2 = o1 + sync.shape[0] + 1
+    sch = _carve(sched, SCHED_SCH, (rows, SCH_COLS))
+    lhead = _carve(sched, o1, sync.shape[0] + 1)
+    live = _carve(sched, o2, 2 * rows)
+    tree = _carve(sched, o2 + 2 * rows, _NB + (2 * _NW + 1) * capmax + 1)
     tree[1] = _NB + 2 * _NW * capmax    # the free-leaf stack
-    sch = _carve(scratch, nh, (nsq, SCH_COLS))
-    lhead = _carve(scratch, nh + ns, sync.shape[0] + 1)
-    _build(sqs, pool, tree, sch, lhead, nsq)
+    _build(sqs, pool, sched, tree, sch, lhead, live, st[E_NSQ])
     horizon = st[E_HORIZON]
     trace_on = st[E_TRACE_ON] != 0
     memp, msize, ctxp = mem.ctypes, mem.size, ctx.ctypes
@@ -1193,12 +1252,12 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
     while True:
         r = _stop_holds(sqs, sync, st)
         if r != R_GO:
-            return _finish(st, r, scratch)
+            return _finish(sqs, st, sched, tree, sch, lhead, live, r)
         top, q = tree[_NB + _NW], tree[_NB + _NW + 1]
         if top == INF:
-            return _finish(st, _nothing_runnable(sqs, st, nsq), scratch)
+            return _finish(sqs, st, sched, tree, sch, lhead, live, R_NONE)
         if top > horizon:
-            return _finish(st, R_HORIZON, scratch)
+            return _finish(sqs, st, sched, tree, sch, lhead, live, R_HORIZON)
         # the top SQ runs (it keeps its leaf, re-keyed when it stops) while its next start
         # stays no later than the second earliest
         limit = _t_second(tree)
@@ -1223,7 +1282,8 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
             op = e.op
             if op >= S.N_OPCODES:           # before any per-opcode table is indexed
                 _fault(sqs, st, q, pos, F_BAD_OP, np.int64(op), F_NONE)
-                return _finish(st, _fault_exit(sqs, q, pos, start + dispatch), scratch)
+                return _finish(sqs, st, sched, tree, sch, lhead, live,
+                               _fault_exit(sqs, q, pos, start + dispatch))
             if rec_on:                  # nearly full log: stop after this SQE (R_STEPS), grow
                 if rec_task(ctx, q, pos, op if ran else S.OP_NOP, e.a0, e.a1, e.a4, e.a5):
                     st[E_STEP_LIMIT] = st[E_STEPS] + 1
@@ -1235,13 +1295,14 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
                 if x == X_PARK:
                     break
                 if x == X_FAULT:
-                    return _finish(st, _fault_exit(sqs, q, pos, start + dur), scratch)
+                    return _finish(sqs, st, sched, tree, sch, lhead, live,
+                                   _fault_exit(sqs, q, pos, start + dur))
             else:                       # skipped after a fault (ACL_STOP_ON_FAILURE)
                 x, dur, nxt, val, tstart = X_DONE, np.int64(0), pos + 1, np.int64(0), start
             now = start + dur
             _retire(sqs, st, q, nxt, now)
             if trace_on and _trace_row(trace, st, kcost, e, q, op, pos, ran, tstart, now, val):
-                return _finish(st, R_TRACE_FULL, scratch)
+                return _finish(sqs, st, sched, tree, sch, lhead, live, R_TRACE_FULL)
             if x == X_YIELD or sqs[q, Q_STATE] != S_ACTIVE or st[E_STEPS] == st[E_STEP_LIMIT] \
                     or _stop_after(sync, st, q, nxt):
                 break

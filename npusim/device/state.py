@@ -7,6 +7,7 @@ trace buffer and logging device faults as it goes. It knows nothing about ACL ru
 """
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 
@@ -31,6 +32,11 @@ def _words(a: np.ndarray) -> memoryview:
     """The int64 words of C-contiguous array ``a``, flat (read and written as Python ints)."""
     return memoryview(a).cast("B").cast("q")
 
+
+CHECK_SCHED = "NPUSIM_CHECK_SCHED"
+"""Environment variable: ``1`` checks before every engine run of a device made after it is set
+that the live list holds every SQ in play and that the scheduler structures are at rest
+(``tests/conftest.py`` sets it; O(SQs) a run)."""
 
 RUNAWAY_WALL_S = 1.0            # a WHILE spinning this long (wall) on an unchanged word is stopped
 
@@ -69,6 +75,14 @@ class DeviceState:
         self.cmodels = np.zeros(0, np.int64)
         self.st = np.zeros(E.E_COLS, np.int64)
         self._stv = memoryview(self.st)     # the same words, read and written as Python ints
+        # the engine's scheduler structures, at rest between runs (engine.py "sched"), laid out
+        # for the SQ table and sync table sizes in _sched_for; _touched: SQs pushed to (or
+        # made) since the last run, for its live list
+        self.sched = np.zeros(0, np.int64)
+        self._sched_for = (-1, -1)
+        self._livev = memoryview(self.sched)
+        self._touched: set[int] = set()
+        self.check_sched = os.environ.get(CHECK_SCHED) == "1"
         self.trace = np.zeros(0, E.TRACE_DTYPE)
         self._trace_capacity = trace_capacity
         self.trace_max_rows = 4 << 20       # 4M rows (192 MiB); later SQEs are not recorded
@@ -139,6 +153,7 @@ class DeviceState:
         row[E.Q_BASE], row[E.Q_DEPTH] = self._pool_alloc(depth), depth
         row[E.Q_STATE] = E.S_ACTIVE if kind == E.K_EAGER else E.S_IDLE
         row[E.Q_KIND], row[E.Q_DISPATCH], row[E.Q_WAIT] = kind, dispatch_ns, E.W_NONE
+        self._touched.add(q)
         return q
 
     def grow_sq(self, q: int, depth: int) -> None:
@@ -229,6 +244,7 @@ class DeviceState:
         has none): pushes pack their row at ``base + tail % depth`` and advance ``tail``."""
         row = self.sqs[q]
         ring = self._staged[q] = [int(row[E.Q_BASE]), int(row[E.Q_DEPTH]), int(row[E.Q_TAIL])]
+        self._touched.add(q)                    # its new rows may make it runnable
         return ring
 
     def flush(self, only: int | None = None) -> None:
@@ -312,6 +328,60 @@ class DeviceState:
             self.runaway_stopped[c] = (now[0] + 1, int(t[c, E.CD_MAX]))
             t[c, E.CD_MAX] = now[0] + 1
 
+    # ---- the scheduler's live list ----
+    def touch(self, q: int) -> None:
+        """SQ ``q``'s row was written directly (not through ``alloc_sq``/``push``/``stage``):
+        the next run considers it."""
+        self._touched.add(q)
+
+    def touch_all(self) -> None:
+        """The SQ table was written wholesale: the next run considers every SQ."""
+        self._touched.update(range(int(self.st[E.E_NSQ])))
+
+    def ready_sched(self) -> None:
+        """Before an engine run: lay ``sched`` out for the current table sizes (when the SQ or
+        sync table grew: a new buffer at rest, the live list kept), then add the SQs touched
+        since the last run to the live list. O(SQs touched), not O(SQs)."""
+        shape = (len(self.sqs), len(self.sync))
+        sched = self.sched
+        if shape != self._sched_for:
+            rows, slots = shape
+            kept = self._livev[:int(sched[0])].tolist() if len(sched) else []
+            sched = self.sched = np.full(E.sched_words(rows, slots), -1, np.int64)
+            sched[0] = 0
+            off = E.SCHED_SCH + rows * E.SCH_COLS + slots + 1
+            self._livev = memoryview(sched)[off:off + 2 * rows]
+            self._sched_for = shape
+            self._touched.update(kept)
+        touched = self._touched
+        if touched:
+            lv, n = self._livev, int(sched[0])
+            for q in touched:
+                lv[n] = q
+                n += 1
+            sched[0] = n
+            touched.clear()
+        if self.check_sched:
+            self._check_sched()
+
+    def _check_sched(self) -> None:
+        """CHECK_SCHED: every SQ the engine could run or wake is on the live list, and the
+        structures are at rest (AssertionError naming what is not)."""
+        nsq = int(self.st[E.E_NSQ])
+        q = self.sqs[:nsq]
+        state = q[:, E.Q_STATE]
+        play = np.nonzero(((state == E.S_ACTIVE) & (q[:, E.Q_HEAD] < q[:, E.Q_TAIL]))
+                          | (state == E.S_PARKED))[0]
+        live = set(self._livev[:int(self.sched[0])].tolist())
+        missing = sorted(set(play.tolist()) - live)
+        assert not missing, f"SQs in play but not on the live list: {missing}"
+        rows, slots = self._sched_for
+        o = E.SCHED_SCH + rows * E.SCH_COLS
+        sch = self.sched[E.SCHED_SCH:o].reshape(rows, E.SCH_COLS)
+        held = np.nonzero((sch[:, [E.L_ON, E.T_LEAF, E.T_LIVE]] != -1).any(axis=1))[0]
+        assert not len(held), f"SQs holding a list, leaf or live mark between runs: {held}"
+        assert (self.sched[o:o + slots + 1] == -1).all(), "waiter lists not empty between runs"
+
     # ---- running ----
     def run(self, horizon: int = int(E.INF), stop_kind: int = E.STOP_NONE, stop_a: int = 0,
             stop_b: int = 0) -> int:
@@ -325,6 +395,7 @@ class DeviceState:
         to come back for a slice (``R_STEPS``)."""
         if self._staged:
             self.flush()
+        self.ready_sched()
         if self.access_log is not None:
             self.access_log.make_room()
         st = self.st
@@ -335,7 +406,8 @@ class DeviceState:
         t0 = time.perf_counter()                # the watchdog's wall clock starts here
         mem = self.mem
         r = E.run(self.pool, self.sqs, self.sync, self.mptr, self.msq, self.conds, self.cmodels,
-                  mem.arena, mem.ctx, TABLE.addr, TABLE.cost, self.tc, self.trace, st)
+                  mem.arena, mem.ctx, TABLE.addr, TABLE.cost, self.tc, self.trace, st,
+                  self.sched)
         if r in _RESUMED:
             return self._run_on(r, t0)
         sv[E.E_STEP_LIMIT] = 0
@@ -380,9 +452,10 @@ class DeviceState:
                 sv[E.E_STEP_LIMIT] = 0
                 return r
             mem = self.mem
+            self.ready_sched()
             r = E.run(self.pool, self.sqs, self.sync, self.mptr, self.msq, self.conds,
                       self.cmodels, mem.arena, mem.ctx, TABLE.addr, TABLE.cost, self.tc,
-                      self.trace, st)
+                      self.trace, st, self.sched)
 
     @property
     def now(self) -> int:

@@ -592,10 +592,12 @@ _OP_FN = [OPCODES[op] for op in range(S.N_OPCODES)]
 
 # ================================================================ scheduling
 
-def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, trace, st):
+def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, trace, st,
+        sched=None):
     """Run until idle, the horizon, the stop condition, a deadlock, a fault, a full trace or the
     step limit. Same contract as ``engine.run``: returns (and stores in ``st[E_STATUS]``) one of
-    the ``R_*`` codes."""
+    the ``R_*`` codes. ``sched`` (the engine's scheduler structures) is not used: this
+    interpreter scans every SQ at every pick, which is what they stand for."""
     Q, Y, C, T = sqs.tolist(), sync.tolist(), conds.tolist(), st.tolist()
     m = Run(pool, Q, Y, mptr.tolist(), msq.tolist(), C, cmodels.tolist(), mem, ctx,
             kaddr.tolist(), kcost.tolist(), tc.tolist(), trace, T)
@@ -613,9 +615,17 @@ def engine_args(d) -> list:
     """The argument list ``DeviceState.run`` passes to the engine, for a ``DeviceState`` ``d``
     (built from the engine's parameter names, so it follows the engine's signature)."""
     d.flush()                           # SQEs pushed on the host may be staged until a run
+    d.ready_sched()                     # and the SQs they went to join the live list
     special = {"mem": d.mem.arena, "ctx": d.mem.ctx, "kaddr": TABLE.addr, "kcost": TABLE.cost}
     return [special[n] if n in special else getattr(d, n)
             for n in inspect.signature(_engine.run.py_func).parameters]
+
+
+def outcome(args: list) -> list:
+    """Of a ``run`` argument list, the arrays the engine and this interpreter must leave
+    identical: all but ``sched``, the engine's own scheduler structures."""
+    return [a for n, a in zip(inspect.signature(_engine.run.py_func).parameters, args)
+            if n != "sched"]
 
 
 def _pick(m):
