@@ -367,6 +367,8 @@ class DeviceState:
     def _check_sched(self) -> None:
         """CHECK_SCHED: every SQ the engine could run or wake is on the live list, and the
         structures are at rest (AssertionError naming what is not)."""
+        if not len(self.sched):
+            self.ready_sched()              # laid out by the first run
         nsq = int(self.st[E.E_NSQ])
         q = self.sqs[:nsq]
         state = q[:, E.Q_STATE]
