@@ -356,6 +356,9 @@ class DeviceState:
         touched = self._touched
         if touched:
             lv, n = self._livev, int(sched[0])
+            if n + len(touched) > len(lv):      # no run compacted the list since (a caller
+                touched |= set(lv[:n].tolist())   # that reads the arrays without running):
+                n = 0                           # at most len(sqs) ids, each once
             for q in touched:
                 lv[n] = q
                 n += 1
