@@ -4,8 +4,15 @@ of the largest size's cost to the smallest's (flat = within 20 %).
 
 * **replays queued**: N ``aclmdlRIExecuteAsync`` of a 33-task, 2-stream graph queued before one
   synchronize (per replay, the synchronize included);
-* **resident graphs**: capture + first replay + synchronize of one 30-task graph while N other
-  graphs stay resident (built) on the device (per graph);
+* **resident graphs**: with N graphs resident (built, their SQs idle) on the device: capture +
+  first replay + synchronize + destroy of one more 30-task graph (per graph), one replay of a
+  resident graph with its synchronize, and the synchronize of an idle stream. Session 9 (the
+  engine's scheduler kept between runs, built from the SQs in play; same-run A/B against
+  5adf7d3, each from its own tree): replay + synchronize 9.71 / 9.81 / 9.99 / 12.88 us at 1 / 10
+  / 100 / 1,000 graphs (x1.33) -> 9.87 / 9.84 / 9.76 / 9.92 (x1.00); idle synchronize 4.23 /
+  4.23 / 4.57 / 7.39 (x1.75) -> 4.26 / 4.28 / 4.32 / 4.35 (x1.02). The first row of the graph's
+  whole life was 196 us against 136 at 10 graphs only because it ran first (warm-up, now done
+  before the table);
 * **live allocations**: one ``malloc`` + ``free`` pair while N other blocks stay allocated, in
   the middle of the address range and at its end, on ``Memory`` itself and through
   ``aclrtMalloc``/``aclrtFree`` (per pair);
