@@ -158,7 +158,7 @@ _AHEAD = 4          # SQEs of an SQ prefetched ahead of its head when it is re-k
 
 # ---- the scheduler's own structures: sched, int64, kept by the device between runs ----
 # sched holds: word 0 the length of the live list, then sch [len(sqs), SCH_COLS], lhead
-# [len(sync) + 1], live [2 len(sqs)] and the tree (sched_words gives the size). Between runs
+# [len(sync) + 1], live [2 len(sqs)] and the tree (sched_layout gives where each starts). Between runs
 # every lhead word and every SQ's L_ON, T_LEAF and T_LIVE are -1 ("at rest"): a run sets what it
 # uses for the SQs on the live list and puts those back (_finish), so nothing costs per SQ that
 # is not in play.
@@ -185,13 +185,20 @@ SCH_COLS = 6
 SCHED_SCH = 1       # sched word where sch starts (word 0: the live list's length)
 
 
-def sched_words(nsq_rows: int, nslots: int) -> int:
-    """Words of a ``sched`` buffer for an SQ table of ``nsq_rows`` rows and ``nslots`` slots."""
+@njit(cache=True)
+def sched_layout(rows, slots):
+    """Where sched's parts start for an SQ table of ``rows`` rows and ``slots`` sync slots:
+    (sch, lhead, live, tree, the buffer's length in words), and the tree's capmax. The one
+    definition of the layout (``run`` and ``DeviceState`` both call it)."""
     capmax = 1
-    while capmax < nsq_rows:
+    while capmax < rows:
         capmax *= 2
-    return (SCHED_SCH + nsq_rows * SCH_COLS + nslots + 1 + 2 * nsq_rows
-            + _NB + (2 * _NW + 1) * capmax + 1)
+    o_sch = SCHED_SCH
+    o_lhead = o_sch + rows * SCH_COLS
+    o_live = o_lhead + slots + 1
+    o_tree = o_live + 2 * rows
+    return o_sch, o_lhead, o_live, o_tree, o_tree + _NB + (2 * _NW + 1) * capmax + 1, capmax
+
 
 # ---- old names, kept while other modules move to the ones above ----
 K_ADDR, K_TYPE, K_N, K_MBASE, K_ITER, K_INLOOP, K_MAX, K_LAST, K_TAKEN = range(9)
@@ -1225,7 +1232,7 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
         sched):
     """Run until idle, the horizon, the stop condition, a deadlock, a fault, a full trace or the
     step limit. Returns (and stores in ``st[E_STATUS]``) one of the ``R_*`` codes. ``sched``:
-    the scheduler's structures, at rest (``sched_words(len(sqs), len(sync))`` words)."""
+    the scheduler's structures, at rest (``sched_layout(len(sqs), len(sync))``)."""
     pool, sqs, sync, mptr, msq, conds, cmodels = (_borrow(pool), _borrow(sqs), _borrow(sync),
                                                   _borrow(mptr), _borrow(msq), _borrow(conds),
                                                   _borrow(cmodels))
@@ -1234,15 +1241,11 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
                                              _borrow(st))
     sched = _borrow(sched)
     rows = sqs.shape[0]
-    capmax = 1
-    while capmax < rows:
-        capmax *= 2
-    o1 = SCHED_SCH + rows * SCH_COLS
-    o2 = o1 + sync.shape[0] + 1
-    sch = _carve(sched, SCHED_SCH, (rows, SCH_COLS))
-    lhead = _carve(sched, o1, sync.shape[0] + 1)
-    live = _carve(sched, o2, 2 * rows)
-    tree = _carve(sched, o2 + 2 * rows, _NB + (2 * _NW + 1) * capmax + 1)
+    o_sch, o_lhead, o_live, o_tree, words, capmax = sched_layout(rows, sync.shape[0])
+    sch = _carve(sched, o_sch, (rows, SCH_COLS))
+    lhead = _carve(sched, o_lhead, o_live - o_lhead)
+    live = _carve(sched, o_live, o_tree - o_live)
+    tree = _carve(sched, o_tree, words - o_tree)
     tree[1] = _NB + 2 * _NW * capmax    # the free-leaf stack
     _build(sqs, pool, sched, tree, sch, lhead, live, st[E_NSQ])
     horizon = st[E_HORIZON]

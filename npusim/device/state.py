@@ -345,12 +345,11 @@ class DeviceState:
         shape = (len(self.sqs), len(self.sync))
         sched = self.sched
         if shape != self._sched_for:
-            rows, slots = shape
+            _, _, o_live, o_tree, words, _ = E.sched_layout(*shape)
             kept = self._livev[:int(sched[0])].tolist() if len(sched) else []
-            sched = self.sched = np.full(E.sched_words(rows, slots), -1, np.int64)
+            sched = self.sched = np.full(words, -1, np.int64)
             sched[0] = 0
-            off = E.SCHED_SCH + rows * E.SCH_COLS + slots + 1
-            self._livev = memoryview(sched)[off:off + 2 * rows]
+            self._livev = memoryview(sched)[o_live:o_tree]
             self._sched_for = shape
             self._touched.update(kept)
         touched = self._touched
@@ -380,12 +379,12 @@ class DeviceState:
         live = set(self._livev[:int(self.sched[0])].tolist())
         missing = sorted(set(play.tolist()) - live)
         assert not missing, f"SQs in play but not on the live list: {missing}"
-        rows, slots = self._sched_for
-        o = E.SCHED_SCH + rows * E.SCH_COLS
-        sch = self.sched[E.SCHED_SCH:o].reshape(rows, E.SCH_COLS)
+        rows = self._sched_for[0]
+        o_sch, o_lhead, o_live, _, _, _ = E.sched_layout(*self._sched_for)
+        sch = self.sched[o_sch:o_lhead].reshape(rows, E.SCH_COLS)
         held = np.nonzero((sch[:, [E.L_ON, E.T_LEAF, E.T_LIVE]] != -1).any(axis=1))[0]
         assert not len(held), f"SQs holding a list, leaf or live mark between runs: {held}"
-        assert (self.sched[o:o + slots + 1] == -1).all(), "waiter lists not empty between runs"
+        assert (self.sched[o_lhead:o_live] == -1).all(), "waiter lists not empty between runs"
 
     # ---- running ----
     def run(self, horizon: int = int(E.INF), stop_kind: int = E.STOP_NONE, stop_a: int = 0,
