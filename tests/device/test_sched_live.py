@@ -168,3 +168,127 @@ def test_engine_run_cost_does_not_follow_idle_sqs():
         assert _live(d) == [q]
         assert d.run() == E.R_IDLE
     assert np.count_nonzero(d.sqs[:, E.Q_KIND] == E.K_MODEL) == 1010
+
+
+# ---- hostile use: SQs torn down while on the list ----
+def test_sqs_discarded_and_freed_while_on_the_list_leave_it_consistent():
+    """A parked SQ is discarded (stream abort) and freed, its index is reused by a model SQ, and
+    another parked SQ's stream is freed outright: the next runs drop them, run the rest and
+    return at rest."""
+    d = _device()
+    slot = d.alloc_slot()
+    a, b, c = d.alloc_sq(64), d.alloc_sq(64), d.alloc_sq(64)
+    d.push(a, S.OP_EVENT_WAIT, 0, slot, 1)
+    d.push(b, S.OP_EVENT_WAIT, 0, slot, 1)
+    d.push(c, S.OP_NOP, 0)
+    assert d.run() == E.R_DEADLOCK
+    assert _live(d) == sorted([a, b, c])        # the run began with all three
+    assert d.discard(a, 0) == 1
+    d.free_sq(a)
+    m = d.alloc_sq(16, kind=E.K_MODEL)          # reuses a's index, idle
+    assert m == a
+    d.free_sq(b)                                # parked, freed without a discard
+    assert d.run() == E.R_IDLE
+    assert d.run() == E.R_IDLE
+    assert _live(d) == []
+    _at_rest(d)
+
+
+# ---- real threads ----
+def test_threads_launching_and_synchronizing_keep_the_list_exact(acl):
+    """Four threads each launch EasyOPf (x += 1) on streams of their own and synchronize at
+    their own pace, with every device's live-list check on (tests/conftest.py): every run finds
+    every SQ in play on the list, and every count is right."""
+    import threading
+
+    import npusim
+    assert acl.rt.set_device(0) == acl.ACL_SUCCESS
+    lib, _ = acl.rt.binary_load_from_file(npusim.samples.binary_path(), None)
+    easy, _ = acl.rt.binary_get_function(lib, "EasyOPf")
+    rounds, errors, counts = 80, [], {}
+
+    def worker(i):
+        try:
+            assert acl.rt.set_device(0) == acl.ACL_SUCCESS
+            s, _ = acl.rt.create_stream()
+            x, _ = acl.rt.malloc(64, 0)
+            assert acl.rt.memset(x, 64, 0, 64) == acl.ACL_SUCCESS
+            args, _ = acl.rt.malloc(8, 0)
+            ptr = np.array([x], np.uint64)
+            assert acl.rt.memcpy(args, 8, acl.util.numpy_to_ptr(ptr), 8, 1) == acl.ACL_SUCCESS
+            for k in range(rounds):
+                assert acl.rt.launch_kernel(easy, 1, args, 8, s) == acl.ACL_SUCCESS
+                if k % (3 + i) == 0:
+                    assert acl.rt.synchronize_stream(s) == acl.ACL_SUCCESS
+            assert acl.rt.synchronize_stream(s) == acl.ACL_SUCCESS
+            host = np.zeros(1, np.uint32)
+            assert acl.rt.memcpy(acl.util.numpy_to_ptr(host), 4, x, 4, 2) == acl.ACL_SUCCESS
+            counts[i] = int(host[0])
+            assert acl.rt.destroy_stream(s) == acl.ACL_SUCCESS
+        except BaseException as e:          # noqa: BLE001 -- reported by the main thread
+            errors.append(e)
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert not errors, errors[0]
+    assert counts == {i: rounds for i in range(4)}
+    from npusim.runtime.runtime import RT
+    d = RT.devices[0].state
+    assert d.check_sched
+    d.run()
+    _at_rest(d)
+
+
+# ---- 1,000 cycles: nothing grows ----
+def test_a_thousand_replay_cycles_keep_the_list_and_buffer_flat(acl):
+    """With 200 graphs resident, 1,000 cycles of replay + synchronize of one of them: the sched
+    buffer is the same object after the first cycle, the live list every synchronize returns with
+    holds the stream alone (not 200 graphs' SQs), and the Python heap does not grow."""
+    import tracemalloc
+
+    import npusim
+    from npusim.runtime.runtime import RT
+    assert acl.rt.set_device(0) == acl.ACL_SUCCESS
+    lib, _ = acl.rt.binary_load_from_file(npusim.samples.binary_path(), None)
+    easy, _ = acl.rt.binary_get_function(lib, "EasyOPf")
+    s, _ = acl.rt.create_stream()
+    x, _ = acl.rt.malloc(64, 0)
+    args, _ = acl.rt.malloc(8, 0)
+    ptr = np.array([x], np.uint64)
+    assert acl.rt.memcpy(args, 8, acl.util.numpy_to_ptr(ptr), 8, 1) == acl.ACL_SUCCESS
+    graphs = []
+    for _ in range(200):
+        assert acl.mdl.ri_capture_begin(s, 2) == acl.ACL_SUCCESS
+        for _ in range(4):
+            assert acl.rt.launch_kernel(easy, 1, args, 8, s) == acl.ACL_SUCCESS
+        m, ret = acl.mdl.ri_capture_end(s)
+        assert ret == acl.ACL_SUCCESS
+        assert acl.mdl.ri_execute_async(m, s) == acl.ACL_SUCCESS
+        graphs.append(m)
+    assert acl.rt.synchronize_stream(s) == acl.ACL_SUCCESS
+    d = RT.devices[0].state
+    d.check_sched = False                   # the O(SQs) check is not what is measured here
+
+    def cycle():
+        assert acl.mdl.ri_execute_async(graphs[7], s) == acl.ACL_SUCCESS
+        assert acl.rt.synchronize_stream(s) == acl.ACL_SUCCESS
+
+    cycle()
+    buf = d.sched
+    longest = 0
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for _ in range(1000):
+            cycle()
+            longest = max(longest, int(d.sched[0]))
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert d.sched is buf
+    assert longest == 1, longest    # the stream its execute went to (the graph's SQ drained)
+    assert grown < 64 * 1024, grown
+    _at_rest(d)
