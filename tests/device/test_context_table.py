@@ -10,8 +10,6 @@ A refused malloc or free changes nothing; threads allocating between other threa
 """
 from __future__ import annotations
 
-import threading
-import traceback
 import tracemalloc
 
 import numpy as np
@@ -22,6 +20,8 @@ import npusim
 from npusim.device.memory import (C_ALLOC, C_LEN, C_NALLOC, C_PRINTF_POS, CT_PT_HOST, CT_PTAB,
                                   CTX_HEADER, CTX_TRAILER, DEV_ALIGN, Memory, OutOfMemory)
 from npusim.runtime.runtime import RT
+
+import helpers.acl as H
 
 
 def _expected(m: Memory) -> np.ndarray:
@@ -130,42 +130,28 @@ def test_threads_allocating_while_others_launch_kernels(acl):
     stream into one block of its own: every kernel finds its block through the table the others
     keep moving, every count is right, and the table ends exact."""
     assert acl.rt.set_device(0) == acl.ACL_SUCCESS
-    lib, _ = acl.rt.binary_load_from_file(npusim.samples.binary_path(), None)
-    easy, _ = acl.rt.binary_get_function(lib, "EasyOPf")
-    rounds, errors, counts = 60, [], {}
+    easy = H.easy_opf()
+    rounds, counts = 60, {}
 
     def worker(i):
-        try:
-            assert acl.rt.set_device(0) == acl.ACL_SUCCESS
-            s, _ = acl.rt.create_stream()
-            x, _ = acl.rt.malloc(64, 0)
-            assert acl.rt.memset(x, 64, 0, 64) == acl.ACL_SUCCESS
-            args, _ = acl.rt.malloc(8, 0)
-            slot = np.array([x], np.uint64)
-            assert acl.rt.memcpy(args, 8, acl.util.numpy_to_ptr(slot), 8, 1) == acl.ACL_SUCCESS
-            churn = []
-            for k in range(rounds):
-                churn.append(acl.rt.malloc(64 + 64 * (k % 5), 0)[0])
-                assert acl.rt.launch_kernel(easy, 1, args, 8, s) == acl.ACL_SUCCESS
-                if k % 3 == 2:                       # frees out of order: mid-table deletes
-                    assert acl.rt.free(churn.pop(len(churn) // 2)) == acl.ACL_SUCCESS
-                if k % 7 == 0:
-                    assert acl.rt.synchronize_stream(s) == acl.ACL_SUCCESS
-            assert acl.rt.synchronize_stream(s) == acl.ACL_SUCCESS
-            out = np.zeros(1, np.uint32)
-            assert acl.rt.memcpy(acl.util.numpy_to_ptr(out), 4, x, 4, 2) == acl.ACL_SUCCESS
-            counts[i] = int(out[0])
-            for p in churn + [x, args]:
-                assert acl.rt.free(p) == acl.ACL_SUCCESS
-            assert acl.rt.destroy_stream(s) == acl.ACL_SUCCESS
-        except BaseException:                       # noqa: BLE001 — reported below
-            errors.append(traceback.format_exc())
-    threads = [threading.Thread(target=worker, args=(i,)) for i in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(120)
-    assert not errors, errors[0]
+        assert acl.rt.set_device(0) == acl.ACL_SUCCESS
+        s, _ = acl.rt.create_stream()
+        x, args = H.counter()
+        churn = []
+        for k in range(rounds):
+            churn.append(acl.rt.malloc(64 + 64 * (k % 5), 0)[0])
+            assert acl.rt.launch_kernel(easy, 1, args, 8, s) == acl.ACL_SUCCESS
+            if k % 3 == 2:                       # frees out of order: mid-table deletes
+                assert acl.rt.free(churn.pop(len(churn) // 2)) == acl.ACL_SUCCESS
+            if k % 7 == 0:
+                assert acl.rt.synchronize_stream(s) == acl.ACL_SUCCESS
+        assert acl.rt.synchronize_stream(s) == acl.ACL_SUCCESS
+        counts[i] = int(H.read(x, 1)[0])
+        for p in churn + [x, args]:
+            assert acl.rt.free(p) == acl.ACL_SUCCESS
+        assert acl.rt.destroy_stream(s) == acl.ACL_SUCCESS
+
+    H.on_threads(worker, 4, timeout=120)
     assert counts == {i: rounds for i in range(4)}
     m = RT.devices[0].state.mem
     _check(m, int(m.ctx[C_PRINTF_POS]))

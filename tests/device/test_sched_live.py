@@ -12,6 +12,8 @@ device's back. Behaviour against the reference interpreter is ``test_engine_refe
 """
 from __future__ import annotations
 
+import tracemalloc
+
 import numpy as np
 import pytest
 
@@ -20,6 +22,9 @@ from npusim.device import engine as E
 from npusim.device import sqe as S
 from npusim.device.state import DeviceState
 from npusim.profiles import get_profile
+from npusim.runtime.runtime import RT
+
+import helpers.acl as H
 
 
 def _device() -> DeviceState:
@@ -199,43 +204,24 @@ def test_threads_launching_and_synchronizing_keep_the_list_exact(acl):
     """Four threads each launch EasyOPf (x += 1) on streams of their own and synchronize at
     their own pace, with every device's live-list check on (tests/conftest.py): every run finds
     every SQ in play on the list, and every count is right."""
-    import threading
-
-    import npusim
     assert acl.rt.set_device(0) == acl.ACL_SUCCESS
-    lib, _ = acl.rt.binary_load_from_file(npusim.samples.binary_path(), None)
-    easy, _ = acl.rt.binary_get_function(lib, "EasyOPf")
-    rounds, errors, counts = 80, [], {}
+    easy = H.easy_opf()
+    rounds, counts = 80, {}
 
     def worker(i):
-        try:
-            assert acl.rt.set_device(0) == acl.ACL_SUCCESS
-            s, _ = acl.rt.create_stream()
-            x, _ = acl.rt.malloc(64, 0)
-            assert acl.rt.memset(x, 64, 0, 64) == acl.ACL_SUCCESS
-            args, _ = acl.rt.malloc(8, 0)
-            ptr = np.array([x], np.uint64)
-            assert acl.rt.memcpy(args, 8, acl.util.numpy_to_ptr(ptr), 8, 1) == acl.ACL_SUCCESS
-            for k in range(rounds):
-                assert acl.rt.launch_kernel(easy, 1, args, 8, s) == acl.ACL_SUCCESS
-                if k % (3 + i) == 0:
-                    assert acl.rt.synchronize_stream(s) == acl.ACL_SUCCESS
-            assert acl.rt.synchronize_stream(s) == acl.ACL_SUCCESS
-            host = np.zeros(1, np.uint32)
-            assert acl.rt.memcpy(acl.util.numpy_to_ptr(host), 4, x, 4, 2) == acl.ACL_SUCCESS
-            counts[i] = int(host[0])
-            assert acl.rt.destroy_stream(s) == acl.ACL_SUCCESS
-        except BaseException as e:          # noqa: BLE001 -- reported by the main thread
-            errors.append(e)
+        assert acl.rt.set_device(0) == acl.ACL_SUCCESS
+        s, _ = acl.rt.create_stream()
+        x, args = H.counter()
+        for k in range(rounds):
+            assert acl.rt.launch_kernel(easy, 1, args, 8, s) == acl.ACL_SUCCESS
+            if k % (3 + i) == 0:
+                assert acl.rt.synchronize_stream(s) == acl.ACL_SUCCESS
+        assert acl.rt.synchronize_stream(s) == acl.ACL_SUCCESS
+        counts[i] = int(H.read(x, 1)[0])
+        assert acl.rt.destroy_stream(s) == acl.ACL_SUCCESS
 
-    threads = [threading.Thread(target=worker, args=(i,)) for i in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(120)
-    assert not errors, errors[0]
+    H.on_threads(worker, 4, timeout=120)
     assert counts == {i: rounds for i in range(4)}
-    from npusim.runtime.runtime import RT
     d = RT.devices[0].state
     assert d.check_sched
     d.run()
@@ -247,18 +233,10 @@ def test_a_thousand_replay_cycles_keep_the_list_and_buffer_flat(acl):
     """With 200 graphs resident, 1,000 cycles of replay + synchronize of one of them: the sched
     buffer is the same object after the first cycle, the live list every synchronize returns with
     holds the stream alone (not 200 graphs' SQs), and the Python heap does not grow."""
-    import tracemalloc
-
-    import npusim
-    from npusim.runtime.runtime import RT
     assert acl.rt.set_device(0) == acl.ACL_SUCCESS
-    lib, _ = acl.rt.binary_load_from_file(npusim.samples.binary_path(), None)
-    easy, _ = acl.rt.binary_get_function(lib, "EasyOPf")
+    easy = H.easy_opf()
     s, _ = acl.rt.create_stream()
-    x, _ = acl.rt.malloc(64, 0)
-    args, _ = acl.rt.malloc(8, 0)
-    ptr = np.array([x], np.uint64)
-    assert acl.rt.memcpy(args, 8, acl.util.numpy_to_ptr(ptr), 8, 1) == acl.ACL_SUCCESS
+    _, args = H.counter()
     graphs = []
     for _ in range(200):
         assert acl.mdl.ri_capture_begin(s, 2) == acl.ACL_SUCCESS

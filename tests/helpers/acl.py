@@ -43,6 +43,28 @@ def write(ptr: int, data: np.ndarray) -> None:
     assert ret == acl.ACL_SUCCESS
 
 
+def easy_opf() -> int:
+    """EasyOPf's function handle from the sample binary (each block adds 1 to its u32 of the
+    buffer its args point at)."""
+    lib, ret = acl.rt.binary_load_from_file(npusim.samples.binary_path(), None)
+    assert ret == acl.ACL_SUCCESS
+    f, ret = acl.rt.binary_get_function(lib, "EasyOPf")
+    assert ret == acl.ACL_SUCCESS
+    return f
+
+
+def counter() -> tuple[int, int]:
+    """A zeroed 64-byte device buffer and an 8-byte args block pointing at it: (buffer, args),
+    what an EasyOPf launch counts into."""
+    x, ret = acl.rt.malloc(64, 0)
+    assert ret == acl.ACL_SUCCESS
+    assert acl.rt.memset(x, 64, 0, 64) == acl.ACL_SUCCESS
+    args, ret = acl.rt.malloc(8, 0)
+    assert ret == acl.ACL_SUCCESS
+    write(args, np.array([x], np.uint64))
+    return x, args
+
+
 def in_fresh_thread(fn, *args):
     """Run ``fn(*args)`` on a new thread (no context, no device set) and return its result."""
     out = {}
