@@ -15,7 +15,13 @@ of the largest size's cost to the smallest's (flat = within 20 %).
   before the table);
 * **live allocations**: one ``malloc`` + ``free`` pair while N other blocks stay allocated, in
   the middle of the address range and at its end, on ``Memory`` itself and through
-  ``aclrtMalloc``/``aclrtFree`` (per pair);
+  ``aclrtMalloc``/``aclrtFree`` (per pair). Session 10 (the page table the only table of live
+  blocks: no sorted lists, no table in the context array; same-run A/B against eea3b69, each from
+  its own tree, two rounds): ``Memory`` in the middle 7.99-8.47 / 18.1-18.6 us at 10 / 10,000
+  blocks (x2.1-2.3) -> 2.90-3.18 / 3.35-3.51 (x1.11-1.15); at the end 7.2-7.5 / 7.7-8.1 ->
+  3.0-3.2 / 3.8-3.9 (x1.19-1.30: the table's and dicts' cache misses, no scan);
+  ``aclrtMalloc`` + ``aclrtFree`` in the middle 15.5-16.7 / 27.6-28.3 (x1.7-1.8) -> 8.7-9.1 /
+  9.3-9.4 (x1.02-1.08);
 * **graph size**: capture of an N-task single-stream graph through ``aclrtLaunchKernel`` plus
   its first replay (per task): the median of warm graphs (the same Setup's first graph of the size
   not counted) up to 100,000 tasks, a single graph from 1,000,000 up. A graph's fixed costs
@@ -192,8 +198,8 @@ def test_graph_size(benchmark, bench_report, profile):
 
 
 def test_live_allocations(benchmark, bench_report):
-    """malloc + free with N blocks live: the context array's table moves by one row in place
-    (a memmove of the rows after the changed one), not rebuilt from every live block."""
+    """malloc + free with N blocks live: the page table's entries of the one block change and
+    nothing ordered by address is kept, so the pair's cost does not depend on N."""
     from npusim.device.memory import Memory
     sizes = (10, 100, 1000, 10_000)
     reps = 2000

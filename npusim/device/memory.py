@@ -10,11 +10,13 @@ lazily, so a multi-GiB arena costs only the pages a program touches.
                  | device HBM    | pinned host memory   | sink (faulting writes land here)
     address      DEV_BASE ...     HOST_BASE ...           (not addressable)
 
-Addresses look like real ones (non-zero, 48-bit). Every allocation is tracked; the *context
-array* (``ctx``, int64) carries the address map, the sorted table of live allocations and the
-address of a page table (the live block of every allocation granule) into the jitted engine and
-into kernels, so every kernel access can be bounds-checked against a live allocation in O(1)
-(``npusim.device.memview``). Pageable host memory (a user's numpy array registered with
+Addresses look like real ones (non-zero, 48-bit). Every allocation is tracked in one table, the
+*page table* (the live block of every allocation granule, below); the *context array* (``ctx``,
+int64, a fixed header and trailer) carries the address map and the page table's address into the
+jitted engine and into kernels, so every kernel access can be bounds-checked against a live
+allocation in O(1) (``npusim.device.memview``), and the host's own lookups (``allocation_of``,
+``device_fits``) read the same table. No structure is ordered by address, so a malloc or free
+costs the same however many blocks are live (``bench/test_scaling_host.py``). Pageable host memory (a user's numpy array registered with
 ``acl.util.numpy_to_ptr``) is deliberately *not* in the arena: the runtime treats it differently
 (async copies with it become synchronous), so the host layer copies it directly.
 """
@@ -52,16 +54,14 @@ C_PRINTF_OFF = 11    # arena offset of the device printf buffer
 C_PRINTF_SIZE = 12
 C_PRINTF_POS = 13    # bytes used in the printf buffer
 C_REC = 14           # 0, or the address of the access-record array (``npusim.device.recording``)
-C_NALLOC = 15
-C_ALLOC = 16         # then pairs (lo, hi) of arena offsets, sorted by lo
-CTX_HEADER = C_ALLOC
-# ... and a trailer, read as ``ctx[ctx[C_LEN] - CT_*]``: kept after the table, not in the header, so
-# the header's positions never move (a body cached by an npusim older than its salted cache
-# stamps, ``jitcache.py``, reads the table right)
+CTX_HEADER = 15
+# ... and a trailer, read as ``ctx[len(ctx) - CT_*]``: kept at the end, not in the header, so the
+# header's positions never move when the array's length does (it held the allocation table
+# before the page table replaced it; a body cached by an older npusim is recompiled anyway, its
+# cache stamps are salted, ``jitcache.py``)
 CT_PTAB = 2          # address of the page table (int32, ``Memory.ptab``; layout below)
 CT_PT_HOST = 1       # index of the first pinned-host entry in it
 CTX_TRAILER = 2
-_CTX_ROWS0 = 64      # allocation-table rows the context buffer starts with (it doubles)
 
 FAULT_NONE, FAULT_UNMAPPED, FAULT_OUT_OF_BOUNDS = 0, 1, 2
 
@@ -73,11 +73,21 @@ FAULT_NONE, FAULT_UNMAPPED, FAULT_OUT_OF_BOUNDS = 0, 1, 2
 # start to its block's end (``hi``), capped at PT_CAP: the range is in that block when
 # ``off - granule start + n < entry``. The context array's trailer holds its address and the
 # index of the first host entry. Anything else (a hole, a crossing range, a capped entry)
-# takes the bisect over the allocation table, which gives the answer and records the fault
-# (``npusim.device.memview.check``). The table is ``np.zeros``: the OS commits only the pages of
-# entries that were ever written, i.e. in proportion to the memory allocated.
+# takes the exact answer, which records the fault (``npusim.device.memview.check``).
+#
+# The same entries give every answer about a block, with no table sorted by address:
+# * the block holding offset ``off``, if any, is the one whose extent covers its granule (an entry
+#   of 0: none); its end is the granule's start + entry - 1;
+# * a capped entry (a block of 2 GiB or more) is followed, PT_STRIDE granules on, by an entry of
+#   the same block: its last PT_CAP bytes are all uncapped, and PT_STRIDE granules are fewer
+#   bytes than that, so a few strides reach an exact end (at most 32 for 64 GiB of HBM);
+# * a block's start is ``Memory._starts[end]`` (ends of blocks that hold a byte are distinct);
+# * a block ending exactly at a granule boundary is the one whose last entry is granule + 1.
+# The table is ``np.zeros``: the OS commits only the pages of entries that were ever written,
+# i.e. in proportion to the memory allocated.
 DEV_SHIFT, HOST_SHIFT = DEV_ALIGN.bit_length() - 1, HOST_ALIGN.bit_length() - 1
 PT_CAP = (1 << 31) - 2
+PT_DEV_STRIDE, PT_HOST_STRIDE = PT_CAP // DEV_ALIGN, PT_CAP // HOST_ALIGN    # granules
 
 
 class OutOfMemory(Exception):
@@ -159,28 +169,26 @@ class Memory:
         self.arena = np.zeros(dev_size + host_size + SINK_SIZE, np.uint8)
         self.dev = _Region(0, dev_size, DEV_ALIGN)
         self.host = _Region(dev_size, host_size, HOST_ALIGN)
-        self._lo: list[int] = []            # sorted live allocation table (arena offsets):
-        self._hi: list[int] = []            # Python lists, so a lookup is one bisect
+        self._starts: dict[int, int] = {}    # arena end -> start of each live block with a byte
         self._lock = threading.Lock()         # API calls may come from several threads
         self._user: set = set()               # arena offsets of aclrtMalloc/MallocHost blocks
         # device-memory bytes in use and their peaks: the program's blocks (aclrtMalloc) and
         # the runtime's own (args, cond words, images) — aclrtGetMemUsageInfo's components
         self.app_bytes = self.app_peak = self.rt_bytes = self.rt_peak = 0
-        # the context array is an exact-length view of a buffer with room to grow: malloc and
-        # free shift the table's rows after the changed one in place (one memmove), so their
-        # cost does not grow with a rebuild of every live block's row
-        self._ctx_buf = np.zeros(CTX_HEADER + 2 * _CTX_ROWS0 + CTX_TRAILER, np.int64)
-        self.ctx = self._ctx_buf[:CTX_HEADER + CTX_TRAILER]
+        # the context array: a fixed header and trailer, written here and never reallocated
+        self.ctx = np.zeros(CTX_HEADER + CTX_TRAILER, np.int64)
         pt_host = -(-dev_size // DEV_ALIGN)
         self.pt_host = pt_host                # page-table index of the first host granule
         self.ptab = np.zeros(pt_host + -(-host_size // HOST_ALIGN) + 1, np.int32)
+        self._pt = memoryview(self.ptab)      # the entries as Python ints (host lookups)
         self.observer = None                  # access recording: told of every malloc/free
         self.labels: dict[int, str] = {}      # allocation start address -> the user's name
         h = self.ctx
         h[C_DEV_BASE], h[C_DEV_SIZE] = DEV_BASE, dev_size
         h[C_HOST_BASE], h[C_HOST_OFF], h[C_HOST_SIZE] = HOST_BASE, dev_size, host_size
         h[C_SINK_OFF], h[C_SINK_SIZE] = dev_size + host_size, SINK_SIZE
-        self._publish(0, 0)
+        h[C_LEN] = n = len(h)
+        h[n - CT_PTAB], h[n - CT_PT_HOST] = self.ptab.ctypes.data, pt_host
 
     def place(self, device_id: int) -> None:
         """Give device ``device_id`` its own address ranges (before anything is allocated), so
@@ -236,11 +244,9 @@ class Memory:
     def _malloc(self, nbytes: int, host: bool) -> int:
         region = self.host if host else self.dev
         off = region.alloc(nbytes)
-        i = bisect.bisect_left(self._lo, off)
-        self._lo.insert(i, off)
-        self._hi.insert(i, off + nbytes)
+        if nbytes > 0:
+            self._starts[off + nbytes] = off
         self._map(off, nbytes, host)
-        self._publish(i, 1, off, off + nbytes)
         if self.observer is not None:
             self.observer.on_malloc(self.to_addr(off), nbytes)
         return self.to_addr(off)
@@ -265,11 +271,9 @@ class Memory:
         self.labels.pop(addr, None)
         if nbytes >= DISCARD_MIN:            # a big block's pages go back to the OS
             zero_fill(self.arena, off, off + nbytes)
-        i = bisect.bisect_left(self._lo, off)
-        del self._lo[i]
-        del self._hi[i]
+        if nbytes > 0:
+            del self._starts[off + nbytes]
         self._unmap(off, nbytes, host)
-        self._publish(i, -1)
         if self.observer is not None:
             self.observer.on_free(addr, nbytes)
         return nbytes
@@ -301,46 +305,78 @@ class Memory:
         else:                                  # a big block's table pages go back to the OS
             zero_fill(self.ptab.view(np.uint8), 4 * first, 4 * (first + n))
 
+    # ---- lookups: the page table's entries (the layout above), O(1) in the live blocks ----
+    def _granule(self, off: int) -> tuple[int, int]:
+        """(page-table index, arena offset of its granule's start) of arena offset ``off``."""
+        if off < self.dev_size:
+            k = off >> DEV_SHIFT
+            return k, k << DEV_SHIFT
+        k = (off - self.dev_size) >> HOST_SHIFT
+        return self.pt_host + k, self.dev_size + (k << HOST_SHIFT)
+
+    def _end(self, k: int, gstart: int) -> int:
+        """Arena end (``hi``) of the block whose extent covers granule ``k`` (starting at arena
+        offset ``gstart``; its entry is not 0): a capped entry is followed by strides."""
+        pt = self._pt
+        e = pt[k]
+        if e == PT_CAP + 1:
+            g, stride = (DEV_ALIGN, PT_DEV_STRIDE) if k < self.pt_host else \
+                (HOST_ALIGN, PT_HOST_STRIDE)
+            while e == PT_CAP + 1:
+                k += stride
+                gstart += stride * g
+                e = pt[k]
+        return gstart + e - 1
+
+    def _block_at(self, off: int) -> tuple[int, int] | None:
+        """(start, end) arena offsets of the live block holding byte ``off`` (an arena offset of
+        device or pinned-host memory), else None."""
+        k, g = self._granule(off)
+        if self._pt[k] == 0:                    # no block's extent covers the granule
+            return None
+        end = self._end(k, g)
+        return (self._starts[end], end) if off < end else None
+
+    def blocks(self) -> list[tuple[int, int]]:
+        """(arena offset, size) of every live block, by offset (O(n log n): for a tool that
+        starts watching, not for a hot path)."""
+        return sorted([*self.dev.live.items(), *self.host.live.items()])
+
     def allocation_of(self, addr: int) -> tuple[int, int] | None:
         """(start address, size) of the live allocation holding ``addr``, else None."""
         off = self.to_off(addr)
         if off < 0:
             return None
-        i = bisect.bisect_right(self._lo, off) - 1
-        if i < 0 or off >= self._hi[i]:
+        b = self._block_at(off)
+        if b is None:
             return None
-        return self.to_addr(self._lo[i]), self._hi[i] - self._lo[i]
+        return self.to_addr(b[0]), b[1] - b[0]
 
     def device_fits(self, a: int, n: int):
         """``hostmem.locate(a).fits(a, n)`` for this device's memory in one frame (an async
         memset's hot path): None when ``a`` is not in device memory, else does ``[a, a+n)`` lie
-        inside one live allocation (``allocation_of(a)`` and its end, read as
-        ``device_pair_fits`` reads them)?"""
+        inside one live allocation (``a`` is a byte of one, and ``a + n`` at most its end)? One
+        page-table entry: ``e - 1`` bytes from the granule's start to the block's end."""
         base = self.dev_base
         if not base <= a < base + self.dev_size:
             return None
         off = a - base
-        hi = self._hi
-        i = bisect.bisect_right(self._lo, off) - 1
-        return i >= 0 and off < hi[i] and off + n <= hi[i]
+        r = off & (DEV_ALIGN - 1)
+        e = self._pt[off >> DEV_SHIFT]
+        if e == PT_CAP + 1:                     # a block of 2 GiB or more: its exact end
+            end = self._end(off >> DEV_SHIFT, off - r)
+            return off < end and off + n <= end
+        return r < e - 1 and r + n < e
 
     def device_pair_fits(self, a: int, b: int, n: int) -> bool:
         """Do ``[a, a+n)`` and ``[b, b+n)`` both lie in device memory, each inside one live
-        allocation? ``bool(device_fits(a, n) and device_fits(b, n))`` in one frame (an async
-        device-to-device copy's hot path): a device address's allocation is in the device
-        region, so ``addr + n <= start + size`` is ``off + n <= _hi[i]``."""
+        allocation? ``bool(device_fits(a, n) and device_fits(b, n))`` (an async device-to-device
+        copy's hot path)."""
         base = self.dev_base
         end = base + self.dev_size
         if not (base <= a < end and base <= b < end):
             return False
-        lo, hi = self._lo, self._hi
-        off = a - base
-        i = bisect.bisect_right(lo, off) - 1
-        if i < 0 or off + n > hi[i] or off >= hi[i]:
-            return False
-        off = b - base
-        i = bisect.bisect_right(lo, off) - 1
-        return i >= 0 and off + n <= hi[i] and off < hi[i]
+        return bool(self.device_fits(a, n) and self.device_fits(b, n))
 
     def set_label(self, addr: int, name: str) -> None:
         """Name the allocation starting at ``addr`` (forgotten when it is freed)."""
@@ -361,28 +397,6 @@ class Memory:
         """True when ``[addr, addr+nbytes)`` lies inside one live allocation."""
         a = self.allocation_of(addr)
         return a is not None and addr + nbytes <= a[0] + a[1]
-
-    def _publish(self, i: int, d: int, lo: int = 0, hi: int = 0) -> None:
-        """The context array after row ``i`` of the allocation table was inserted (``d`` = 1,
-        the row ``(lo, hi)``) or deleted (``d`` = -1) in ``_lo``/``_hi``: the rows after it
-        move by one row in place, O(rows after ``i``) as one memmove, and the count, length and
-        trailer are rewritten; the buffer doubles when full. ``self.ctx`` stays an exact-length
-        view, so ``ctx[C_LEN]`` is its length."""
-        n = len(self._lo)                      # rows after the change
-        size = CTX_HEADER + 2 * n + CTX_TRAILER
-        buf = self._ctx_buf
-        if size > len(buf):
-            grown = np.zeros(2 * len(buf), np.int64)
-            grown[:len(self.ctx)] = self.ctx
-            self._ctx_buf = buf = grown
-        a, b = C_ALLOC + 2 * (i + (d < 0)), C_ALLOC + 2 * (n - d)   # rows that move: [a, b)
-        if d and b > a:
-            buf[a + 2 * d:b + 2 * d] = buf[a:b]                     # numpy copies overlap right
-        if d > 0:
-            buf[C_ALLOC + 2 * i], buf[C_ALLOC + 2 * i + 1] = lo, hi
-        ctx = self.ctx = buf[:size]
-        ctx[C_LEN], ctx[C_NALLOC] = size, n
-        ctx[size - CT_PTAB], ctx[size - CT_PT_HOST] = self.ptab.ctypes.data, self.pt_host
 
     def zero(self, addr: int, nbytes: int) -> None:
         """Zero ``nbytes`` at ``addr`` (whole pages of a large range are discarded instead)."""

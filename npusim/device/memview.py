@@ -23,10 +23,10 @@ from numba import njit, types
 from numba.extending import intrinsic
 from numba.np.arrayobj import populate_array
 
-from .memory import (C_ALLOC, C_DEV_BASE, C_REC, C_DEV_SIZE, C_FAULT, C_FAULT_ADDR, C_FAULT_SIZE,
-                     C_HOST_BASE, C_HOST_OFF, C_HOST_SIZE, C_NALLOC, C_SINK_OFF,
-                     C_SINK_SIZE, CT_PTAB, CT_PT_HOST, DEV_ALIGN, DEV_SHIFT, FAULT_OUT_OF_BOUNDS,
-                     FAULT_UNMAPPED, HOST_ALIGN, HOST_SHIFT)
+from .memory import (C_DEV_BASE, C_REC, C_DEV_SIZE, C_FAULT, C_FAULT_ADDR, C_FAULT_SIZE,
+                     C_HOST_BASE, C_HOST_OFF, C_HOST_SIZE, C_SINK_OFF, C_SINK_SIZE, CT_PTAB,
+                     CT_PT_HOST, DEV_ALIGN, DEV_SHIFT, FAULT_OUT_OF_BOUNDS, FAULT_UNMAPPED,
+                     HOST_ALIGN, HOST_SHIFT, PT_CAP, PT_DEV_STRIDE, PT_HOST_STRIDE)
 
 
 @njit(cache=True, inline="always")
@@ -67,23 +67,57 @@ def check(ctx, addr, nbytes):
     return _search(ctx, addr, nbytes)
 
 
+@njit(cache=True, inline="always")
+def _entry(pt, k):
+    """Page-table entry ``k`` (``pt``: the table's address)."""
+    return view_at(pt + 4 * k, 1, np.int32)[0]
+
+
+@njit(cache=True, inline="always")
+def _gstart(ctx, hk, k):
+    """Arena offset where granule ``k`` starts (``hk``: the first pinned-host entry)."""
+    if k < hk:
+        return k << DEV_SHIFT
+    return ctx[C_HOST_OFF] + ((k - hk) << HOST_SHIFT)
+
+
 @njit(cache=True)
 def _search(ctx, addr, nbytes):
-    """``check`` by a bisect over the allocation table (the page table's slow path): the
-    offset, or -1 with the kernel's first fault recorded in ``ctx[C_FAULT..C_FAULT_SIZE]``."""
+    """``check``'s exact answer (the page table's slow path): the arena offset when
+    ``[addr, addr+nbytes)`` lies in the last block starting at or before ``addr`` (so an empty
+    range at a block's end is in it), else -1 with the kernel's first fault recorded in
+    ``ctx[C_FAULT..C_FAULT_SIZE]``. Its block is the one covering ``addr``'s granule; with none
+    there, only an empty range at the granule's start can lie in the block before, when that
+    block ends exactly there. A capped entry (a block of 2 GiB or more) is followed by strides
+    to its exact end (``npusim.device.memory``, "the page table")."""
     off = to_off(ctx, addr)
     if off < 0 or nbytes < 0:
         if ctx[C_FAULT] == 0:
             ctx[C_FAULT], ctx[C_FAULT_ADDR], ctx[C_FAULT_SIZE] = FAULT_UNMAPPED, addr, nbytes
         return -1
-    # binary search for the last allocation with start <= off, without a branch on the data
-    n = ctx[C_NALLOC]
-    i = -1                              # the answer lies in (i, i + n]
-    while n > 0:
-        half = (n + 1) >> 1
-        i = i + half if ctx[C_ALLOC + 2 * (i + half)] <= off else i
-        n -= half
-    if i < 0 or off + nbytes > ctx[C_ALLOC + 2 * i + 1]:
+    t = len(ctx)
+    pt, hk = ctx[t - CT_PTAB], ctx[t - CT_PT_HOST]
+    if off < ctx[C_HOST_OFF]:
+        k = off >> DEV_SHIFT
+    else:
+        k = hk + ((off - ctx[C_HOST_OFF]) >> HOST_SHIFT)
+    g = _gstart(ctx, hk, k)
+    e = _entry(pt, k)
+    hi = np.int64(-1)
+    if e != 0:
+        if e == PT_CAP + 1:
+            stride = PT_DEV_STRIDE if k < hk else PT_HOST_STRIDE
+            step = stride * (DEV_ALIGN if k < hk else HOST_ALIGN)
+            while e == PT_CAP + 1:
+                k += stride
+                g += step
+                e = _entry(pt, k)
+        hi = g + e - 1
+    elif nbytes == 0 and off == g and k > 0:
+        pe = _entry(pt, k - 1)
+        if pe != 0 and pe != PT_CAP + 1 and _gstart(ctx, hk, k - 1) + pe - 1 == off:
+            hi = off
+    if hi < 0 or off + nbytes > hi:
         if ctx[C_FAULT] == 0:
             ctx[C_FAULT], ctx[C_FAULT_ADDR], ctx[C_FAULT_SIZE] = FAULT_OUT_OF_BOUNDS, addr, nbytes
         return -1

@@ -37,8 +37,8 @@ class AccessLog:
         self.frees: list[tuple[int, int, int]] = []       # (task row, address, size)
         self.observations: list[tuple[int, int, int, int]] = []   # (task row, kind, a, b)
         self.tables: list = []      # (task row, mptr, msq, cond CD_MBASE, cmodels) in force
-        for lo, hi in zip(mem._lo, mem._hi):             # buffers that exist already
-            self.allocs.append((0, mem.to_addr(int(lo)), int(hi - lo)))
+        for off, size in mem.blocks():                    # buffers that exist already
+            self.allocs.append((0, mem.to_addr(off), size))
         mem.observer = self
         mem.ctx[C_REC] = self.arr.ctypes.data
         self.on_tables(state)
