@@ -88,6 +88,8 @@ FAULT_NONE, FAULT_UNMAPPED, FAULT_OUT_OF_BOUNDS = 0, 1, 2
 DEV_SHIFT, HOST_SHIFT = DEV_ALIGN.bit_length() - 1, HOST_ALIGN.bit_length() - 1
 PT_CAP = (1 << 31) - 2
 PT_DEV_STRIDE, PT_HOST_STRIDE = PT_CAP // DEV_ALIGN, PT_CAP // HOST_ALIGN    # granules
+_CAPPED = PT_CAP + 1                 # a capped entry
+_DEV_MASK = DEV_ALIGN - 1
 
 
 class OutOfMemory(Exception):
@@ -293,7 +295,7 @@ class Memory:
             self.ptab[first] = min(nbytes, PT_CAP) + 1
             return
         capped = max(0, min(n, (nbytes - PT_CAP) // g + 1))     # granules whose entry is capped
-        self.ptab[first:first + capped] = PT_CAP + 1
+        self.ptab[first:first + capped] = _CAPPED
         k = first + capped
         top = nbytes - capped * g + 1                            # entry of granule ``capped``
         self.ptab[k:first + n] = np.arange(top, top - (n - capped) * g, -g, dtype=np.int32)
@@ -319,10 +321,10 @@ class Memory:
         offset ``gstart``; its entry is not 0): a capped entry is followed by strides."""
         pt = self._pt
         e = pt[k]
-        if e == PT_CAP + 1:
+        if e == _CAPPED:
             g, stride = (DEV_ALIGN, PT_DEV_STRIDE) if k < self.pt_host else \
                 (HOST_ALIGN, PT_HOST_STRIDE)
-            while e == PT_CAP + 1:
+            while e == _CAPPED:
                 k += stride
                 gstart += stride * g
                 e = pt[k]
@@ -361,22 +363,29 @@ class Memory:
         if not base <= a < base + self.dev_size:
             return None
         off = a - base
-        r = off & (DEV_ALIGN - 1)
+        r = off & _DEV_MASK
         e = self._pt[off >> DEV_SHIFT]
-        if e == PT_CAP + 1:                     # a block of 2 GiB or more: its exact end
+        if e == _CAPPED:                        # a block of 2 GiB or more: its exact end
             end = self._end(off >> DEV_SHIFT, off - r)
             return off < end and off + n <= end
         return r < e - 1 and r + n < e
 
     def device_pair_fits(self, a: int, b: int, n: int) -> bool:
         """Do ``[a, a+n)`` and ``[b, b+n)`` both lie in device memory, each inside one live
-        allocation? ``bool(device_fits(a, n) and device_fits(b, n))`` (an async device-to-device
-        copy's hot path)."""
+        allocation? ``bool(device_fits(a, n) and device_fits(b, n))`` in one frame (an async
+        device-to-device copy's hot path)."""
         base = self.dev_base
         end = base + self.dev_size
         if not (base <= a < end and base <= b < end):
             return False
-        return bool(self.device_fits(a, n) and self.device_fits(b, n))
+        pt = self._pt
+        a -= base
+        b -= base
+        e, f = pt[a >> DEV_SHIFT], pt[b >> DEV_SHIFT]
+        if e == _CAPPED or f == _CAPPED:        # a block of 2 GiB or more: the general way
+            return bool(self.device_fits(a + base, n) and self.device_fits(b + base, n))
+        r, q = a & _DEV_MASK, b & _DEV_MASK
+        return r < e - 1 and r + n < e and q < f - 1 and q + n < f
 
     def set_label(self, addr: int, name: str) -> None:
         """Name the allocation starting at ``addr`` (forgotten when it is freed)."""
