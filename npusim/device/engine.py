@@ -862,16 +862,15 @@ def _op_cond_jump_back(e, sqs, st, conds, mem, ctx, q, pos, rec_on):
 
 @njit(cache=True)
 def _op_sqe_update(e, sqs, pool, tree, sch):
-    """SQE_UPDATE: copy pool row a0 over pool row a1 (a task update, in stream order). When the
-    row is the head of a runnable SQ, its start (t_submit) may have changed: re-key it."""
+    """SQE_UPDATE: copy pool row a0 over pool row a1 (a task update, in stream order); a2 is the
+    SQ whose ring holds a1. When the row is that SQ's head and the SQ is runnable, its start
+    (t_submit) may have changed: re-key it (its own leaf, found in O(1))."""
     pool[e.a1] = pool[e.a0]
-    cap = tree[0]
-    for j in range(cap):
-        n = _NB + _NW * (cap + j)
-        a = tree[n + 1]
-        if tree[n] < INF and _head_row(sqs, a) == e.a1:
+    a = e.a2
+    if 0 <= a < sch.shape[0]:
+        j = sch[a, T_LEAF]
+        if j >= 0 and tree[_NB + _NW * (tree[0] + j)] < INF and _head_row(sqs, a) == e.a1:
             _t_set(tree, sch, a, _next_start(sqs, pool, sch, a), True)
-            break
 
 
 @njit(cache=True)

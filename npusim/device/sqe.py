@@ -26,7 +26,8 @@ MODEL_EXECUTE       a0 model id: activates the model's head SQs (device side of 
 COND_FIRST          a0 cond id (function-call SQE that reads the cond word and starts a branch)
 COND_NOTIFY_WAIT    a0 cond id (waits for the chosen branch's EndGraph notify)
 COND_JUMP_BACK      a0 cond id (WHILE: back to COND_FIRST)
-SQE_UPDATE          a0 source row in the pool, a1 destination row (task update, async on a stream)
+SQE_UPDATE          a0 source row in the pool, a1 destination row, a2 the SQ whose ring holds it
+                    (task update, async on a stream)
 STREAM_SWITCH       a0 left value address, a1 right value address, a2 SQ to activate when the
                     comparison holds, flag = condition (SWITCH_EQ ...) | SWITCH_INT64 (8-byte
                     signed values; else 4-byte signed); taken, the switching SQ stops

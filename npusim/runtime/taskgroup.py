@@ -150,7 +150,7 @@ def update_task(stream, op: int, a0=0, a1=0, a2=0, a3=0, flag=0, blocks=0) -> in
     stream.tg_update = None                                # submit the copy as a plain task
     try:
         p = stream.submit(S.OP_SQE_UPDATE, stream.device.timing.host_task_update_ns,
-                          a0=src, a1=dst)
+                          a0=src, a1=dst, a2=cs.sq)
     finally:
         stream.tg_update = g
     if p >= 0:
@@ -172,7 +172,7 @@ def rewrite_task(stream, cs, pos: int, a0: int, a1: int) -> int:
     row[-1] = 0                                            # t_submit: 0 in models
     pay = stream.device.update_payload()
     src, slot = pay.stage(tuple(row))
-    p = stream.submit(S.OP_SQE_UPDATE, 0, a0=src, a1=dst)
+    p = stream.submit(S.OP_SQE_UPDATE, 0, a0=src, a1=dst, a2=cs.sq)
     if p >= 0:
         pay.users[slot] = (stream.sq, p + 1)
     return p

@@ -270,3 +270,28 @@ def test_a_thousand_replay_cycles_keep_the_list_and_buffer_flat(acl):
     assert longest == 1, longest    # the stream its execute went to (the graph's SQ drained)
     assert grown < 64 * 1024, grown
     _at_rest(d)
+
+
+def test_an_sqe_update_of_a_runnable_head_re_keys_its_sq():
+    """SQE_UPDATE names the SQ whose ring holds the row it writes (a2): when that row is the
+    SQ's head and the SQ is runnable, the SQ's key follows the new row's doorbell at once. Here
+    A's head is due at 1,000 and C's at 500; B's update at 0 makes A's head due at 5, so A runs
+    before C — in the order the reference interpreter's full scan gives."""
+    from npusim.testing import reference
+    d = _device()
+    d.set_tracing(True)
+    a, b, c, src = d.alloc_sq(64), d.alloc_sq(64), d.alloc_sq(64), d.alloc_sq(8, kind=E.K_MODEL)
+    d.push(src, S.OP_NOP, 5)
+    d.push(a, S.OP_NOP, 1000)
+    d.push(c, S.OP_NOP, 500)
+    d.push(b, S.OP_SQE_UPDATE, 0, d.row_of(src, 0), d.row_of(a, 0), a)
+    d.flush()
+    args = [x.copy() for x in reference.engine_args(d)]     # the reference runs on copies
+    args[13][E.E_HORIZON] = E.INF                           # as DeviceState.run sets it
+    assert reference.run(*args) == E.R_IDLE
+    want = [(int(r["sq"]), int(r["start"])) for r in args[12][:int(args[13][E.E_TRACE_N])]]
+    assert d.run() == E.R_IDLE
+    got = [(int(r["sq"]), int(r["start"])) for r in d.trace_rows()]
+    assert got == want
+    assert [q for q, _ in got] == [b, a, c] and got[1][1] == 5
+    _at_rest(d)
