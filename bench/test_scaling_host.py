@@ -13,6 +13,14 @@ of the largest size's cost to the smallest's (flat = within 20 %).
   4.23 / 4.57 / 7.39 (x1.75) -> 4.26 / 4.28 / 4.32 / 4.35 (x1.02). The first row of the graph's
   whole life was 196 us against 136 at 10 graphs only because it ran first (warm-up, now done
   before the table);
+* **streams made**: with N streams made on the context (idle, their work done), the
+  synchronize of the device (one stream busy with a memset), the create + destroy of one more
+  stream, and the synchronize of a finished stream (per call). Session 10 (waits visit the SQs
+  in play; a finished SQ's wait takes no engine run; the context's streams in a dict; same-run
+  A/B against f32abc8 in ``/tmp/w/scan.py``, µs at 10 / 100 / 1,000 idle streams):
+  ``aclrtSynchronizeDevice`` 44.7 / 406 / 3,910 -> 2.2 / 4.7 / 26.3 (the rest is
+  ``context_capturing``'s look at each stream); stream create + destroy 17.6 / 18.7 / 41.3 ->
+  11.8 / 11.5 / 11.2; synchronize of a finished stream 5.5 -> 2.2-2.4;
 * **live allocations**: one ``malloc`` + ``free`` pair while N other blocks stay allocated, in
   the middle of the address range and at its end, on ``Memory`` itself and through
   ``aclrtMalloc``/``aclrtFree`` (per pair). Session 10 (the page table the only table of live
@@ -194,6 +202,30 @@ def test_graph_size(benchmark, bench_report, profile):
         rows.append((n, sorted(once() for _ in range(reps))[reps // 2] / n * 1e6))
     _table(bench_report, f"capture + first replay of an N-task graph ({profile}; median of "
            f"warm graphs up to 100,000 tasks, one graph above)", "us/task", rows)
+    benchmark.pedantic(lambda: None, rounds=1)
+
+
+def test_streams_made(benchmark, bench_report):
+    """Host calls with N streams made and idle: a device synchronize (one other stream busy
+    with a memset each time), one more stream's create + destroy, and the synchronize of a
+    finished stream."""
+    sync_dev, life, done = [], [], []
+    for n in (10, 100, 1000):
+        p = Setup()
+        idle = [_ok(acl.rt.create_stream()) for _ in range(n)]
+        _ok(acl.rt.synchronize_device())
+
+        def device_sync():
+            _ok(acl.rt.memset_async(p.x, 64, 0, 64, p.s))
+            _ok(acl.rt.synchronize_device())
+        sync_dev.append((n, _median_us(device_sync, 200)))
+        life.append((n, _median_us(
+            lambda: _ok(acl.rt.destroy_stream(_ok(acl.rt.create_stream()))), 200)))
+        done.append((n, _median_us(lambda: _ok(acl.rt.synchronize_stream(idle[0])), 1000)))
+    _table(bench_report, "aclrtSynchronizeDevice with N idle streams (one busy)", "us/call",
+           sync_dev)
+    _table(bench_report, "stream create + destroy with N streams made", "us/pair", life)
+    _table(bench_report, "synchronize of a finished stream with N streams made", "us/call", done)
     benchmark.pedantic(lambda: None, rounds=1)
 
 

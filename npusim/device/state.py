@@ -334,6 +334,31 @@ class DeviceState:
         the next run considers it."""
         self._touched.add(q)
 
+    def in_play(self) -> set[int]:
+        """The SQs that may have work left: the live list and the SQs touched since the last
+        run. Every SQ with an SQE to run, or parked, is among them (``_check_sched`` checks it
+        before every run of the test suite), so a host wait on all of a context's streams
+        visits these, not every stream ever made. The touched SQs with nothing to do (neither
+        parked nor active with an SQE left, staged ones counted) are forgotten here, as the
+        next run's ``_build`` would drop them: a wait over many finished streams, which runs
+        no engine, then does not visit them again."""
+        touched = self._touched
+        if touched:
+            sqs, staged = self.sqs, self._staged
+            keep = set()
+            for q in touched:
+                state = sqs[q, E.Q_STATE]
+                if state == E.S_PARKED:
+                    keep.add(q)
+                elif state == E.S_ACTIVE:
+                    ring = staged.get(q)
+                    if sqs[q, E.Q_HEAD] < (ring[2] if ring is not None else sqs[q, E.Q_TAIL]):
+                        keep.add(q)
+            touched.clear()
+            touched |= keep
+        live = set(self._livev[:int(self.sched[0])].tolist()) if len(self.sched) else set()
+        return live | touched
+
     def touch_all(self) -> None:
         """The SQ table was written wholesale: the next run considers every SQ."""
         self._touched.update(range(int(self.st[E.E_NSQ])))

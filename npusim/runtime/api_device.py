@@ -92,9 +92,10 @@ def synchronize_device() -> int:
         RT.tls.explain(e.diagnosis)
         return ERR.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
     code = ERR.ACL_SUCCESS
-    for s in list(ctx.streams):
-        c = s.device.take_sq_error(s.sq)
-        code = code or c
+    if ctx.device.sq_fault_code:        # an unreported fault: the first in stream order
+        for s in list(ctx.streams):
+            c = s.device.take_sq_error(s.sq)
+            code = code or c
     return ctx.failure_code or code
 
 
@@ -242,8 +243,14 @@ def get_current_context():
 
 def _wait_streams(ctx, skip_stuck: bool = False) -> None:
     """Block until every syncable stream of ``ctx`` (not of other contexts) has finished its
-    work; DeadlockError if one never can (``skip_stuck``: go on with the others)."""
-    for s in list(ctx.streams):
+    work, in the order they were made; DeadlockError if one never can (``skip_stuck``: go on
+    with the others). Only streams whose SQ is in play can have work left (the others' waits
+    would return at once), so the cost follows the busy streams, not every stream."""
+    dev = ctx.device
+    by_sq = dev.streams
+    busy = [s for s in map(by_sq.get, dev.state.in_play()) if s is not None and s.ctx is ctx]
+    busy.sort(key=_made)
+    for s in busy:
         if s.flags & NO_SYNC_FLAGS:
             continue
         try:
@@ -251,6 +258,11 @@ def _wait_streams(ctx, skip_stuck: bool = False) -> None:
         except DeadlockError:
             if not skip_stuck:
                 raise
+
+
+def _made(s) -> int:
+    """A stream's place in creation order (its id, from the device's counter)."""
+    return s.id
 
 
 def _teardown(ctx) -> None:

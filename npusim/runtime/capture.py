@@ -53,7 +53,17 @@ def stream_capturing(stream) -> bool:
 
 
 def context_capturing(ctx) -> bool:
-    return any(s.capture is not None for s in ctx.streams)
+    """Is any stream of ``ctx`` capturing? Asked of the streams that entered a capture
+    (``ctx.capturing``, kept by ``enter``), not of every stream: those that have left capture
+    or were destroyed since are dropped here."""
+    c = ctx.capturing
+    if not c:
+        return False
+    streams = ctx.streams
+    now = {s for s in c if s.capture is not None and s in streams}
+    if len(now) != len(c):
+        c.intersection_update(now)
+    return bool(now)
 
 
 def event_captured(ev) -> bool:
@@ -133,6 +143,7 @@ def enter(stream, model, kind: str, original: bool, head: bool = True):
     cs = M.CaptureStream(model, original=original, head=head, user_stream=stream,
                          added=(kind == "added"))
     stream.capture = CaptureLink(model, cs, kind)
+    stream.ctx.capturing.add(stream)
     model.participants.add(stream)
     if kind == "added":
         model.added.setdefault(stream, []).append(cs)

@@ -403,8 +403,12 @@ class Device:
 
     def wait_sq(self, sq: int, pos: int) -> None:
         """Block the host until SQ ``sq`` has executed up to ``pos``; DeadlockError if it never
-        can. The host clock moves to that SQ's completion time."""
-        while True:
+        can. The host clock moves to that SQ's completion time. An SQ already at ``pos`` takes
+        no engine run: its stop condition holds before the first pick, so the run would change
+        nothing (a synchronize of a finished stream, each idle stream of a device synchronize)."""
+        with RT.lock:                           # no run in progress while the head is read
+            done = self.state.sqs[sq, _Q_HEAD] >= pos
+        while not done:
             r = self._run(_INF, _STOP_SQ_POS, sq, pos)
             if r != _R_DEADLOCK and not (r == _R_IDLE and self.state.sqs[sq, _Q_HEAD] < pos):
                 break

@@ -134,7 +134,7 @@ class Stream(SqStream):
         if self.stop_on_failure:
             self.device.state.sqs[self.sq, E.Q_STOP_ON_FAIL] = 1
         self.device.streams[self.sq] = self
-        ctx.streams.append(self)
+        ctx.streams[self] = None
 
     def describe(self) -> str:
         kind = "default stream" if self.is_default else "stream"
@@ -264,8 +264,8 @@ class Stream(SqStream):
         notify_state(self, ACL_RT_STREAM_STATE_DESTROY_PRE)
         self.destroyed = True
         self.device.streams.pop(self.sq, None)
-        if self in self.ctx.streams:
-            self.ctx.streams.remove(self)
+        self.ctx.streams.pop(self, None)
+        self.ctx.capturing.discard(self)
         self.device.sq_freed(self.sq, self.display_name())
         self.device.state.free_sq(self.sq)
         mem = self.device.state.mem

@@ -1,0 +1,134 @@
+"""Host waits cost what is busy, not what was made (``Device.wait_sq``, ``api_device``).
+
+A synchronize of a stream that has finished takes no engine run (its stop condition would hold
+before the first pick); a device synchronize waits only on the streams whose SQs are in play
+(``DeviceState.in_play``: the live list and the SQs touched since the last run, the ones with
+nothing to do forgotten), in the order the streams were made, and reads fault codes only when
+one is pending. What must hold: the same codes, host clock and data as waiting on every stream;
+a fault on a stream is reported by the device synchronize that follows it, once; a stream
+destroyed among hundreds leaves the others' order and codes alone.
+"""
+from __future__ import annotations
+
+from npusim import acl
+from npusim.runtime import device as D
+from npusim.runtime.runtime import RT
+
+from helpers.acl import LONG_NS, host_ns, launch, read
+
+OK = acl.ACL_SUCCESS
+
+
+def _count_runs(monkeypatch) -> list:
+    runs = []
+    real = D.Device._run
+
+    def counted(self, *a, **k):
+        runs.append(a)
+        return real(self, *a, **k)
+    monkeypatch.setattr(D.Device, "_run", counted)
+    return runs
+
+
+def _count_waits(monkeypatch) -> list:
+    waits = []
+    real = D.Device.wait_sq
+
+    def counted(self, sq, pos):
+        waits.append(sq)
+        return real(self, sq, pos)
+    monkeypatch.setattr(D.Device, "wait_sq", counted)
+    return waits
+
+
+def _streams(n):
+    out = []
+    for _ in range(n):
+        s, ret = acl.rt.create_stream()
+        assert ret == OK
+        out.append(s)
+    return out
+
+
+def test_synchronize_of_a_finished_stream_runs_no_engine(dev0, buf, monkeypatch):
+    s = _streams(1)[0]
+    assert launch(s, "EasyOPf", 1, (buf,), duration_ns=LONG_NS) == OK
+    assert acl.rt.synchronize_stream(s) == OK
+    done_at = host_ns()
+    runs = _count_runs(monkeypatch)
+    for _ in range(5):
+        assert acl.rt.synchronize_stream(s) == OK
+    assert runs == []
+    assert host_ns() >= done_at >= LONG_NS
+
+
+def test_device_synchronize_waits_on_the_busy_streams_only(dev0, buf, monkeypatch):
+    """500 idle streams and two busy ones: the device synchronize runs the engine for the two,
+    the host clock ends past both, and their kernels' data is there."""
+    idle = _streams(500)
+    a, b = _streams(2)
+    assert acl.rt.synchronize_device() == OK           # forgets the 502 new, empty SQs
+    start = host_ns()
+    for s in (a, b):
+        for _ in range(3):
+            assert launch(s, "EasyOPf", 1, (buf,)) == OK
+    runs, waits = _count_runs(monkeypatch), _count_waits(monkeypatch)
+    assert acl.rt.synchronize_device() == OK
+    assert 1 <= len(runs) <= 2 and len(waits) == 2      # a's and b's, not 502
+    assert int(read(buf, 1)[0]) == 6
+    assert host_ns() >= start + 3 * 2_000                # three 2 us kernels on each stream
+    runs.clear()
+    waits.clear()
+    assert acl.rt.synchronize_device() == OK           # everything done: no run at all
+    assert runs == [] and len(waits) <= 2
+    for s in idle + [a, b]:
+        assert acl.rt.destroy_stream(s) == OK
+
+
+def test_a_fault_is_reported_by_the_next_device_synchronize_once(dev0):
+    streams = _streams(300)
+    bad = streams[150]
+    assert acl.rt.synchronize_device() == OK
+    assert launch(bad, "ErrorOPf") == OK
+    assert acl.rt.synchronize_device() == acl.ACL_ERROR_RT_VECTOR_CORE_EXCEPTION
+    assert acl.rt.synchronize_device() == OK
+    assert acl.rt.synchronize_stream(bad) == OK       # reported once
+    for s in streams:
+        assert acl.rt.destroy_stream(s) == OK
+
+
+def test_streams_destroyed_among_many_keep_the_rest_in_order(dev0):
+    streams = _streams(200)
+    for s in streams[::3]:
+        assert acl.rt.destroy_stream(s) == OK
+    ctx = RT.current_context
+    left = [s for i, s in enumerate(streams) if i % 3]
+    handles = [s.handle for s in ctx.streams if not s.is_default]
+    assert handles == left                              # creation order, O(1) removals
+    assert acl.rt.synchronize_device() == OK
+    for s in left:
+        assert acl.rt.destroy_stream(s) == OK
+    assert [s for s in ctx.streams if not s.is_default] == []
+
+
+def test_device_synchronize_sees_a_joined_capture_among_many_streams(dev0):
+    """The capture check asks only the streams that entered a capture: a side stream joined
+    into a capture among 200 streams makes the device synchronize refuse (107xxx as before), and
+    once the capture ends the check forgets both streams."""
+    streams = _streams(200)
+    origin, side = streams[10], streams[190]
+    ev, _ = acl.rt.create_event_ex_with_flag(acl.ACL_EVENT_SYNC)
+    back, _ = acl.rt.create_event_ex_with_flag(acl.ACL_EVENT_SYNC)
+    assert acl.mdl.ri_capture_begin(origin, acl.ACL_MODEL_RI_CAPTURE_MODE_RELAXED) == OK
+    assert acl.rt.record_event(ev, origin) == OK
+    assert acl.rt.stream_wait_event(side, ev) == OK            # side joins the capture
+    assert acl.rt.synchronize_device() == acl.ACL_ERROR_RT_STREAM_CAPTURED
+    assert acl.rt.record_event(back, side) == OK
+    assert acl.rt.stream_wait_event(origin, back) == OK
+    m, ret = acl.mdl.ri_capture_end(origin)
+    assert ret == OK
+    assert acl.rt.synchronize_device() == OK
+    assert not RT.current_context.capturing
+    assert acl.mdl.ri_destroy(m) == OK
+    for s in streams:
+        assert acl.rt.destroy_stream(s) == OK
