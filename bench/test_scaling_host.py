@@ -20,7 +20,8 @@ of the largest size's cost to the smallest's (flat = within 20 %).
   A/B against f32abc8 in ``/tmp/w/scan.py``, µs at 10 / 100 / 1,000 idle streams):
   ``aclrtSynchronizeDevice`` 44.7 / 406 / 3,910 -> 2.2 / 4.7 / 26.3 (the rest is
   ``context_capturing``'s look at each stream); stream create + destroy 17.6 / 18.7 / 41.3 ->
-  11.8 / 11.5 / 11.2; synchronize of a finished stream 5.5 -> 2.2-2.4;
+  11.8 / 11.5 / 11.2; synchronize of a finished stream 5.5 -> 2.2-2.4; context create + destroy
+  with N contexts made 13.6 / 17.2 / 39.1 -> 18.8 / 18.2 / 19.7 (the device's contexts in a dict);
 * **live allocations**: one ``malloc`` + ``free`` pair while N other blocks stay allocated, in
   the middle of the address range and at its end, on ``Memory`` itself and through
   ``aclrtMalloc``/``aclrtFree`` (per pair). Session 10 (the page table the only table of live
@@ -226,6 +227,16 @@ def test_streams_made(benchmark, bench_report):
            sync_dev)
     _table(bench_report, "stream create + destroy with N streams made", "us/pair", life)
     _table(bench_report, "synchronize of a finished stream with N streams made", "us/call", done)
+    ctx_life = []
+    for n in (10, 100, 1000):
+        Setup()
+        made = [_ok(acl.rt.create_context(0)) for _ in range(n)]
+
+        def context_life():
+            _ok(acl.rt.destroy_context(_ok(acl.rt.create_context(0))))
+            _ok(acl.rt.set_current_context(made[0]))
+        ctx_life.append((n, _median_us(context_life, 200)))
+    _table(bench_report, "context create + destroy with N contexts made", "us/pair", ctx_life)
     benchmark.pedantic(lambda: None, rounds=1)
 
 

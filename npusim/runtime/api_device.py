@@ -284,8 +284,7 @@ def _teardown(ctx) -> None:
         s.device.take_sq_error(s.sq)      # an unreported fault must not pass to the SQ's next owner
         s.release()
     ctx.destroyed = True
-    if ctx in dev.contexts:
-        dev.contexts.remove(ctx)
+    dev.contexts.pop(ctx, None)
     RT.handles.remove(ctx.handle)
 
 

@@ -25,7 +25,7 @@ class Context:
         self.capture_refs = [0, 0, 0]  # captures of this context's streams per mode (§3.2)
         self.capturing: set = set()    # streams given a capture link (capture.enter), some may
         #                                have left capture since: context_capturing prunes them
-        device.contexts.append(self)
+        device.contexts[self] = None
         self.default_stream = Stream(self, is_default=True)
         notify_state(self.default_stream, ACL_RT_STREAM_STATE_CREATE_POST)
 

@@ -117,7 +117,7 @@ class Device:
             self.state.set_contention(True)
         self.state.set_tracing(RT.trace_on)
         self.set_count = 0                 # aclrtSetDevice reference count
-        self.contexts: list = []
+        self.contexts: dict = {}      # its contexts, in creation order (a dict: O(1) removal)
         self.primary = None                # the default context (created by set_device)
         self.streams: dict[int, object] = {}   # sq -> Stream
         self.slot_owner: dict[int, object] = {}
