@@ -37,7 +37,7 @@ def _calls(fn, mem, ctx, args, k):
 
 def _setup(live: int):
     """A Memory with ``live`` device blocks; the two kernel buffers and the args block sit in
-    the middle of the allocation table (all blocks small: 64 B, the first-fit order)."""
+    the middle of the address range (all blocks small: 64 B, the first-fit order)."""
     m = Memory(1 << 26, 1 << 20)
     before = (live - 3) // 2
     for _ in range(before):

@@ -337,7 +337,8 @@ class Memory:
         if self._pt[k] == 0:                    # no block's extent covers the granule
             return None
         end = self._end(k, g)
-        return (self._starts[end], end) if off < end else None
+        start = self._starts.get(end) if off < end else None    # (None: freed meanwhile)
+        return (start, end) if start is not None else None
 
     def blocks(self) -> list[tuple[int, int]]:
         """(arena offset, size) of every live block, by offset (O(n log n): for a tool that

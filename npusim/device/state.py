@@ -82,6 +82,9 @@ class DeviceState:
         self._sched_for = (-1, -1)
         self._livev = memoryview(self.sched)
         self._touched: set[int] = set()
+        # SQs pushed to since a wait on every stream last saw them (``unseen``): one that
+        # finished off the live list may still have a clock past the host's
+        self._unseen: set[int] = set()
         self.check_sched = os.environ.get(CHECK_SCHED) == "1"
         self.trace = np.zeros(0, E.TRACE_DTYPE)
         self._trace_capacity = trace_capacity
@@ -170,6 +173,7 @@ class DeviceState:
 
     def free_sq(self, q: int) -> None:
         self._staged.pop(q, None)
+        self._unseen.discard(q)
         row = self.sqs[q]
         self._free_rings.setdefault(int(row[E.Q_DEPTH]), []).append(int(row[E.Q_BASE]))
         self.freed_dispatch[q] = int(row[E.Q_DISPATCH])     # its trace rows outlive it
@@ -245,6 +249,7 @@ class DeviceState:
         row = self.sqs[q]
         ring = self._staged[q] = [int(row[E.Q_BASE]), int(row[E.Q_DEPTH]), int(row[E.Q_TAIL])]
         self._touched.add(q)                    # its new rows may make it runnable
+        self._unseen.add(q)                     # and they may move its clock
         return ring
 
     def flush(self, only: int | None = None) -> None:
@@ -333,6 +338,7 @@ class DeviceState:
         """SQ ``q``'s row was written directly (not through ``alloc_sq``/``push``/``stage``):
         the next run considers it."""
         self._touched.add(q)
+        self._unseen.add(q)
 
     def in_play(self) -> set[int]:
         """The SQs that may have work left: the live list and the SQs touched since the last
@@ -358,6 +364,17 @@ class DeviceState:
             touched |= keep
         live = set(self._livev[:int(self.sched[0])].tolist()) if len(self.sched) else set()
         return live | touched
+
+    def unseen(self) -> set[int]:
+        """The SQs a wait on every stream must look at: those in play, and those pushed to since
+        the last such wait saw them (``seen``) — a stream whose work was executed by a run
+        that waited on another one, and then left the live list, has a clock that may be past
+        the host's. O(SQs pushed to since), not O(SQs)."""
+        return self.in_play() | self._unseen
+
+    def seen(self, q: int) -> None:
+        """A wait on every stream has seen SQ ``q`` done (or it has no stream to wait on)."""
+        self._unseen.discard(q)
 
     def touch_all(self) -> None:
         """The SQ table was written wholesale: the next run considers every SQ."""

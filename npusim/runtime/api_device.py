@@ -243,21 +243,48 @@ def get_current_context():
 
 def _wait_streams(ctx, skip_stuck: bool = False) -> None:
     """Block until every syncable stream of ``ctx`` (not of other contexts) has finished its
-    work, in the order they were made; DeadlockError if one never can (``skip_stuck``: go on
-    with the others). Only streams whose SQ is in play can have work left (the others' waits
-    would return at once), so the cost follows the busy streams, not every stream."""
+    work, in the order they were made, and the host clock is past each one's last task;
+    DeadlockError if one never can (``skip_stuck``: go on with the others). Only the streams
+    whose SQs are unseen (``DeviceState.unseen``: in play, or touched since the last such wait)
+    can have work left or a clock past the host's, so the cost follows the streams used since,
+    not every stream. While an access log records, every stream is waited on (each wait is an
+    observation the race analysis orders by)."""
     dev = ctx.device
+    st = dev.state
+    if st.access_log is not None:       # recording: every stream's wait is an observation
+        _wait_each(dev, list(ctx.streams), set(), skip_stuck)
+        return
     by_sq = dev.streams
-    busy = [s for s in map(by_sq.get, dev.state.in_play()) if s is not None and s.ctx is ctx]
-    busy.sort(key=_made)
+    done: set = set()
+    while True:                         # again for streams another thread gave work meanwhile
+        busy = []
+        for q in st.unseen():
+            s = by_sq.get(q)
+            if s is None:
+                st.seen(q)              # a model SQ, or a freed one: no stream to wait on
+            elif s.ctx is ctx and s not in done:
+                busy.append(s)
+        if not busy:
+            return
+        busy.sort(key=_made)
+        _wait_each(dev, busy, done, skip_stuck)
+
+
+def _wait_each(dev, busy: list, done: set, skip_stuck: bool) -> None:
+    """Wait on each stream of ``busy`` in turn (``Device.wait_sq`` to its tail), adding it to
+    ``done``; one that finished is seen (``DeviceState.seen``)."""
     for s in busy:
+        done.add(s)
         if s.flags & NO_SYNC_FLAGS:
+            dev.state.seen(s.sq)
             continue
         try:
-            ctx.device.wait_sq(s.sq, s.tail)
+            dev.wait_sq(s.sq, s.tail)
         except DeadlockError:
             if not skip_stuck:
                 raise
+        else:
+            dev.state.seen(s.sq)
 
 
 def _made(s) -> int:

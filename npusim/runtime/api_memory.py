@@ -113,7 +113,7 @@ def _free_synced(ptr, release) -> int:
     w = locate(ptr)
     if w.device is not None:
         w.device.advance_to_host()
-        for ctx in w.device.contexts:
+        for ctx in list(w.device.contexts):
             for st in list(ctx.streams):
                 if not st.destroyed:
                     try:

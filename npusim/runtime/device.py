@@ -363,18 +363,23 @@ class Device:
         faults it logged, retired slots it freed, ``AFTER_RUN_HOOKS``. A host wait pays this
         once per engine run, so it does no work for what did not change."""
         with RT.lock:
-            st = self.state
-            r = st.run(horizon, kind, a, b)
-            if len(st.faults) > self._faults_seen:
-                faults = st.faults
-                for f in faults[self._faults_seen:]:
-                    self._on_fault(f)
-                self._faults_seen = len(faults)
-            if self._retiring:
-                self._reap()
-            for hook in AFTER_RUN_HOOKS:
-                hook(self)
+            r = self.state.run(horizon, kind, a, b)
+            self._after_run()
             return r
+
+    def _after_run(self) -> None:
+        """What every engine run is followed by (and a wait that needed none: it sees what
+        the host changed since, e.g. a slot retired or a releaser's context destroyed)."""
+        st = self.state
+        if len(st.faults) > self._faults_seen:
+            faults = st.faults
+            for f in faults[self._faults_seen:]:
+                self._on_fault(f)
+            self._faults_seen = len(faults)
+        if self._retiring:
+            self._reap()
+        for hook in AFTER_RUN_HOOKS:
+            hook(self)
 
     def _on_fault(self, f) -> None:
         """A fault the engine logged: remember its code for the stream's next synchronize; a
@@ -408,6 +413,8 @@ class Device:
         nothing (a synchronize of a finished stream, each idle stream of a device synchronize)."""
         with RT.lock:                           # no run in progress while the head is read
             done = self.state.sqs[sq, _Q_HEAD] >= pos
+            if done:
+                self._after_run()
         while not done:
             r = self._run(_INF, _STOP_SQ_POS, sq, pos)
             if r != _R_DEADLOCK and not (r == _R_IDLE and self.state.sqs[sq, _Q_HEAD] < pos):

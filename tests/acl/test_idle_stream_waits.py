@@ -1,12 +1,13 @@
 """Host waits cost what is busy, not what was made (``Device.wait_sq``, ``api_device``).
 
 A synchronize of a stream that has finished takes no engine run (its stop condition would hold
-before the first pick); a device synchronize waits only on the streams whose SQs are in play
-(``DeviceState.in_play``: the live list and the SQs touched since the last run, the ones with
-nothing to do forgotten), in the order the streams were made, and reads fault codes only when
-one is pending. What must hold: the same codes, host clock and data as waiting on every stream;
-a fault on a stream is reported by the device synchronize that follows it, once; a stream
-destroyed among hundreds leaves the others' order and codes alone.
+before the first pick); a device synchronize waits only on the unseen streams
+(``DeviceState.unseen``: in play, or pushed to since a device-wide wait last saw them), in the
+order the streams were made, and reads fault codes only when one is pending. What must hold:
+the same codes, host clock and data as waiting on every stream — including a stream whose work
+a run for another wait executed, which then left play with a clock past the host's; a fault on
+a stream is reported by the device synchronize that follows it, once; a stream destroyed among
+hundreds leaves the others' order and codes alone.
 """
 from __future__ import annotations
 
@@ -131,4 +132,38 @@ def test_device_synchronize_sees_a_joined_capture_among_many_streams(dev0):
     assert not RT.current_context.capturing
     assert acl.mdl.ri_destroy(m) == OK
     for s in streams:
+        assert acl.rt.destroy_stream(s) == OK
+
+
+def test_device_synchronize_moves_the_clock_past_work_that_ran_unwatched(dev0, buf):
+    """A's 50 ms kernel is executed (its SQE retired, A's clock at its end) by the run that
+    waits on B's short one; the host is then far before A's end. C's synchronize starts a run
+    that drops the finished A from play. The device synchronize must still move the host clock
+    to A's end, as waiting on every stream did."""
+    a, b, c = _streams(3)
+    assert launch(a, "EasyOPf", 1, (buf,), duration_ns=LONG_NS) == OK
+    assert launch(b, "EasyOPf", 1, (buf,)) == OK
+    assert acl.rt.synchronize_stream(b) == OK           # executes A's kernel too
+    assert host_ns() < LONG_NS
+    assert launch(c, "EasyOPf", 1, (buf,)) == OK
+    assert acl.rt.synchronize_stream(c) == OK
+    assert host_ns() < LONG_NS
+    assert acl.rt.synchronize_device() == OK
+    assert host_ns() >= LONG_NS
+    assert acl.rt.synchronize_device_with_timeout(1) == OK
+    for s in (a, b, c):
+        assert acl.rt.destroy_stream(s) == OK
+
+
+def test_device_synchronize_with_timeout_counts_work_that_ran_unwatched(dev0, buf):
+    """The same, through aclrtSynchronizeDeviceWithTimeout: A's 50 ms kernel is past a 1 ms
+    timeout (507046), however it was executed."""
+    a, b, c = _streams(3)
+    assert launch(a, "EasyOPf", 1, (buf,), duration_ns=LONG_NS) == OK
+    assert launch(b, "EasyOPf", 1, (buf,)) == OK
+    assert acl.rt.synchronize_stream(b) == OK
+    assert launch(c, "EasyOPf", 1, (buf,)) == OK
+    assert acl.rt.synchronize_stream(c) == OK
+    assert acl.rt.synchronize_device_with_timeout(1) == acl.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
+    for s in (a, b, c):
         assert acl.rt.destroy_stream(s) == OK

@@ -198,7 +198,7 @@ def programs(draw):
         elif kind == "update":
             m = draw(st.integers(0, len(models) - 1))
             e = dict(op=S.OP_SQE_UPDATE, a0=("row", -1, draw(st.integers(0, N_TEMPLATES - 1))),
-                     a1=("row", m, draw(st.integers(0, len(models[m]) - 1))))
+                     a1=("row", m, draw(st.integers(0, len(models[m]) - 1))), a2=("model_sq", m))
         elif kind == "record":
             ev = draw(st.integers(0, N_EVENTS - 1))
             rec[ev] += 1
@@ -322,7 +322,10 @@ def build(program) -> tuple[DeviceState, list[tuple[int, int, int, int]]]:
 
     for q, rows in zip(model_sqs + [template_sq], dev["models"] + [dev["templates"]]):
         for i, row in enumerate(rows):
-            d.push(q, t_submit=0, task_id=i, **{k: resolve(v) for k, v in row.items()})
+            # template rows carry a doorbell time: copied over a runnable model SQ's head, it
+            # moves that SQ's next start (the engine re-keys it, the reference rescans)
+            t = 1000 * (i + 1) if q == template_sq else 0
+            d.push(q, t_submit=t, task_id=i, **{k: resolve(v) for k, v in row.items()})
 
     qs = []
     for rows, spec in zip(streams, sq_specs):
