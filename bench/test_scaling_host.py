@@ -15,13 +15,14 @@ of the largest size's cost to the smallest's (flat = within 20 %).
   before the table);
 * **streams made**: with N streams made on the context (idle, their work done), the
   synchronize of the device (one stream busy with a memset), the create + destroy of one more
-  stream, and the synchronize of a finished stream (per call). Session 10 (waits visit the SQs
-  in play; a finished SQ's wait takes no engine run; the context's streams in a dict; same-run
-  A/B against f32abc8 in ``/tmp/w/scan.py``, µs at 10 / 100 / 1,000 idle streams):
-  ``aclrtSynchronizeDevice`` 44.7 / 406 / 3,910 -> 2.2 / 4.7 / 26.3 (the rest is
-  ``context_capturing``'s look at each stream); stream create + destroy 17.6 / 18.7 / 41.3 ->
-  11.8 / 11.5 / 11.2; synchronize of a finished stream 5.5 -> 2.2-2.4; context create + destroy
-  with N contexts made 13.6 / 17.2 / 39.1 -> 18.8 / 18.2 / 19.7 (the device's contexts in a dict);
+  stream, and the synchronize of a finished stream (per call); and context create + destroy
+  with N contexts made. Session 10 (a device synchronize visits the unseen streams, in play or
+  pushed to since; a finished SQ's wait takes no engine run; contexts and their streams in
+  dicts). Same-run A/B against eea3b69, each from its own tree, of the same calls in a scan
+  script, µs at 10 / 100 / 1,000: ``aclrtSynchronizeDevice`` with N idle streams 49.6 / 408 /
+  3,960 -> 1.32 / 1.29 / 1.33; stream create + destroy 15.3 / 17.2 / 36.2 -> 10.1 / 11.5 /
+  10.0; synchronize of a finished stream 5.1-5.5 -> 2.8-3.1; context create + destroy 20.5 /
+  23.1 / 41.0 -> 14.5 / 15.3 / 14.0;
 * **live allocations**: one ``malloc`` + ``free`` pair while N other blocks stay allocated, in
   the middle of the address range and at its end, on ``Memory`` itself and through
   ``aclrtMalloc``/``aclrtFree`` (per pair). Session 10 (the page table the only table of live
