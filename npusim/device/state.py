@@ -379,6 +379,7 @@ class DeviceState:
     def touch_all(self) -> None:
         """The SQ table was written wholesale: the next run considers every SQ."""
         self._touched.update(range(int(self.st[E.E_NSQ])))
+        self._unseen.update(range(int(self.st[E.E_NSQ])))
 
     def ready_sched(self) -> None:
         """Before an engine run: lay ``sched`` out for the current table sizes (when the SQ or

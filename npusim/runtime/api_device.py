@@ -272,19 +272,26 @@ def _wait_streams(ctx, skip_stuck: bool = False) -> None:
 
 def _wait_each(dev, busy: list, done: set, skip_stuck: bool) -> None:
     """Wait on each stream of ``busy`` in turn (``Device.wait_sq`` to its tail), adding it to
-    ``done``; one that finished is seen (``DeviceState.seen``)."""
+    ``done``; one that finished with nothing pushed meanwhile (by a callback or another thread
+    during a stall) is seen (``DeviceState.seen``). A stream released meanwhile (a hook's
+    releaser) is skipped: its SQ may already be another stream's."""
+    st = dev.state
     for s in busy:
         done.add(s)
-        if s.flags & NO_SYNC_FLAGS:
-            dev.state.seen(s.sq)
+        if s.destroyed:
             continue
+        if s.flags & NO_SYNC_FLAGS:
+            st.seen(s.sq)
+            continue
+        pos = s.tail
         try:
-            dev.wait_sq(s.sq, s.tail)
+            dev.wait_sq(s.sq, pos)
         except DeadlockError:
             if not skip_stuck:
                 raise
         else:
-            dev.state.seen(s.sq)
+            if not s.destroyed and st.tail(s.sq) == pos:
+                st.seen(s.sq)
 
 
 def _made(s) -> int:

@@ -167,3 +167,31 @@ def test_device_synchronize_with_timeout_counts_work_that_ran_unwatched(dev0, bu
     assert acl.rt.synchronize_device_with_timeout(1) == acl.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
     for s in (a, b, c):
         assert acl.rt.destroy_stream(s) == OK
+
+
+def test_work_pushed_during_a_streams_wait_keeps_it_unseen(dev0, buf, monkeypatch):
+    """A callback (or another thread, during a stall) can push onto a stream while the device
+    synchronize waits on it. That stream is not marked seen: when a later run executes the new
+    50 ms kernel for another wait, the next device synchronize still ends past it."""
+    a, b, c = _streams(3)
+    assert launch(a, "EasyOPf", 1, (buf,)) == OK
+    real, pushed = D.Device.wait_sq, []
+
+    def wait_then_push(self, sq, pos):
+        real(self, sq, pos)
+        if not pushed and sq == next(s.sq for s in RT.current_context.streams if s.handle == a):
+            pushed.append(sq)               # what a callback run during the wait might do
+            assert launch(a, "EasyOPf", 1, (buf,), duration_ns=LONG_NS) == OK
+    monkeypatch.setattr(D.Device, "wait_sq", wait_then_push)
+    assert acl.rt.synchronize_device() == OK
+    monkeypatch.setattr(D.Device, "wait_sq", real)
+    assert pushed and host_ns() < LONG_NS
+    assert launch(b, "EasyOPf", 1, (buf,)) == OK
+    assert acl.rt.synchronize_stream(b) == OK           # executes the long kernel too
+    assert launch(c, "EasyOPf", 1, (buf,)) == OK
+    assert acl.rt.synchronize_stream(c) == OK           # a run that drops A from play
+    assert host_ns() < LONG_NS
+    assert acl.rt.synchronize_device() == OK
+    assert host_ns() >= LONG_NS
+    for s in (a, b, c):
+        assert acl.rt.destroy_stream(s) == OK
