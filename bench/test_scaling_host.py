@@ -31,9 +31,12 @@ of the largest size's cost to the smallest's (flat = within 20 %).
   blocks (x2.1-2.3) -> 2.90-3.18 / 3.35-3.51 (x1.11-1.15); at the end 7.2-7.5 / 7.7-8.1 ->
   3.0-3.2 / 3.8-3.9 (x1.19-1.30: the table's and dicts' cache misses, no scan);
   ``aclrtMalloc`` + ``aclrtFree`` in the middle 15.5-16.7 / 27.6-28.3 (x1.7-1.8) -> 8.7-9.1 /
-  9.3-9.4 (x1.02-1.08). Not flat yet, printed as its own table: first fit scans the holes
-  below the first one that fits, so a 1 KiB malloc + free above N holes of 512 B costs 6.4 /
-  9.6 / 46 / 426 us at 10 / 100 / 1,000 / 10,000 holes (``_Region.alloc``);
+  9.3-9.4 (x1.02-1.08). First fit over N holes too small for the request: a 1 KiB malloc +
+  free above N holes of 512 B scanned every hole below, 6.4-6.9 / 9.6-10.3 / 46-48 / 404-426
+  us at 10 / 100 / 1,000 / 10,000 holes; with the holes in runs with bounds on their largest
+  hole (``_Region``, same addresses) 6.8 / 10.5 / 11.1 / 12.6 (x1.8). The runs cost the common
+  case ~0.5-1 us a pair (``Memory`` in the middle 2.7-3.3 -> 3.8-4.3; the same-run A/B against
+  the page-table tree, two rounds);
 * **graph size**: capture of an N-task single-stream graph through ``aclrtLaunchKernel`` plus
   its first replay (per task): the median of warm graphs (the same Setup's first graph of the size
   not counted) up to 100,000 tasks, a single graph from 1,000,000 up. A graph's fixed costs
@@ -270,14 +273,14 @@ def test_live_allocations(benchmark, bench_report):
         rows = [(n, per_pair(mem.malloc, mem.free, n, middle)) for n in sizes]
         _table(bench_report, f"Memory.malloc + free with N blocks live, {where}", "us/pair", rows)
     rows = []
-    for n in sizes:                      # first fit scans the holes below the one that fits
+    for n in sizes:                      # first fit over N holes below, each too small
         mem = Memory(1 << 30, 1 << 20)
         blocks = [mem.malloc(512) for _ in range(2 * n)]
         for a in blocks[::2]:
             mem.free(a)                  # n holes of 512 B, each too small for 1 KiB
         rows.append((n, _median_us(lambda: mem.free(mem.malloc(1024)), 200, 5)))
-    _table(bench_report, "Memory.malloc(1 KiB) + free with N smaller holes below (first fit: "
-           "O(holes), not flat)", "us/pair", rows)
+    _table(bench_report, "Memory.malloc(1 KiB) + free with N smaller holes below (first fit)",
+           "us/pair", rows)
     p = Setup()
     rows = [(n, per_pair(lambda b: _ok(acl.rt.malloc(b, 0)), lambda a: _ok(acl.rt.free(a)),
                          n, True)) for n in sizes]

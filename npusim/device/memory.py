@@ -96,40 +96,131 @@ class OutOfMemory(Exception):
     """The arena region has no hole large enough (the API layer maps it to 207001)."""
 
 
+_RUN = 64      # a run of the first-fit index holds at most 2 * _RUN holes; a small one joins the next
+
+
 class _Region:
-    """First-fit allocator over one arena region; holes are kept sorted and merged on free."""
+    """First-fit allocator over one arena region: a block goes in the hole of lowest address
+    that is large enough; holes merge with their neighbours on free.
+
+    The holes (disjoint ``[lo, hi)``, in address order) are kept in *runs* of consecutive holes,
+    each with a bound on its largest hole's size (``_big``: exact when a hole grows it, left
+    high when one shrinks or goes, made exact by the first fit that scans the run in vain) and
+    its first hole's start (``_firsts``). The first fit reads the bounds up to the first large
+    enough, then that run: O(holes / _RUN + _RUN) per call instead of a scan of every hole
+    below the one that fits, so a malloc costs about the same with 10 or 10,000 smaller holes
+    below it. A free finds its place by two bisects (the run, then the hole)."""
 
     def __init__(self, off: int, size: int, align: int):
         self.off, self.size, self.align = off, size, align
-        self.holes = [(off, off + size)]      # sorted, disjoint [lo, hi)
+        self._runs: list[list[tuple[int, int]]] = [[(off, off + size)]]
+        self._big: list[int] = [size]
+        self._firsts: list[int] = [off]
         self.live: dict[int, int] = {}        # arena offset -> requested size
+
+    @property
+    def holes(self) -> list[tuple[int, int]]:
+        """Every hole, in address order (for tests and dumps)."""
+        return [h for run in self._runs for h in run]
 
     def alloc(self, nbytes: int) -> int:
         need = -(-max(nbytes, 1) // self.align) * self.align
-        for i, (lo, hi) in enumerate(self.holes):
-            if hi - lo >= need:
-                if hi - lo == need:
-                    del self.holes[i]
-                else:
-                    self.holes[i] = (lo + need, hi)
-                self.live[lo] = nbytes
-                return lo
-        raise OutOfMemory(nbytes)
+        runs, big = self._runs, self._big
+        for j in range(len(big)):
+            if big[j] < need:
+                continue
+            run = runs[j]
+            for i, (lo, hi) in enumerate(run):
+                if hi - lo >= need:
+                    break
+            else:                             # the bound was high: make it exact, go on
+                big[j] = max(b - a for a, b in run)
+                continue
+            break
+        else:
+            raise OutOfMemory(nbytes)
+        if hi - lo == need:
+            self._remove(j, i)
+        else:
+            run[i] = (lo + need, hi)
+            if i == 0:
+                self._firsts[j] = lo + need
+        self.live[lo] = nbytes
+        return lo
 
     def free(self, off: int) -> int:
         nbytes = self.live.pop(off)
         need = -(-max(nbytes, 1) // self.align) * self.align
         lo, hi = off, off + need
-        i = bisect.bisect_left(self.holes, (lo, hi))
-        if i > 0 and self.holes[i - 1][1] == lo:
-            lo = self.holes[i - 1][0]
-            del self.holes[i - 1]
-            i -= 1
-        if i < len(self.holes) and self.holes[i][0] == hi:
-            hi = self.holes[i][1]
-            del self.holes[i]
-        self.holes.insert(i, (lo, hi))
+        runs = self._runs
+        if not runs:
+            runs.append([(lo, hi)])
+            self._big.append(hi - lo)
+            self._firsts.append(lo)
+            return nbytes
+        j = bisect.bisect_right(self._firsts, lo) - 1     # the run it belongs to
+        if j < 0:
+            j = 0
+        run = runs[j]
+        i = bisect.bisect_left(run, (lo,))
+        # the hole before ends at lo? (a freed block is never a run's first hole: the run it
+        # belongs to starts lower); the hole after (this run's next, or the next run's first)
+        # starts at hi?
+        left = i > 0 and run[i - 1][1] == lo
+        nj, ni = (j, i) if i < len(run) else (j + 1, 0)
+        right = nj < len(runs) and runs[nj][ni][0] == hi
+        big = self._big
+        if left:
+            lo = run[i - 1][0]
+            if right:
+                hi = runs[nj][ni][1]
+                self._remove(nj, ni)            # after run[i - 1]: it keeps its place
+            run[i - 1] = (lo, hi)
+        elif right:
+            hi = runs[nj][ni][1]
+            runs[nj][ni] = (lo, hi)
+            if ni == 0:
+                self._firsts[nj] = lo
+            j = nj
+        else:
+            run.insert(i, (lo, hi))
+            if i == 0:
+                self._firsts[j] = lo
+            if len(run) > 2 * _RUN:
+                self._split(j)
+        if hi - lo > big[j]:
+            big[j] = hi - lo
         return nbytes
+
+    # ---- the runs ----
+    def _remove(self, j: int, i: int) -> None:
+        """Take hole ``i`` out of run ``j`` (the run's bound stays an upper bound); an emptied
+        run goes, a small one joins the next."""
+        runs = self._runs
+        run = runs[j]
+        del run[i]
+        if not run:
+            del runs[j], self._big[j], self._firsts[j]
+            return
+        if i == 0:
+            self._firsts[j] = run[0][0]
+        if len(run) < _RUN // 2 and j + 1 < len(runs) and \
+                len(run) + len(runs[j + 1]) <= 2 * _RUN:
+            run.extend(runs[j + 1])
+            big = self._big
+            if big[j + 1] > big[j]:
+                big[j] = big[j + 1]
+            del runs[j + 1], big[j + 1], self._firsts[j + 1]
+
+    def _split(self, j: int) -> None:
+        """Run ``j`` outgrew 2 * _RUN holes: split it in halves, their bounds exact."""
+        run = self._runs[j]
+        tail = run[_RUN:]
+        del run[_RUN:]
+        self._runs.insert(j + 1, tail)
+        self._firsts.insert(j + 1, tail[0][0])
+        self._big.insert(j + 1, max(b - a for a, b in tail))
+        self._big[j] = max(b - a for a, b in run)
 
     @property
     def used(self) -> int:
