@@ -174,7 +174,10 @@ class _Region:
             lo = run[i - 1][0]
             if right:
                 hi = runs[nj][ni][1]
-                self._remove(nj, ni)            # after run[i - 1]: it keeps its place
+                self._remove(nj, ni)            # runs may join: find the hole at lo again
+                j = bisect.bisect_right(self._firsts, lo) - 1
+                run = runs[j]
+                i = bisect.bisect_left(run, (lo,)) + 1
             run[i - 1] = (lo, hi)
         elif right:
             hi = runs[nj][ni][1]
@@ -186,16 +189,17 @@ class _Region:
             run.insert(i, (lo, hi))
             if i == 0:
                 self._firsts[j] = lo
-            if len(run) > 2 * _RUN:
-                self._split(j)
         if hi - lo > big[j]:
             big[j] = hi - lo
+        if len(runs[j]) > 2 * _RUN:
+            self._split(j)
         return nbytes
 
     # ---- the runs ----
     def _remove(self, j: int, i: int) -> None:
         """Take hole ``i`` out of run ``j`` (the run's bound stays an upper bound); an emptied
-        run goes, a small one joins the next."""
+        run goes, a small one joins the next or the one before (so runs stay few: at most about
+        2 * holes / _RUN + 1)."""
         runs = self._runs
         run = runs[j]
         del run[i]
@@ -204,13 +208,19 @@ class _Region:
             return
         if i == 0:
             self._firsts[j] = run[0][0]
-        if len(run) < _RUN // 2 and j + 1 < len(runs) and \
-                len(run) + len(runs[j + 1]) <= 2 * _RUN:
+        if len(run) >= _RUN // 2:
+            return
+        big = self._big
+        if j + 1 < len(runs) and len(run) + len(runs[j + 1]) <= 2 * _RUN:
             run.extend(runs[j + 1])
-            big = self._big
             if big[j + 1] > big[j]:
                 big[j] = big[j + 1]
             del runs[j + 1], big[j + 1], self._firsts[j + 1]
+        elif j > 0 and len(runs[j - 1]) + len(run) <= 2 * _RUN:
+            runs[j - 1].extend(run)
+            if big[j] > big[j - 1]:
+                big[j - 1] = big[j]
+            del runs[j], big[j], self._firsts[j]
 
     def _split(self, j: int) -> None:
         """Run ``j`` outgrew 2 * _RUN holes: split it in halves, their bounds exact."""

@@ -115,3 +115,36 @@ def test_many_small_holes_below_do_not_change_the_answer():
     assert r.alloc(512) == ref.alloc(512) == 0
     assert r.holes == ref.holes
     _check_runs(r)
+
+
+def test_runs_stay_few_when_frees_empty_them_in_order(monkeypatch):
+    """Frees that merge holes run after run leave small runs, which join a neighbour: the runs
+    stay about holes / _RUN, so a first fit still reads few bounds (not one per hole)."""
+    monkeypatch.setattr(MEM, "_RUN", 8)
+    n = 4 * 2 * 8 * 40 + 4
+    r = _Region(0, n, 1)
+    for _ in range(n):
+        r.alloc(1)
+    for k in range(0, n - 4, 4):
+        r.free(k)
+    for k in range(0, n - 4, 4):
+        r.free(k + 2)
+    j = 0
+    while j < len(r._runs) - 1:
+        while len(r._runs[j]) > 1:
+            r.free(r._runs[j][0][1])           # the block after the run's first hole
+        j += 1
+    _check_runs(r)
+    assert len(r._runs) <= 2 * len(r.holes) // 8 + 1
+
+
+def test_a_split_leaves_exact_bounds(monkeypatch):
+    """A free that splits a run gives both halves exact bounds (the freed hole's size is not
+    added to the half it did not go to)."""
+    monkeypatch.setattr(MEM, "_RUN", 1)
+    r = _Region(0, 64, 1)
+    for n in (4, 2, 5, 7):
+        r.alloc(n)
+    r.free(0)
+    r.free(6)
+    assert r._big == [max(b - a for a, b in run) for run in r._runs]
