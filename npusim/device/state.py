@@ -82,8 +82,7 @@ class DeviceState:
         self._sched_for = (-1, -1)
         self._livev = memoryview(self.sched)
         self._touched: set[int] = set()
-        # SQs pushed to since a wait on every stream last saw them (``unseen``): one that
-        # finished off the live list may still have a clock past the host's
+        # SQs pushed to since a wait on every stream last saw them done (``unseen``)
         self._unseen: set[int] = set()
         self.check_sched = os.environ.get(CHECK_SCHED) == "1"
         self.trace = np.zeros(0, E.TRACE_DTYPE)
@@ -340,37 +339,12 @@ class DeviceState:
         self._touched.add(q)
         self._unseen.add(q)
 
-    def in_play(self) -> set[int]:
-        """The SQs that may have work left: the live list and the SQs touched since the last
-        run. Every SQ with an SQE to run, or parked, is among them (``_check_sched`` checks it
-        before every run of the test suite), so a host wait on all of a context's streams
-        visits these, not every stream ever made. The touched SQs with nothing to do (neither
-        parked nor active with an SQE left, staged ones counted) are forgotten here, as the
-        next run's ``_build`` would drop them: a wait over many finished streams, which runs
-        no engine, then does not visit them again."""
-        touched = self._touched
-        if touched:
-            sqs, staged = self.sqs, self._staged
-            keep = set()
-            for q in touched:
-                state = sqs[q, E.Q_STATE]
-                if state == E.S_PARKED:
-                    keep.add(q)
-                elif state == E.S_ACTIVE:
-                    ring = staged.get(q)
-                    if sqs[q, E.Q_HEAD] < (ring[2] if ring is not None else sqs[q, E.Q_TAIL]):
-                        keep.add(q)
-            touched.clear()
-            touched |= keep
-        live = set(self._livev[:int(self.sched[0])].tolist()) if len(self.sched) else set()
-        return live | touched
-
     def unseen(self) -> set[int]:
-        """The SQs a wait on every stream must look at: those in play, and those pushed to since
-        the last such wait saw them (``seen``) — a stream whose work was executed by a run
-        that waited on another one, and then left the live list, has a clock that may be past
-        the host's. O(SQs pushed to since), not O(SQs)."""
-        return self.in_play() | self._unseen
+        """The SQs a wait on every stream must look at: those pushed to since such a wait last
+        saw them done (``seen``). Every SQ with work left is among them (its work was pushed),
+        and so is one whose work a run for another wait executed and which then left the live
+        list, its clock maybe past the host's. A copy, O(SQs pushed to since), not O(SQs)."""
+        return set(self._unseen)
 
     def seen(self, q: int) -> None:
         """A wait on every stream has seen SQ ``q`` done (or it has no stream to wait on)."""

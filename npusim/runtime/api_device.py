@@ -245,9 +245,9 @@ def _wait_streams(ctx, skip_stuck: bool = False) -> None:
     """Block until every syncable stream of ``ctx`` (not of other contexts) has finished its
     work, in the order they were made, and the host clock is past each one's last task;
     DeadlockError if one never can (``skip_stuck``: go on with the others). Only the streams
-    whose SQs are unseen (``DeviceState.unseen``: in play, or touched since the last such wait)
-    can have work left or a clock past the host's, so the cost follows the streams used since,
-    not every stream. While an access log records, every stream is waited on (each wait is an
+    whose SQs are unseen (``DeviceState.unseen``: pushed to since the last such wait saw them
+    done) can have work left or a clock past the host's, so the cost follows the streams used
+    since, not every stream. While an access log records, every stream is waited on (each wait is an
     observation the race analysis orders by)."""
     dev = ctx.device
     st = dev.state

@@ -2,7 +2,7 @@
 
 A synchronize of a stream that has finished takes no engine run (its stop condition would hold
 before the first pick); a device synchronize waits only on the unseen streams
-(``DeviceState.unseen``: in play, or pushed to since a device-wide wait last saw them), in the
+(``DeviceState.unseen``: pushed to since a device-wide wait last saw them done), in the
 order the streams were made, and reads fault codes only when one is pending. What must hold:
 the same codes, host clock and data as waiting on every stream — including a stream whose work
 a run for another wait executed, which then left play with a clock past the host's; a fault on
