@@ -20,26 +20,16 @@ from helpers.acl import LONG_NS, host_ns, launch, read
 OK = acl.ACL_SUCCESS
 
 
-def _count_runs(monkeypatch) -> list:
-    runs = []
-    real = D.Device._run
+def _count_calls(monkeypatch, name: str) -> list:
+    """Record the arguments of every call of ``Device.<name>`` (it still runs)."""
+    calls = []
+    real = getattr(D.Device, name)
 
     def counted(self, *a, **k):
-        runs.append(a)
+        calls.append(a)
         return real(self, *a, **k)
-    monkeypatch.setattr(D.Device, "_run", counted)
-    return runs
-
-
-def _count_waits(monkeypatch) -> list:
-    waits = []
-    real = D.Device.wait_sq
-
-    def counted(self, sq, pos):
-        waits.append(sq)
-        return real(self, sq, pos)
-    monkeypatch.setattr(D.Device, "wait_sq", counted)
-    return waits
+    monkeypatch.setattr(D.Device, name, counted)
+    return calls
 
 
 def _streams(n):
@@ -56,7 +46,7 @@ def test_synchronize_of_a_finished_stream_runs_no_engine(dev0, buf, monkeypatch)
     assert launch(s, "EasyOPf", 1, (buf,), duration_ns=LONG_NS) == OK
     assert acl.rt.synchronize_stream(s) == OK
     done_at = host_ns()
-    runs = _count_runs(monkeypatch)
+    runs = _count_calls(monkeypatch, "_run")
     for _ in range(5):
         assert acl.rt.synchronize_stream(s) == OK
     assert runs == []
@@ -73,7 +63,7 @@ def test_device_synchronize_waits_on_the_busy_streams_only(dev0, buf, monkeypatc
     for s in (a, b):
         for _ in range(3):
             assert launch(s, "EasyOPf", 1, (buf,)) == OK
-    runs, waits = _count_runs(monkeypatch), _count_waits(monkeypatch)
+    runs, waits = _count_calls(monkeypatch, "_run"), _count_calls(monkeypatch, "wait_sq")
     assert acl.rt.synchronize_device() == OK
     assert 1 <= len(runs) <= 2 and len(waits) == 2      # a's and b's, not 502
     assert int(read(buf, 1)[0]) == 6

@@ -123,9 +123,7 @@ def test_threads_allocating_while_others_launch_kernels(acl):
     rounds, counts = 60, {}
 
     def worker(i):
-        assert acl.rt.set_device(0) == acl.ACL_SUCCESS
-        s, _ = acl.rt.create_stream()
-        x, args = H.counter()
+        s, x, args = H.worker_stream()
         churn = []
         for k in range(rounds):
             churn.append(acl.rt.malloc(64 + 64 * (k % 5), 0)[0])

@@ -209,9 +209,7 @@ def test_threads_launching_and_synchronizing_keep_the_list_exact(acl):
     rounds, counts = 80, {}
 
     def worker(i):
-        assert acl.rt.set_device(0) == acl.ACL_SUCCESS
-        s, _ = acl.rt.create_stream()
-        x, args = H.counter()
+        s, x, args = H.worker_stream()
         for k in range(rounds):
             assert acl.rt.launch_kernel(easy, 1, args, 8, s) == acl.ACL_SUCCESS
             if k % (3 + i) == 0:

@@ -65,6 +65,15 @@ def counter() -> tuple[int, int]:
     return x, args
 
 
+def worker_stream() -> tuple[int, int, int]:
+    """A worker thread's start: device 0 set on this thread, a new stream and a counter on it:
+    (stream, buffer, args)."""
+    assert acl.rt.set_device(0) == acl.ACL_SUCCESS
+    s, ret = acl.rt.create_stream()
+    assert ret == acl.ACL_SUCCESS
+    return (s, *counter())
+
+
 def in_fresh_thread(fn, *args):
     """Run ``fn(*args)`` on a new thread (no context, no device set) and return its result."""
     out = {}
