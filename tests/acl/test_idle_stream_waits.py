@@ -185,3 +185,64 @@ def test_work_pushed_during_a_streams_wait_keeps_it_unseen(dev0, buf, monkeypatc
     assert host_ns() >= LONG_NS
     for s in (a, b, c):
         assert acl.rt.destroy_stream(s) == OK
+
+
+# ---- real threads and long loops ----
+def test_threads_launching_while_others_synchronize_the_device(acl):
+    """Four threads: two launch EasyOPf on streams of their own and synchronize the device every
+    few launches, two only synchronize the device. Every count is right at the end, each
+    launcher's last device synchronize saw its stream's work done, and nothing is left unseen
+    once all streams are done and one more device synchronize ran."""
+    import helpers.acl as H
+    assert acl.rt.set_device(0) == acl.ACL_SUCCESS
+    easy = H.easy_opf()
+    rounds, counts = 60, {}
+
+    def worker(i):
+        s, x, args = H.worker_stream()
+        if i < 2:
+            for k in range(rounds):
+                assert acl.rt.launch_kernel(easy, 1, args, 8, s) == OK
+                if k % 5 == 4:
+                    assert acl.rt.synchronize_device() == OK
+            assert acl.rt.synchronize_device() == OK
+            assert H.stream_done(s)
+            counts[i] = int(read(x, 1)[0])
+        else:
+            for _ in range(rounds // 3):
+                assert acl.rt.synchronize_device() == OK
+        assert acl.rt.destroy_stream(s) == OK
+
+    H.on_threads(worker, 4, timeout=120)
+    assert counts == {0: rounds, 1: rounds}
+    assert acl.rt.synchronize_device() == OK
+    state = RT.devices[0].state
+    assert not [q for q in state.unseen() if q in RT.devices[0].streams]
+
+
+def test_a_thousand_launch_and_device_synchronize_cycles_stay_flat(dev0, buf):
+    """1,000 cycles of a launch on one of 100 streams and a device synchronize: the unseen set
+    holds exactly the stream just used and is empty of streams after each synchronize, and the
+    Python heap does not grow."""
+    import tracemalloc
+    streams = _streams(100)
+    assert acl.rt.synchronize_device() == OK
+    state = RT.current_context.device.state
+    by_sq = RT.current_context.device.streams
+    sqs = [next(t.sq for t in RT.current_context.streams if t.handle == h) for h in streams]
+    tracemalloc.start()
+    try:
+        for k in range(1000):
+            assert launch(streams[k % 100], "EasyOPf", 1, (buf,)) == OK
+            assert [q for q in state.unseen() if q in by_sq] == [sqs[k % 100]]
+            assert acl.rt.synchronize_device() == OK
+            assert not [q for q in state.unseen() if q in by_sq]
+            if k == 99:
+                before = tracemalloc.get_traced_memory()[0]
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert grown < 64 * 1024, grown
+    assert int(read(buf, 1)[0]) == 1000
+    for s in streams:
+        assert acl.rt.destroy_stream(s) == OK
