@@ -600,14 +600,17 @@ def _fail_check(outputs: int, tup: str) -> str:
             f"                _on_fail(_name, c, {tup})\n")
 
 
-def wrap(name: str, attr: str, fn, outputs: int, raw=None):
+def wrap(name: str, attr: str, fn, outputs: int, raw=None, fast_failed=None):
     """A wrapper of ``fn`` (a facade function named ``name``) with ``fn``'s signature that
     normalises its arguments by kind: one generated ``def`` per function.
 
     With ``raw`` (the runtime function under ``fn``'s trace and injection wrappers) the common
     case — canonical arguments, tracing off, nothing injected into this function — is one
     frame: the runtime lock, ``raw``, the stall wake-up and the capture linter inline; anything
-    else goes through ``fn``."""
+    else goes through ``fn``. ``fast_failed``: ``(linter call, snapshot box)`` of a function
+    whose linter snapshot its own failing hooks take (``ri_capture_end``,
+    ``acl/_hosttrace.py``): the one-frame path empties the box before ``raw`` and reports a
+    failure through that call, which reads it."""
     sig = inspect.signature(fn)
     params = list(sig.parameters.values())
     names = [p.name for p in params]
@@ -617,7 +620,8 @@ def wrap(name: str, attr: str, fn, outputs: int, raw=None):
     ns = {"_fn": fn, "_slow": _slow, "_escaped": _escaped, "_names": names, "_specs": specs,
           "_name": name, "_outputs": outputs, "_guarded": _util.GUARDED, "_raw": raw,
           "_RT": _RT, "_acquire": _RT.lock.acquire, "_release": _RT.lock.release, "_ARMED": _ARMED, "_LINTED": _LINTED,
-          "_on_fail": _lint.failed}
+          "_on_fail": _lint.failed if fast_failed is None else fast_failed[0],
+          "_box": fast_failed[1] if fast_failed is not None else None}
     head = []
     for i, p in enumerate(params):
         if p.default is inspect.Parameter.empty:
@@ -646,6 +650,7 @@ def wrap(name: str, attr: str, fn, outputs: int, raw=None):
                 f"        if not _RT.trace_on and _name not in _ARMED:\n"
                 f"            _acquire()\n"
                 f"            try:\n"
+                + (f"                _box[0] = None\n" if fast_failed is not None else "") +
                 f"                r = _raw({arglist})\n"
                 f"                if _RT.stalled:\n"
                 f"                    _RT.progress.notify_all()\n"

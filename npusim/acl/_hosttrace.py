@@ -31,7 +31,13 @@ def _failing_hooks(attr: str):
 
 
 def _wrap(name: str, fn, api: str = "", pre=None, value_result: bool = False):
+    """``(traced, fast_failed)``: the trace wrapper of ``fn``, and for a function whose linter
+    snapshot its own hooks hand over (``_failing_hooks``) the linter call the argument boundary's
+    one-frame path makes on a failure, ``fast_failed(api, code, args)`` with the snapshot box
+    it reads (None for every other function: its boundary calls ``lint.failed``, or, with a
+    snapshot before every call, never takes the one-frame path)."""
     hooks = _failing_hooks(name.rsplit(".", 1)[-1]) if pre is not None else None
+    fast = None
     if hooks is not None:
         # the linter needs the state before this call, on a failure only: the function hands
         # it over (``hook``) just before a failure that changes state; any other failure
@@ -44,6 +50,14 @@ def _wrap(name: str, fn, api: str = "", pre=None, value_result: bool = False):
         def taken(*args, **kwargs):
             box[0] = (pre(*args, **kwargs),)
         hooks[:] = [taken]              # this wrapper's box: the one a wrapped call reads
+
+        def fast_failed(api_name, code, args):
+            # the boundary's one-frame path (nothing armed: no snapshot before the call) cleared
+            # the box before calling the runtime function; a hook that ran since filled it
+            snap = box[0]
+            box[0] = None
+            _lint.failed(api_name, code, args, snap[0] if snap is not None else pre(*args))
+        fast = (fast_failed, box)
 
         @functools.wraps(inner)
         def fn(*args, **kwargs):        # noqa: F811
@@ -94,7 +108,7 @@ def _wrap(name: str, fn, api: str = "", pre=None, value_result: bool = False):
             _lint.failed(api, r, args)
         return r
     traced.__wrapped_api__ = True
-    return traced
+    return traced, fast
 
 
 class _Linted:
@@ -117,8 +131,9 @@ def instrument(module: types.ModuleType, prefix: str) -> None:
         api = f"acl.{short}.{attr}"
         raw = inspect.unwrap(fn)
         outputs = _boundary.outputs_of(attr, raw)
-        traced = _wrap(f"{prefix}.{attr}", fn, api, _lint.PRE.get(attr), outputs < 0)
+        traced, fast = _wrap(f"{prefix}.{attr}", fn, api, _lint.PRE.get(attr), outputs < 0)
         outer = _boundary.wrap(api, attr, traced, outputs,
-                               raw=None if attr in _lint.PRE else raw)
+                               raw=None if attr in _lint.PRE and fast is None else raw,
+                               fast_failed=fast)
         outer.__wrapped_api__ = True
         setattr(module, attr, outer)
