@@ -163,9 +163,8 @@ class CaptureStream(SqStream):
 
 
     def append_kernel(self, kid: int, a1: int, a2: int, a3: int, blocks: int) -> int:
-        """``append(OP_KERNEL, 1, kid, a1, a2, a3, 0, blocks)`` with ``DeviceState.push`` and
-        ``_appended`` inline: the captured launch's hot path (the same row, the same
-        bookkeeping; a frame less per launch)."""
+        """``append(OP_KERNEL, 1, kid, a1, a2, a3, 0, blocks)`` with ``DeviceState.push``
+        inline: the captured launch's hot path (the same row, the same bookkeeping)."""
         pos = self.task_count
         if pos >= self.capacity:
             self._grow(pos)
@@ -181,16 +180,7 @@ class CaptureStream(SqStream):
         _PACK_INTO(st.pool, (ring[0] + tail % ring[1]) << 6, S.OP_KERNEL, 0, blocks,
                    pos & 0xFFFF, kid, a1, a2, a3, 0, a5, 0)
         ring[2] = tail + 1
-        self.task_count = pos + 1             # _appended(pos, OP_KERNEL, 1), inline
-        m = self.model
-        if m.seq_last is not self:
-            m.seq_runs.append((self, pos, m.next_seq))
-            m.seq_last = self
-        m.next_seq += 1
-        self.sqe_num += 1
-        self.last_op = S.OP_KERNEL
-        self.last_event = None
-        return pos
+        return self._appended(pos, S.OP_KERNEL, 1)
 
     def _grow(self, pos: int) -> None:
         """Room for the task at ``pos``: the ring grows fourfold up to its depth (a capture
