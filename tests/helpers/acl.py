@@ -9,9 +9,18 @@ import numpy as np
 
 import npusim
 from npusim import acl
+from npusim.runtime import handles as _handles
 from npusim.runtime.runtime import RT
 
 LONG_NS = 50_000_000            # LongOPf's duration (npusim.kernel.builtin.LONG_OP_NS)
+
+
+def never_issued(kind: str) -> int:
+    """A handle in ``kind``'s range that no object ever gets: the registry hands out multiples of
+    its stride from a counter that never restarts in a process, so a made-up "large" handle such
+    as ``0x5A80_0000_FF00`` becomes a live one once the process has made 1,020 objects of the kind
+    (a long xdist worker does): a half-stride offset never does."""
+    return _handles._KIND_BASE[kind] + 0xFF00 + _handles._STRIDE // 2
 
 
 def launch(stream, kernel: str, blocks: int = 1, args=(), duration_ns: int = 0) -> int:

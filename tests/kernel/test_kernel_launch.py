@@ -11,7 +11,7 @@ import pytest
 import npusim
 from npusim import acl
 from npusim.runtime.runtime import RT
-from helpers.acl import in_fresh_thread
+from helpers.acl import in_fresh_thread, never_issued
 from helpers.kernel import (E_ACL, E_CTX, E_HANDLE, E_PARAM, E_UNSUPPORTED, OK, VECTOR_EXCEPTION,
                             KernelSpec, dev_alloc, dev_args, elf, func, load_samples,
                             out, read, slots, write)
@@ -54,7 +54,7 @@ def test_launch_kernel_on_the_default_stream(easy, x):
 
 
 @pytest.mark.parametrize("f,args,code", [(None, 1, E_ACL), ("f", None, E_ACL), ("f", 0, E_ACL),
-                                         (0x5A70_0000_FF00, 1, E_HANDLE)])
+                                         (never_issued("function"), 1, E_HANDLE)])
 def test_launch_kernel_null_and_stale(easy, stream, f, args, code):
     assert acl.rt.launch_kernel(easy if f == "f" else f, 1, args and dev_args(0), 8,
                                 stream) == code
@@ -74,7 +74,7 @@ def test_launch_kernel_stale_stream_is_107017(easy):
 
 
 def test_launch_kernel_handle_checks_come_before_the_block_check(easy):
-    assert acl.rt.launch_kernel(easy, 0, dev_args(0), 8, 0x5A20_0000_FF00) == E_HANDLE
+    assert acl.rt.launch_kernel(easy, 0, dev_args(0), 8, never_issued("stream")) == E_HANDLE
 
 
 def test_launch_kernel_without_context_is_107002(easy):
@@ -395,7 +395,7 @@ def test_args_handle_acl_checks(lib):
     assert acl.rt.kernel_args_append(h, b"")[1] == E_ACL
     assert acl.rt.kernel_args_get_place_holder_buffer(h, ph, 0)[1] == E_ACL
     assert acl.rt.kernel_args_finalize(None) == E_ACL
-    assert acl.rt.kernel_args_append_place_holder(0x5A80_0000_FF00)[1] == E_HANDLE
+    assert acl.rt.kernel_args_append_place_holder(never_issued("args"))[1] == E_HANDLE
 
 
 def test_para_update_requires_same_size_and_refinalize(lib, stream, x):
