@@ -4,7 +4,13 @@
 * Chained streams, 1 -> 256 (``engine_programs.chained_streams``: stream i waits for stream
   i-1's record; wait, EasyOPf, memset, record): ns per SQE against the number of streams. Each SQE
   of a wide chain is one scheduler pick, so this is the cost of a pick against the number of
-  runnable and parked SQs.
+  runnable and parked SQs. The table also prints SQEs per scheduler turn, counted by the
+  pure-Python oracle on the chain's first 40,000 SQEs (``reference.run(..., stats=)``: it makes
+  the engine's picks). One stream runs its whole chain in one turn; from 8 streams on, every
+  turn runs one SQE (or none: a wait that parks), because the streams' next starts interleave in
+  simulated time. So past 2 streams a row is the cost of a turn (the tree's leaf-to-root replay,
+  log2 of the runnable SQs, and the dependent loads of the SQ's row and head SQE) plus the
+  SQE's own work, and the 1-stream row, with no turn at all, is not a point on the same curve.
 * SWITCH, 2 -> 1,000 branches (``test_cond._switch_loop(n, evaluations, "mod")``: a WHILE
   whose body, ``count_mod``, sets the switch word to (evaluations-1-i) mod n, then evaluates the
   SWITCH): every evaluation at every size takes a branch (a one-byte memset), so each row is
@@ -24,6 +30,11 @@ ASSIGN_DEFAULT handles (``CaptureModel.default_conds``, kept per model), and a c
 ring starts at 8 SQEs (``model.INITIAL_RING``), not 64, so 1,000 two-SQE branches hold 512 KiB
 of the SQE pool, not 4 MiB of pages that each evaluation touched cold.
 
+Session 12 (this machine, one run): 10.5 / 16.8 / 27.1 / 23.5 / 36.1 / 25.6 / 27.1 / 29.3 /
+32.4 ns per SQE at 1 / 2 / 4 / ... / 256 streams (x3.07 from 1, x1.93 from 2), 2.10 / 1.33 /
+1.12 / 1.02 / 1.00 SQEs per turn at 2 / 4 / 8 / 16 / 32+ streams. The rows swing by +-30 %
+between runs on this shared machine (the 8 and 16 rows above); read the ratio, not one row.
+
 The results are printed as tables (``bench_report``); nothing is asserted about time.
 """
 from __future__ import annotations
@@ -36,10 +47,12 @@ import pytest
 import engine_programs as P
 from npusim.device import engine as E
 from npusim import acl
+from npusim.testing import reference as R
 from test_cond import _read, _switch_loop, _time_launches, device  # noqa: F401  (device: a fixture)
 
 STREAMS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 SQES = 250_000                  # per chain size (rounded down to whole iterations)
+TURN_SQES = 40_000              # SQEs of each chain the oracle counts turns on
 BRANCHES = (2, 10, 100, 1000)
 EVALS = 1000                    # evaluations per launch (and 4x that)
 ROUNDS = 15                     # launches timed per graph (median)
@@ -60,14 +73,31 @@ def _chain_ns_per_sqe(n_streams: int, rounds: int = 5) -> float:
     return float(np.median(times[1:])) / n * 1e9
 
 
+def _chain_sqes_per_turn(n_streams: int) -> float:
+    """SQEs per scheduler turn of the same chain (its first ``TURN_SQES`` SQEs at most), counted
+    by the pure-Python oracle, which makes the engine's picks (``reference.run``'s ``stats``)."""
+    iters = max(1, SQES // (n_streams * len(P.CHAIN)))
+    iters = min(iters, max(8, TURN_SQES // (n_streams * len(P.CHAIN))))
+    d, _ = P.chained_streams(n_streams, iters)
+    stats: dict = {}
+    assert R.run(*P.engine_args(d), stats=stats) == E.R_IDLE
+    return float(d.st[E.E_STEPS]) / stats["turns"]
+
+
 def test_chained_streams_scaling(benchmark, bench_report):
     rows = benchmark.pedantic(lambda: [(s, _chain_ns_per_sqe(s)) for s in STREAMS],
                               rounds=1, iterations=1)
+    per_turn = [_chain_sqes_per_turn(s) for s in STREAMS]
     benchmark.extra_info["ns_per_sqe_by_streams"] = {s: round(ns, 1) for s, ns in rows}
-    bench_report(f"[engine] chained streams, ~{SQES:,} SQEs each: cost per SQE against streams")
-    bench_report("  streams   ns/SQE   M SQE/s")
-    for s, ns in rows:
-        bench_report(f"  {s:7d} {ns:8.1f} {1e3 / ns:9.2f}")
+    benchmark.extra_info["sqes_per_turn_by_streams"] = {
+        s: round(t, 2) for s, t in zip(STREAMS, per_turn)}
+    bench_report(f"[engine] chained streams, ~{SQES:,} SQEs each: cost per SQE against streams "
+                 f"(SQEs per scheduler turn: the oracle's count on the first <= {TURN_SQES:,})")
+    bench_report("  streams   ns/SQE   M SQE/s   SQEs/turn")
+    for (s, ns), t in zip(rows, per_turn):
+        bench_report(f"  {s:7d} {ns:8.1f} {1e3 / ns:9.2f} {t:11.2f}")
+    bench_report(f"  largest / smallest: x{rows[-1][1] / rows[0][1]:.2f}; "
+                 f"from 2 streams: x{rows[-1][1] / rows[1][1]:.2f}")
 
 
 def _timed(n_branches: int, evals: int, taken: int = 0) -> float:

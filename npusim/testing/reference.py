@@ -66,7 +66,8 @@ class Run:
     """The device tables of one ``run`` call. The SQ, sync and cond tables and the engine state
     are lists of lists here (``run`` writes them back); the pool, memory and context stay numpy."""
     __slots__ = ("pool", "Q", "Y", "mptr", "msq", "conds", "cmodels", "mem", "ctx", "kaddr",
-                 "kcost", "tc", "trace", "st", "rec_on", "memp", "msize", "ctxp", "submit")
+                 "kcost", "tc", "trace", "st", "rec_on", "memp", "msize", "ctxp", "submit",
+                 "turns")
 
     def __init__(self, pool, Q, Y, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, trace,
                  st):
@@ -76,6 +77,7 @@ class Run:
         self.rec_on = ctx[C_REC] != 0               # access recording: the engine's record calls
         self.memp, self.msize, self.ctxp = mem.ctypes.data, mem.size, ctx.ctypes.data
         self.submit = pool["t_submit"]              # a view: SQE_UPDATE writes show through
+        self.turns = 0                              # picks that ran an SQ (``run``'s ``stats``)
 
 
 class Task:
@@ -593,17 +595,24 @@ _OP_FN = [OPCODES[op] for op in range(S.N_OPCODES)]
 # ================================================================ scheduling
 
 def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, trace, st,
-        sched=None):
+        sched=None, *, stats: dict | None = None):
     """Run until idle, the horizon, the stop condition, a deadlock, a fault, a full trace or the
     step limit. Same contract as ``engine.run``: returns (and stores in ``st[E_STATUS]``) one of
     the ``R_*`` codes. ``sched`` (the engine's scheduler structures) is not used: this
-    interpreter scans every SQ at every pick, which is what they stand for."""
+    interpreter scans every SQ at every pick, which is what they stand for.
+
+    ``stats``: a dict that gets ``"turns"``, the picks that ran an SQ — a turn runs its SQ while
+    its next start stays no later than the second earliest, so SQEs per turn says how much of a
+    program's cost is scheduling (``bench/test_engine_scaling.py`` prints it). The engine makes
+    the same picks (its tree is this scan's answer) and does not count them."""
     Q, Y, C, T = sqs.tolist(), sync.tolist(), conds.tolist(), st.tolist()
     m = Run(pool, Q, Y, mptr.tolist(), msq.tolist(), C, cmodels.tolist(), mem, ctx,
             kaddr.tolist(), kcost.tolist(), tc.tolist(), trace, T)
     try:
         T[E_STATUS] = r = _run(m)
     finally:                        # the small tables are written back on every return
+        if stats is not None:
+            stats["turns"] = m.turns
         for arr, rows in ((sqs, Q), (sync, Y), (conds, C)):
             if len(rows):
                 arr[:] = rows
@@ -720,6 +729,7 @@ def _run(m):
             return _nothing_runnable(m)
         if t0 > horizon:
             return R_HORIZON
+        m.turns += 1
         limit = min(limit, horizon)
         # run SQ q while its next start stays no later than ``limit`` (always at least once)
         qr = m.Q[q]

@@ -593,7 +593,10 @@ def test_data_writes_wake_a_parked_value_wait(writer_op):
 
 
 def test_reference_takes_the_engine_arguments():
-    assert list(inspect.signature(R.run).parameters) == PARAMS
+    """The engine's parameters, in order; then only keyword-only extras (``stats``)."""
+    params = inspect.signature(R.run).parameters
+    assert list(params)[:len(PARAMS)] == PARAMS
+    assert all(p.kind is p.KEYWORD_ONLY for p in list(params.values())[len(PARAMS):])
 
 
 def test_unknown_opcode_faults():
@@ -654,3 +657,23 @@ def test_an_out_of_range_index_raises_under_boundscheck():
     fill(d, q, [dict(op=S.OP_EVENT_RECORD, a0=len(d.sync) + 5, a1=1, t_submit=0)])
     with pytest.raises(IndexError):
         E.run(*engine_args(d))
+
+
+def test_reference_counts_scheduler_turns():
+    """``reference.run(..., stats=)`` counts turns: one SQ runs all its SQEs in one turn; two
+    SQs whose SQEs are submitted in alternation (a at 0, 1,000, 2,000 ns; b at 500, 1,500,
+    2,500) take turns SQE by SQE: a turn ends once its SQ's next start is later than the other's."""
+    d = small_device()
+    q = d.alloc_sq(16)
+    fill(d, q, [dict(op=S.OP_NOP, t_submit=0) for _ in range(10)])
+    stats: dict = {}
+    assert R.run(*engine_args(d), stats=stats) == E.R_IDLE
+    assert stats == {"turns": 1} and d.st[E.E_STEPS] == 10
+
+    d = small_device()
+    a, b = d.alloc_sq(8), d.alloc_sq(8)
+    for s, t0 in ((a, 0), (b, 500)):
+        fill(d, s, [dict(op=S.OP_NOP, t_submit=t0 + 1_000 * i) for i in range(3)])
+    stats = {}
+    assert R.run(*engine_args(d), stats=stats) == E.R_IDLE
+    assert stats["turns"] == 6 and d.st[E.E_STEPS] == 6
