@@ -137,10 +137,11 @@ TRACE_DTYPE = np.dtype([("sq", np.int32), ("op", np.uint8), ("unit", np.uint8),
 F_NONE, F_KERNEL_TRAP, F_KERNEL_OOB, F_BAD_ADDRESS, F_BAD_OP, F_RUNAWAY = map(np.int64, range(6))
 _WORD = np.int64(8)             # bytes of a pointer word or a cond word
 
-# return codes of run
-R_IDLE, R_HORIZON, R_STOPPED, R_DEADLOCK, R_FAULT, R_TRACE_FULL, R_STEPS = 0, 1, 2, 3, 4, 5, 6
-R_GO = -1           # (internal) no reason to return
-R_NONE = -2         # (internal) nothing runnable: R_IDLE, or R_DEADLOCK when an SQ is parked
+# return codes of run (np.int64 for the reason given at F_*: ``run`` hands them to ``_finish``,
+# which would otherwise be compiled once per code, five times; the host compares them with ints)
+R_IDLE, R_HORIZON, R_STOPPED, R_DEADLOCK, R_FAULT, R_TRACE_FULL, R_STEPS = map(np.int64, range(7))
+R_GO = np.int64(-1)     # (internal) no reason to return
+R_NONE = np.int64(-2)   # (internal) nothing runnable: R_IDLE, or R_DEADLOCK when an SQ is parked
 
 # what an opcode function says happens next
 X_DONE = 0          # executed; the SQ may go on with its next SQE

@@ -110,3 +110,34 @@ def test_an_edited_abi_file_makes_the_cache_stale(tmp_path):
     assert run() == (1, 0)
     index = next((tmp_path / "nc").rglob("half.h2f*.nbi")).parent
     assert len([f for f in os.listdir(index) if f.startswith("half.h2f")]) == 2  # no pile-up
+
+
+def test_plain_engine_helpers_never_get_int_literals():
+    """architecture.md, "how it compiles": numba compiles a plain (not ``inline="always"``)
+    function once per distinct int *literal* among its arguments, and an int constant of the
+    module is a literal to it. So every argument an engine function passes to a plain engine
+    helper is a variable, an expression, or a constant of type ``np.int64`` — ``run`` handing
+    ``_finish`` its ``R_*`` codes as ints compiled ``_finish`` five times at a cold start."""
+    import ast
+    import inspect
+
+    from numba.core.registry import CPUDispatcher
+
+    tree = ast.parse(inspect.getsource(engine))
+    inlined = {node.name for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)
+               and any(isinstance(k, ast.keyword) and k.arg == "inline"
+                       for d in node.decorator_list if isinstance(d, ast.Call)
+                       for k in d.keywords)}
+    plain = {n for n, obj in vars(engine).items()
+             if isinstance(obj, CPUDispatcher) and n not in inlined}
+    bad = []
+    for fn in (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)):
+        for call in (c for c in ast.walk(fn) if isinstance(c, ast.Call)):
+            if not (isinstance(call.func, ast.Name) and call.func.id in plain):
+                continue
+            for arg in call.args:
+                if isinstance(arg, ast.Constant) and type(arg.value) in (int, bool):
+                    bad.append(f"{fn.name} -> {call.func.id}({arg.value!r})")
+                elif isinstance(arg, ast.Name) and type(vars(engine).get(arg.id)) in (int, bool):
+                    bad.append(f"{fn.name} -> {call.func.id}({arg.id})")
+    assert plain and not bad, bad
