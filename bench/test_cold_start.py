@@ -2,6 +2,15 @@
 an acl memset plus an ``EasyOPf`` launch, in a new process with an empty ``NUMBA_CACHE_DIR`` and
 then with the cache it left. Built-in kernel bodies compile at first launch
 (``KernelTable.register_lazy``). Prints the figures; asserts nothing on time.
+
+Session 12: the cold first synchronize is the engine's compile, ~42 numba functions of 0.1-1 s
+each and ``run`` itself ~4 s (numba's compile events, exclusive times; LLVM's optimisation is
+only ~4 s of it: ``NUMBA_OPT=0`` still takes ~15 s). ``_finish`` was compiled five times, once per
+``R_*`` code ``run`` handed it as an int literal; with the codes ``np.int64`` it compiles once:
+18.9 -> 17.3 s (medians of 3 interleaved pairs, each from an empty cache; this machine's figure
+moves +-10 % between identical runs). Making the inlined helpers LLVM-inlined plain functions
+instead (``forceinline``) was slower, 23.9 s: every plain function pays numba's per-function
+pipeline, and ``_t_set`` compiled twice (its ``release`` flag as a literal).
 """
 from __future__ import annotations
 

@@ -62,6 +62,16 @@ same-run ratios to SimPy): 8-stream eager 4.29x -> 4.59x, 8-stream capture 3.29x
 that do a lot (the facade's RLock ~80 ns, ``pack_into`` ~115 ns, one thread-local read ~30 ns)
 and three or four Python frames; the captured launch's remaining share is in
 ``CaptureStream.append_kernel`` / ``_appended`` (``runtime/model.py``).
+
+Session 12: why the replay is ~200-270x and not 500x. One replay is ~188,800 SQEs, 85 % of them
+kernels, in ~5.1 ms at best (27 ns per SQE); 500x SimPy needs ~13.5 ns. The same 160,000 kernels
+captured on one stream replay at 15.7 ns per SQE (a kernel SQE: the loop ~5 ns, the EasyOPf body
+~5.5 ns called by address, its cost model and core pool ~4 ns), and the 8 streams of this program
+take one scheduler turn per SQE (the pure-Python oracle's count on a 320-launch prefix: 2,863
+turns for ~3,000 SQEs; ``reference.run(..., stats=)``), because their kernels interleave in
+simulated time: each turn adds the tree's re-key and the running SQ's reloads, ~10 ns. So the
+target is past this engine's design (exact time order, kernels whose memory effects are unknown
+until they run, so no SQ can run ahead of another), not a missing fast path.
 """
 from __future__ import annotations
 
