@@ -7,7 +7,12 @@ heap grown per cycle (tracemalloc) and the resource census before and after (it 
 The benchmark figure pytest-benchmark keeps is one cycle. Kinds: event create/record/sync/
 destroy, notify record/wait, stream create/destroy, malloc/free, capture → replay → destroy,
 the same with an IF cond branch, ``aclrtResetDevice`` of a device holding a stream, a graph,
-an event and a notify, and ``numpy_to_ptr`` of temporaries.
+an event and a notify, ``numpy_to_ptr`` of temporaries, and the replay of a graph whose 10
+kernels all fault (a bad pointer) with the synchronize that reports it.
+
+Session 12: the faulting replay grew the heap by ~185 B per fault (the device's fault log kept
+every fault ever logged, for three readers that each kept their own count into it); the device
+now hands each run's faults to its readers and drops them.
 """
 from __future__ import annotations
 
@@ -40,6 +45,21 @@ class Program:
         self.s = _ok(acl.rt.create_stream())
         self.side = _ok(acl.rt.create_stream())
         self.x = _ok(acl.rt.malloc(256, 0))
+
+        self._faulting = None
+
+    def faulting_replay(self):
+        if self._faulting is None:              # 10 EasyOPf launches reading x[0] at address 0
+            lib = _ok(acl.rt.binary_load_from_file(ns.samples.binary_path(), None))
+            f = _ok(acl.rt.binary_get_function(lib, "EasyOPf"))
+            args = _ok(acl.rt.malloc(8, 0))
+            _ok(acl.rt.memset(args, 8, 0, 8))
+            _ok(acl.mdl.ri_capture_begin(self.s, RELAXED))
+            for _ in range(10):
+                _ok(acl.rt.launch_kernel(f, 1, args, 8, self.s))
+            self._faulting = _ok(acl.mdl.ri_capture_end(self.s))
+        _ok(acl.mdl.ri_execute_async(self._faulting, self.s))
+        assert acl.rt.synchronize_stream(self.s) == acl.ACL_ERROR_RT_VECTOR_CORE_EXCEPTION
 
     def event(self):
         e = _ok(acl.rt.create_event_ex_with_flag(acl.ACL_EVENT_SYNC))
@@ -100,7 +120,7 @@ class Program:
 
 
 KINDS = ["event", "notify", "stream", "malloc", "graph", "cond_graph", "reset_device",
-         "numpy_to_ptr"]
+         "numpy_to_ptr", "faulting_replay"]
 
 
 @pytest.mark.parametrize("kind", KINDS)

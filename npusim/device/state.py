@@ -90,11 +90,18 @@ class DeviceState:
         self.trace_max_rows = 4 << 20       # 4M rows (192 MiB); later SQEs are not recorded
         self.trace_dropped = False
         self.tc = cost_vector(profile)
-        self.faults: list[Fault] = []
+        self.faults: list[Fault] = []   # logged since the host last took them (take_faults)
         self.access_log = None          # recording.AccessLog while accesses are recorded
         self.runaway_wall_s = RUNAWAY_WALL_S   # None: only the iteration bound stops a WHILE
         self.runaway_stopped: dict = {}        # cond -> (iterations, its real bound): stopped
                                                # by the wall-time watchdog (read by diagnoses)
+
+    def take_faults(self) -> list[Fault]:
+        """The faults logged since the last call, handed over and dropped from the log: the log
+        holds only what the host has not seen, so a program that faults in every replay keeps
+        its memory flat (``runtime.device.Device._after_run`` takes them after every run)."""
+        faults, self.faults = self.faults, []
+        return faults
 
     # ---- tracing ----
     def set_tracing(self, on: bool) -> None:

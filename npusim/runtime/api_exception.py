@@ -22,7 +22,6 @@ returns the fault's code.
 from __future__ import annotations
 
 import sys
-import weakref
 
 import numpy as np
 
@@ -148,12 +147,8 @@ def get_thread_last_task_id():
 
 
 # ---- the callback, after every engine run ----
-_FAULTS_SEEN: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-"""Device -> how many of its logged faults the exception-info callback has looked at."""
-
-
 def _on_device_run(device) -> None:
-    faults = new_kernel_faults(device, _FAULTS_SEEN)
+    faults = new_kernel_faults(device)
     cb = RT.task_fail_callback
     if cb is None:
         return

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import sys
 import threading
-import weakref
 
 from ..kernel import loader as L
 from ..kernel import printf as P
@@ -201,21 +200,13 @@ def get_func_handle_from_exception_info(info):
 
 
 # ---- after every engine run: the printf drain, then the exception callbacks
-_FAULTS_SEEN: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-"""Device -> how many of its logged faults the exception callbacks have looked at."""
-
-
-def new_kernel_faults(device, seen) -> list:
-    """The kernel faults ``device`` logged since this hook last looked (``seen``: the hook's own
-    device -> count map, brought up to date)."""
-    faults = device.state.faults
-    if not faults:                  # a device that never faulted (every run's case): no lookup
+def new_kernel_faults(device) -> list:
+    """The kernel faults of ``device``'s last engine run (``Device.new_faults``: the device takes
+    them from the engine's log after every run and hands them to its ``AFTER_RUN_HOOKS``)."""
+    faults = device.new_faults
+    if not faults:                  # a run with no fault (every run's case): no scan
         return []
-    n = seen.get(device, 0)
-    if n >= len(faults):
-        return []
-    seen[device] = len(faults)
-    return [f for f in faults[n:] if f.kernel >= 0]
+    return [f for f in faults if f.kernel >= 0]
 
 
 def exception_info(device, f, func, k) -> ExceptionInfo:
@@ -234,7 +225,7 @@ def exception_info(device, f, func, k) -> ExceptionInfo:
 
 def _on_device_run(device) -> None:
     P.drain(device)
-    for f in new_kernel_faults(device, _FAULTS_SEEN):
+    for f in new_kernel_faults(device):
         func = function_handle_of(f.kernel)         # the task carries the body id only
         if func is None:
             continue

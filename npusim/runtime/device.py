@@ -96,7 +96,7 @@ class Device:
     """The host side of one device. Every field is declared here."""
 
     __slots__ = ("id", "profile", "timing", "state", "set_count", "contexts", "primary", "streams",
-                 "slot_owner", "_stream_ids", "last_error_detail", "_faults_seen",
+                 "slot_owner", "_stream_ids", "last_error_detail", "new_faults",
                  "sq_fault_code", "models", "model_slots", "streams_by_sq_model", "sqcq_used",
                  "conds", "_max_while", "_update_payload",
                  "live_events", "live_notifies", "_retiring", "_free_model_ids",
@@ -123,7 +123,7 @@ class Device:
         self.slot_owner: dict[int, object] = {}
         self._stream_ids = itertools.count(0)
         self.last_error_detail = ""
-        self._faults_seen = 0
+        self.new_faults: list = []             # the faults of the last run (AFTER_RUN_HOOKS)
         self.sq_fault_code: dict[int, int] = {}
         self.models: dict = {}                 # live capture models, in creation order (keys)
         self.model_slots: list = []            # model slot k (engine id 2k) -> model or None
@@ -371,25 +371,31 @@ class Device:
         """What every engine run is followed by (and a wait that needed none: it sees what
         the host changed since, e.g. a slot retired or a releaser's context destroyed)."""
         st = self.state
-        if len(st.faults) > self._faults_seen:
-            faults = st.faults
-            for f in faults[self._faults_seen:]:
-                self._on_fault(f)
-            self._faults_seen = len(faults)
+        if st.faults:
+            faults = self.new_faults = st.take_faults()
+            last = faults[-1]
+            for f in faults:
+                self._on_fault(f, f is last)
+        elif self.new_faults:
+            self.new_faults = []
         if self._retiring:
             self._reap()
         for hook in AFTER_RUN_HOOKS:
             hook(self)
 
-    def _on_fault(self, f) -> None:
+    def _on_fault(self, f, last: bool = True) -> None:
         """A fault the engine logged: remember its code for the stream's next synchronize; a
-        STOP_ON_FAILURE stream makes the code sticky for its whole context."""
+        STOP_ON_FAILURE stream makes the code sticky for its whole context. ``last``: the last
+        fault of its run, whose description is the one ``last_error_detail`` keeps (a runaway
+        WHILE is described whatever its place: describing it takes its watchdog entry)."""
         code = fault_code(f)
-        self.sq_fault_code.setdefault(self.reporting_sq(f.sq), code)
-        s = self.streams.get(self.reporting_sq(f.sq))
+        rsq = self.reporting_sq(f.sq)
+        self.sq_fault_code.setdefault(rsq, code)
+        s = self.streams.get(rsq)
         if s is not None and s.stop_on_failure and not s.ctx.failure_code:
             s.ctx.failure_code = code
-        self.last_error_detail = self.describe_fault(f)
+        if last or f.kind == E.F_RUNAWAY:
+            self.last_error_detail = self.describe_fault(f)
 
     def reporting_sq(self, sq: int) -> int:
         """The eager SQ whose synchronize reports a fault on ``sq``: itself, or for a model SQ

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+import npusim
 from npusim import acl
 from npusim.runtime.runtime import RT
 from helpers.acl import launch, read, write
@@ -113,3 +114,31 @@ def test_cube_kernel_fault_returns_507015(stream):
     TABLE.register("TestCubeTrap", TABLE.body(TABLE.id("ErrorOPf")), 1_000, unit=UNIT_AIC)
     launch(stream, "TestCubeTrap")
     assert acl.rt.synchronize_stream(stream) == acl.ACL_ERROR_RT_AICORE_EXCEPTION == 507015
+
+
+def test_faulting_replays_keep_no_fault_log_and_report_every_fault(stream):
+    """A graph whose kernels all fault, replayed again and again (a bad pointer in a decode
+    loop): every replay's synchronize reports the fault, the exception callback sees every
+    faulting task, and the device's fault log holds nothing once the host has read it — it used
+    to keep every fault ever logged (~185 B each, without bound)."""
+    seen = []
+    assert acl.rt.set_exception_info_callback(seen.append) == acl.ACL_SUCCESS
+    args, _ = acl.rt.malloc(8, 0)
+    assert acl.rt.memset(args, 8, 0, 8) == acl.ACL_SUCCESS       # EasyOPf's x at address 0
+    lib, _ = acl.rt.binary_load_from_file(npusim.samples.binary_path(), None)
+    f, _ = acl.rt.binary_get_function(lib, "EasyOPf")
+    assert acl.mdl.ri_capture_begin(stream, acl.ACL_MODEL_RI_CAPTURE_MODE_RELAXED) == 0
+    for _ in range(10):
+        assert acl.rt.launch_kernel(f, 1, args, 8, stream) == acl.ACL_SUCCESS
+    model, ret = acl.mdl.ri_capture_end(stream)
+    assert ret == 0
+    dev = RT.devices[0]
+    for replay in range(1, 4):
+        assert acl.mdl.ri_execute_async(model, stream) == acl.ACL_SUCCESS
+        assert acl.rt.synchronize_stream(stream) == VECTOR_CORE_EXCEPTION
+        assert len(seen) == 10 * replay
+        assert dev.state.faults == [] and len(dev.new_faults) == 10
+        assert "EasyOPf" in dev.last_error_detail
+    assert acl.rt.synchronize_stream(stream) == acl.ACL_SUCCESS
+    assert acl.rt.set_exception_info_callback(None) == acl.ACL_SUCCESS
+    assert acl.mdl.ri_destroy(model) == acl.ACL_SUCCESS
