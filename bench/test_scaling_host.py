@@ -37,6 +37,13 @@ of the largest size's cost to the smallest's (flat = within 20 %).
   hole (``_Region``, same addresses) 6.8 / 10.5 / 11.1 / 12.6 (x1.8). The runs cost the common
   case ~0.5-1 us a pair (``Memory`` in the middle 2.7-3.3 -> 3.8-4.3; the same-run A/B against
   the page-table tree, two rounds);
+* **events and updates**: with N events alive, a record + wait pair, a query and one more
+  event's create + destroy (per call); with N graphs resident, one task update (begin, 4
+  launches, end). Session 12 (one run, after a warm-up pass): record + wait 6.03 / 6.56 / 5.98 /
+  6.59 us at 10 / 100 / 1,000 / 10,000 events (x1.09), query 7.64 / 7.93 / 8.09 / 7.54 (x0.99),
+  create + destroy 7.29 / 7.45 / 7.79 / 7.83 (x1.07); task update 37.8 / 38.2 / 36.3 us at
+  10 / 100 / 1,000 graphs (x0.96). Without the warm-up pass the 10-event row read 30-60 % high
+  (the first Setup of the process);
 * **graph size**: capture of an N-task single-stream graph through ``aclrtLaunchKernel`` plus
   its first replay (per task): the median of warm graphs (the same Setup's first graph of the size
   not counted) up to 100,000 tasks, a single graph from 1,000,000 up. A graph's fixed costs
@@ -180,6 +187,61 @@ def test_resident_graphs(benchmark, bench_report):
     _table(bench_report, "one replay of a resident 30-task graph + synchronize, with N graphs "
            "resident", "us/replay", replay)
     _table(bench_report, "synchronize of an idle stream, with N graphs resident", "us/sync", idle)
+    benchmark.pedantic(lambda: None, rounds=1)
+
+
+def test_events_and_updates(benchmark, bench_report):
+    """The event calls with N events alive (made, never recorded): a record + wait pair across
+    two streams, ``aclrtQueryEventStatus`` of a recorded event, and one more event's create +
+    destroy; and a task update (``aclmdlRICaptureTaskUpdateBegin``, 4 launches, ``End``) of one
+    graph with N graphs resident, each holding a 4-kernel task group."""
+    def event_calls(n: int) -> tuple[float, float, float]:
+        p = Setup()
+        alive = [_ok(acl.rt.create_event_ex_with_flag(acl.ACL_EVENT_SYNC)) for _ in range(n)]
+
+        def record_wait():
+            _ok(acl.rt.record_event(p.e1, p.s))
+            _ok(acl.rt.stream_wait_event(p.side, p.e1))
+        us = [_median_us(record_wait, 200)]
+        _ok(acl.rt.synchronize_device())
+        us.append(_median_us(lambda: acl.rt.query_event_status(p.e1), 1000))
+        us.append(_median_us(lambda: _ok(acl.rt.destroy_event(
+            _ok(acl.rt.create_event_ex_with_flag(acl.ACL_EVENT_SYNC)))), 300))
+        assert len(alive) == n
+        return us
+
+    event_calls(10)                 # warm-up: the first row is not the paths' first use
+    pair, query, life = [], [], []
+    for n in (10, 100, 1000, 10_000):
+        a, b, c = event_calls(n)
+        pair.append((n, a))
+        query.append((n, b))
+        life.append((n, c))
+    _table(bench_report, "record + wait pair with N events alive", "us/pair", pair)
+    _table(bench_report, "aclrtQueryEventStatus with N events alive", "us/call", query)
+    _table(bench_report, "event create + destroy with N events alive", "us/pair", life)
+    update = []
+    p = Setup()
+    upd = _ok(acl.rt.create_stream())
+    groups = []
+    for n in (10, 100, 1000):
+        while len(groups) < n:
+            _ok(acl.mdl.ri_capture_begin(p.s, RELAXED))
+            _ok(acl.mdl.ri_capture_task_grp_begin(p.s))
+            p.launch(p.s, 4)
+            g = _ok(acl.mdl.ri_capture_task_grp_end(p.s))
+            groups.append((_ok(acl.mdl.ri_capture_end(p.s)), g))
+        m, g = groups[0]
+        _ok(acl.mdl.ri_execute_async(m, p.s))
+        _ok(acl.rt.synchronize_stream(p.s))
+
+        def task_update():
+            _ok(acl.mdl.ri_capture_task_update_begin(upd, g))
+            p.launch(upd, 4)
+            _ok(acl.mdl.ri_capture_task_update_end(upd))
+        update.append((n, _median_us(task_update, 200)))
+    _table(bench_report, "task update of one graph's 4-kernel group with N graphs resident",
+           "us/update", update)
     benchmark.pedantic(lambda: None, rounds=1)
 
 
