@@ -10,7 +10,12 @@ only ~4 s of it: ``NUMBA_OPT=0`` still takes ~15 s). ``_finish`` was compiled fi
 18.9 -> 17.3 s (medians of 3 interleaved pairs, each from an empty cache; this machine's figure
 moves +-10 % between identical runs). Making the inlined helpers LLVM-inlined plain functions
 instead (``forceinline``) was slower, 23.9 s: every plain function pays numba's per-function
-pipeline, and ``_t_set`` compiled twice (its ``release`` flag as a literal).
+pipeline, and ``_t_set`` compiled twice (its ``release`` flag as a literal). With the seven rare
+opcodes (MEM_WRITE_VALUE, MEM_WAIT_VALUE, STREAM_ACTIVE, COND_FIRST, COND_JUMP_BACK, SQE_UPDATE,
+STREAM_SWITCH) cut out of ``_execute`` — an experiment, not kept — the same program's cold first
+synchronize took 13.8 / 14.7 s against 20.3 s for the full engine in the same hour: compiling
+those behind addresses at first use, as the built-in kernels are, is what would bring the cold
+start under 15 s.
 """
 from __future__ import annotations
 
