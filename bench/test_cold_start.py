@@ -13,9 +13,11 @@ instead (``forceinline``) was slower, 23.9 s: every plain function pays numba's 
 pipeline, and ``_t_set`` compiled twice (its ``release`` flag as a literal). With the seven rare
 opcodes (MEM_WRITE_VALUE, MEM_WAIT_VALUE, STREAM_ACTIVE, COND_FIRST, COND_JUMP_BACK, SQE_UPDATE,
 STREAM_SWITCH) cut out of ``_execute`` — an experiment, not kept — the same program's cold first
-synchronize took 13.8 / 14.7 s against 20.3 s for the full engine in the same hour: compiling
-those behind addresses at first use, as the built-in kernels are, is what would bring the cold
-start under 15 s.
+synchronize took 13.8 / 14.7 s against 20.3 s for the full engine in the same hour. That is an
+upper bound for compiling rare opcodes behind addresses at first use, as the built-in kernels
+are: COND_FIRST and COND_JUMP_BACK run every WHILE iteration (~105 ns each now, the 8 M/s
+target), so they cannot pay a call through an address that rebuilds the engine's array views;
+the other five are ~2.3 s of exclusive compile time, not enough alone for 15 s.
 """
 from __future__ import annotations
 
