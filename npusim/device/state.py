@@ -22,6 +22,7 @@ from ..progress import Progress
 
 PROGRESS_STEPS = 4_000_000      # the engine returns after this many SQEs so a bar can move
 _PACK_INTO = SQE_STRUCT.pack_into
+_UNPACK_FROM = SQE_STRUCT.unpack_from    # (op, flag, blocks, task_id, a0 ... a5, t_submit)
 _RESUMED = frozenset((E.R_FAULT, E.R_STEPS, E.R_TRACE_FULL))
 """Engine returns after which ``DeviceState.run`` resumes the run (the others end it)."""
 _Y_COLS = E.Y_COLS
@@ -450,15 +451,14 @@ class DeviceState:
         progress = Progress("device", "SQE")
         seen: dict = {}                         # watchdog: cond -> (iterations, word) last slice
         while True:
-            if r == E.R_FAULT:
-                q, pos = int(st[E.E_SQ]), int(st[E.E_POS])
-                row = self.pool[self.row_of(q, pos)]
-                op = int(row["op"])
-                self.faults.append(Fault(q, pos, int(st[E.E_FKIND]), int(st[E.E_INFO]),
-                                         int(st[E.E_INFO2]), op, int(self.sqs[q, E.Q_TIME]),
-                                         int(row["a0"]) if op == OP_KERNEL else -1))
-                c = int(st[E.E_INFO])
-                if st[E.E_FKIND] == E.F_RUNAWAY and c in self.runaway_stopped:
+            if r == E.R_FAULT:                  # one per faulting task: words, not numpy scalars
+                q, pos, kind, c = sv[E.E_SQ], sv[E.E_POS], sv[E.E_FKIND], sv[E.E_INFO]
+                sq = self.sqs[q].tolist()
+                fields = _UNPACK_FROM(self.pool, (sq[E.Q_BASE] + pos % sq[E.Q_DEPTH]) << 6)
+                op = fields[0]
+                self.faults.append(Fault(q, pos, kind, c, sv[E.E_INFO2], op, sq[E.Q_TIME],
+                                         fields[4] if op == OP_KERNEL else -1))
+                if kind == E.F_RUNAWAY and c in self.runaway_stopped:
                     self.conds[c, E.CD_MAX] = self.runaway_stopped[c][1]   # its real bound
             elif r == E.R_STEPS:                    # a slice done (or a full access log)
                 if self.access_log is not None:
