@@ -188,6 +188,7 @@ class Stream(SqStream):
                 # up to the host's time as that path does (what counts as pending depends on it)
                 before = RT.host_ns
                 dev.wait_sq(self.sq, self.tail - self.depth + 1 + then)
+                self.room = then            # the wait freed this task's slot and ``then`` more
                 self.behind = RT.host_ns > before
                 if not self.behind:
                     dev.advance_to_host()
@@ -198,6 +199,7 @@ class Stream(SqStream):
                 busy = st.sqs[self.sq, E.Q_TIME] > RT.host_ns   # a running task holds its slot
                 if st.pending(self.sq) + busy >= self.depth:
                     dev.wait_sq(self.sq, self.tail - self.depth + 1 + then)
+                    self.room = then
                     self.behind = True
         else:
             self.room = self.depth - st.pending(self.sq) - 1
