@@ -96,7 +96,8 @@ class Device:
     """The host side of one device. Every field is declared here."""
 
     __slots__ = ("id", "profile", "timing", "state", "set_count", "contexts", "primary", "streams",
-                 "slot_owner", "_stream_ids", "last_error_detail", "new_faults",
+                 "slot_owner", "_stream_ids", "last_error_detail", "new_faults", "_in_hooks",
+                 "_later_faults",
                  "sq_fault_code", "models", "model_slots", "streams_by_sq_model", "sqcq_used",
                  "conds", "_max_while", "_update_payload",
                  "live_events", "live_notifies", "_retiring", "_free_model_ids",
@@ -123,7 +124,9 @@ class Device:
         self.slot_owner: dict[int, object] = {}
         self._stream_ids = itertools.count(0)
         self.last_error_detail = ""
-        self.new_faults: list = []             # the faults of the last run (AFTER_RUN_HOOKS)
+        self.new_faults: list = []             # the faults the hooks are given (AFTER_RUN_HOOKS)
+        self._in_hooks = False                 # AFTER_RUN_HOOKS are running (_after_run)
+        self._later_faults: list | None = None  # runs made meanwhile: their faults, in order
         self.sq_fault_code: dict[int, int] = {}
         self.models: dict = {}                 # live capture models, in creation order (keys)
         self.model_slots: list = []            # model slot k (engine id 2k) -> model or None
@@ -369,19 +372,39 @@ class Device:
 
     def _after_run(self) -> None:
         """What every engine run is followed by (and a wait that needed none: it sees what
-        the host changed since, e.g. a slot retired or a releaser's context destroyed)."""
+        the host changed since, e.g. a slot retired or a releaser's context destroyed).
+
+        The run's faults are taken from the engine's log and handed to ``AFTER_RUN_HOOKS`` as
+        ``new_faults``. The hooks never re-enter: a run made while they run (a binary's
+        exception callback that synchronizes another stream, a host function, another thread
+        while a hook waits) only queues its faults, and the hooks run again for them once the
+        current batch has been through every hook, so each hook sees every fault once, in the
+        order the device reported them."""
         st = self.state
-        if st.faults:
-            faults = self.new_faults = st.take_faults()
+        faults = st.take_faults() if st.faults else []
+        if faults:
             last = faults[-1]
             for f in faults:
                 self._on_fault(f, f is last)
-        elif self.new_faults:
-            self.new_faults = []
         if self._retiring:
             self._reap()
-        for hook in AFTER_RUN_HOOKS:
-            hook(self)
+        if self._in_hooks:
+            if self._later_faults is None:
+                self._later_faults = []
+            self._later_faults.extend(faults)
+            return
+        self._in_hooks = True
+        try:
+            while True:
+                self.new_faults = faults
+                for hook in AFTER_RUN_HOOKS:
+                    hook(self)
+                if self._later_faults is None:
+                    break
+                faults, self._later_faults = self._later_faults, None
+        finally:
+            self._in_hooks = False
+            self._later_faults = None
 
     def _on_fault(self, f, last: bool = True) -> None:
         """A fault the engine logged: remember its code for the stream's next synchronize; a

@@ -142,3 +142,36 @@ def test_faulting_replays_keep_no_fault_log_and_report_every_fault(stream):
     assert acl.rt.synchronize_stream(stream) == acl.ACL_SUCCESS
     assert acl.rt.set_exception_info_callback(None) == acl.ACL_SUCCESS
     assert acl.mdl.ri_destroy(model) == acl.ACL_SUCCESS
+
+
+def test_a_run_inside_an_exception_callback_loses_and_repeats_no_fault(stream):
+    """A binary's exception callback that launches a faulting kernel on another stream and
+    synchronizes it runs the engine while the device's after-run hooks are running. The
+    process's exception-info callback must still see each fault once, in the device's order:
+    the three of the first stream, then the other stream's (each run's faults are handed to the
+    hooks after the current batch, not in place of it)."""
+    other, _ = acl.rt.create_stream()
+    info = []
+    assert acl.rt.set_exception_info_callback(info.append) == acl.ACL_SUCCESS
+    lib, _ = acl.rt.binary_load_from_file(npusim.samples.binary_path(), None)
+    f, _ = acl.rt.binary_get_function(lib, "EasyOPf")
+    args, _ = acl.rt.malloc(8, 0)
+    assert acl.rt.memset(args, 8, 0, 8) == acl.ACL_SUCCESS       # x at address 0: a fault
+    seen = []
+
+    def on_binary_fault(exc, user_data):
+        if not seen:
+            assert acl.rt.launch_kernel(f, 1, args, 8, other) == acl.ACL_SUCCESS
+            acl.rt.synchronize_stream(other)
+        seen.append(acl.rt.get_stream_id_from_exception_info(exc))
+
+    assert acl.rt.binary_set_exception_callback(lib, on_binary_fault, None) == acl.ACL_SUCCESS
+    for _ in range(3):
+        assert acl.rt.launch_kernel(f, 1, args, 8, stream) == acl.ACL_SUCCESS
+    assert acl.rt.synchronize_stream(stream) == VECTOR_CORE_EXCEPTION
+    sid, oid = acl.rt.stream_get_id(stream)[0], acl.rt.stream_get_id(other)[0]
+    order = [(acl.rt.get_stream_id_from_exception_info(i),
+              acl.rt.get_task_id_from_exception_info(i)) for i in info]
+    assert order == [(sid, 0), (sid, 1), (sid, 2), (oid, 0)]
+    assert seen == [sid, sid, sid, oid]
+    assert acl.rt.set_exception_info_callback(None) == acl.ACL_SUCCESS
