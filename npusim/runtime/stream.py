@@ -186,9 +186,10 @@ class Stream(SqStream):
                 # run, which ends where running up to the host's time and then waiting would.
                 # A slot already free by the host's time leaves the clock as it was: then run
                 # up to the host's time as that path does (what counts as pending depends on it)
-                before = RT.host_ns
+                before, seq = RT.host_ns, self.task_seq
                 dev.wait_sq(self.sq, self.tail - self.depth + 1 + then)
-                self.room = then            # the wait freed this task's slot and ``then`` more
+                if self.task_seq == seq:    # nothing pushed here while the wait let others in:
+                    self.room = then        # it freed this task's slot and ``then`` more
                 self.behind = RT.host_ns > before
                 if not self.behind:
                     dev.advance_to_host()
@@ -198,8 +199,10 @@ class Stream(SqStream):
                 dev.advance_to_host()
                 busy = st.sqs[self.sq, E.Q_TIME] > RT.host_ns   # a running task holds its slot
                 if st.pending(self.sq) + busy >= self.depth:
+                    seq = self.task_seq
                     dev.wait_sq(self.sq, self.tail - self.depth + 1 + then)
-                    self.room = then
+                    if self.task_seq == seq:
+                        self.room = then
                     self.behind = True
         else:
             self.room = self.depth - st.pending(self.sq) - 1
