@@ -9,6 +9,7 @@ always runs in simulated-time order, whenever it actually runs.
 from __future__ import annotations
 
 import itertools
+import threading
 
 import numpy as np
 
@@ -96,7 +97,7 @@ class Device:
     """The host side of one device. Every field is declared here."""
 
     __slots__ = ("id", "profile", "timing", "state", "set_count", "contexts", "primary", "streams",
-                 "slot_owner", "_stream_ids", "last_error_detail", "new_faults", "_in_hooks",
+                 "slot_owner", "_stream_ids", "last_error_detail", "new_faults", "_hooks_thread",
                  "_later_faults",
                  "sq_fault_code", "models", "model_slots", "streams_by_sq_model", "sqcq_used",
                  "conds", "_max_while", "_update_payload",
@@ -125,8 +126,8 @@ class Device:
         self._stream_ids = itertools.count(0)
         self.last_error_detail = ""
         self.new_faults: list = []             # the faults the hooks are given (AFTER_RUN_HOOKS)
-        self._in_hooks = False                 # AFTER_RUN_HOOKS are running (_after_run)
-        self._later_faults: list | None = None  # runs made meanwhile: their faults, in order
+        self._hooks_thread = None              # the thread running AFTER_RUN_HOOKS, or None
+        self._later_faults: list | None = None  # its runs made meanwhile: their faults, in order
         self.sq_fault_code: dict[int, int] = {}
         self.models: dict = {}                 # live capture models, in creation order (keys)
         self.model_slots: list = []            # model slot k (engine id 2k) -> model or None
@@ -375,11 +376,12 @@ class Device:
         the host changed since, e.g. a slot retired or a releaser's context destroyed).
 
         The run's faults are taken from the engine's log and handed to ``AFTER_RUN_HOOKS`` as
-        ``new_faults``. The hooks never re-enter: a run made while they run (a binary's
-        exception callback that synchronizes another stream, a host function, another thread
-        while a hook waits) only queues its faults, and the hooks run again for them once the
-        current batch has been through every hook, so each hook sees every fault once, in the
-        order the device reported them."""
+        ``new_faults``. The hooks never re-enter on a thread: a run the hooks' own thread makes
+        while they run (a binary's exception callback that synchronizes another stream, a host
+        function) only queues its faults, and the hooks run again for them once the current
+        batch has been through every hook, so each hook sees every fault once, in the order the
+        device reported them. Another thread's run (one let in while a hook waits) runs the
+        hooks for its own faults and puts the interrupted batch back."""
         st = self.state
         faults = st.take_faults() if st.faults else []
         if faults:
@@ -388,12 +390,14 @@ class Device:
                 self._on_fault(f, f is last)
         if self._retiring:
             self._reap()
-        if self._in_hooks:
+        me = threading.get_ident()
+        if self._hooks_thread == me:
             if self._later_faults is None:
                 self._later_faults = []
             self._later_faults.extend(faults)
             return
-        self._in_hooks = True
+        interrupted = (self.new_faults, self._hooks_thread, self._later_faults)
+        self._hooks_thread, self._later_faults = me, None
         try:
             while True:
                 self.new_faults = faults
@@ -403,8 +407,9 @@ class Device:
                     break
                 faults, self._later_faults = self._later_faults, None
         finally:
-            self._in_hooks = False
-            self._later_faults = None
+            self._hooks_thread, self._later_faults = interrupted[1], interrupted[2]
+            if interrupted[1] is not None:      # another thread's hooks go on with their batch
+                self.new_faults = interrupted[0]
 
     def _on_fault(self, f, last: bool = True) -> None:
         """A fault the engine logged: remember its code for the stream's next synchronize; a
