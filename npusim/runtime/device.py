@@ -97,8 +97,7 @@ class Device:
     """The host side of one device. Every field is declared here."""
 
     __slots__ = ("id", "profile", "timing", "state", "set_count", "contexts", "primary", "streams",
-                 "slot_owner", "_stream_ids", "last_error_detail", "new_faults", "_hooks_thread",
-                 "_later_faults",
+                 "slot_owner", "_stream_ids", "last_error_detail", "new_faults", "_hook_queues",
                  "sq_fault_code", "models", "model_slots", "streams_by_sq_model", "sqcq_used",
                  "conds", "_max_while", "_update_payload",
                  "live_events", "live_notifies", "_retiring", "_free_model_ids",
@@ -126,8 +125,8 @@ class Device:
         self._stream_ids = itertools.count(0)
         self.last_error_detail = ""
         self.new_faults: list = []             # the faults the hooks are given (AFTER_RUN_HOOKS)
-        self._hooks_thread = None              # the thread running AFTER_RUN_HOOKS, or None
-        self._later_faults: list | None = None  # its runs made meanwhile: their faults, in order
+        self._hook_queues: dict = {}           # thread running AFTER_RUN_HOOKS -> faults of its
+                                               # runs made meanwhile (None: no such run yet)
         self.sq_fault_code: dict[int, int] = {}
         self.models: dict = {}                 # live capture models, in creation order (keys)
         self.model_slots: list = []            # model slot k (engine id 2k) -> model or None
@@ -376,12 +375,12 @@ class Device:
         the host changed since, e.g. a slot retired or a releaser's context destroyed).
 
         The run's faults are taken from the engine's log and handed to ``AFTER_RUN_HOOKS`` as
-        ``new_faults``. The hooks never re-enter on a thread: a run the hooks' own thread makes
-        while they run (a binary's exception callback that synchronizes another stream, a host
-        function) only queues its faults, and the hooks run again for them once the current
-        batch has been through every hook, so each hook sees every fault once, in the order the
-        device reported them. Another thread's run (one let in while a hook waits) runs the
-        hooks for its own faults and puts the interrupted batch back."""
+        ``new_faults``, set again before each hook. The hooks never re-enter on a thread: a run
+        the hooks' own thread makes while they run (a binary's exception callback that
+        synchronizes another stream, a host function) only queues its faults, and the hooks run
+        again for them once the current batch has been through every hook, so each hook sees
+        every fault once, in the order the device reported them. Another thread's run (one let
+        in while a hook waits for progress) runs the hooks for its own faults itself."""
         st = self.state
         faults = st.take_faults() if st.faults else []
         if faults:
@@ -391,25 +390,25 @@ class Device:
         if self._retiring:
             self._reap()
         me = threading.get_ident()
-        if self._hooks_thread == me:
-            if self._later_faults is None:
-                self._later_faults = []
-            self._later_faults.extend(faults)
+        queues = self._hook_queues
+        if me in queues:
+            q = queues[me]
+            if q is None:
+                queues[me] = q = []
+            q.extend(faults)
             return
-        interrupted = (self.new_faults, self._hooks_thread, self._later_faults)
-        self._hooks_thread, self._later_faults = me, None
+        queues[me] = None
         try:
             while True:
-                self.new_faults = faults
                 for hook in AFTER_RUN_HOOKS:
+                    self.new_faults = faults
                     hook(self)
-                if self._later_faults is None:
+                faults = queues[me]
+                if faults is None:
                     break
-                faults, self._later_faults = self._later_faults, None
+                queues[me] = None
         finally:
-            self._hooks_thread, self._later_faults = interrupted[1], interrupted[2]
-            if interrupted[1] is not None:      # another thread's hooks go on with their batch
-                self.new_faults = interrupted[0]
+            del queues[me]
 
     def _on_fault(self, f, last: bool = True) -> None:
         """A fault the engine logged: remember its code for the stream's next synchronize; a
