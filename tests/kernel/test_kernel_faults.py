@@ -175,3 +175,34 @@ def test_a_run_inside_an_exception_callback_loses_and_repeats_no_fault(stream):
     assert order == [(sid, 0), (sid, 1), (sid, 2), (oid, 0)]
     assert seen == [sid, sid, sid, oid]
     assert acl.rt.set_exception_info_callback(None) == acl.ACL_SUCCESS
+
+
+def test_a_push_from_an_exception_callback_keeps_the_stream_within_its_task_limit(stream):
+    """A full stream's next launch runs the device up to the host's time; a faulting task there
+    calls the binary's exception callback, which launches on the same stream before the outer
+    launch is pushed. The room the nested launch counted does not include the outer one, so the
+    outer launch must not keep it: the stream never holds more than its task limit."""
+    lib, _ = acl.rt.binary_load_from_file(npusim.samples.binary_path(), None)
+    f, _ = acl.rt.binary_get_function(lib, "EasyOPf")
+    bad, _ = acl.rt.malloc(8, 0)
+    assert acl.rt.memset(bad, 8, 0, 8) == acl.ACL_SUCCESS        # x at address 0: a fault
+    buf, _ = acl.rt.malloc(64, 0)
+    good, _ = acl.rt.malloc(8, 0)
+    write(good, np.array([buf], np.uint64).view(np.uint32))
+    dev = RT.devices[0]
+    s = next(v for v in dev.streams.values() if v.handle == stream)
+    fired = []
+
+    def on_binary_fault(exc, user_data):
+        if not fired:
+            fired.append(1)
+            assert acl.rt.launch_kernel(f, 1, good, 8, stream) == acl.ACL_SUCCESS
+
+    assert acl.rt.binary_set_exception_callback(lib, on_binary_fault, None) == acl.ACL_SUCCESS
+    assert acl.rt.launch_kernel(f, 1, bad, 8, stream) == acl.ACL_SUCCESS
+    most = 0
+    for _ in range(3 * s.depth):
+        assert acl.rt.launch_kernel(f, 1, good, 8, stream) == acl.ACL_SUCCESS
+        most = max(most, dev.state.pending(s.sq))
+    assert fired and most <= s.depth
+    assert acl.rt.synchronize_stream(stream) == VECTOR_CORE_EXCEPTION
