@@ -181,30 +181,38 @@ class Stream(SqStream):
             if then and (st.access_log is not None or (self.depth - 2 - then)
                          * dev.timing.sqe_dispatch_eager_ns < dev.timing.doorbell_ns):
                 then = 0
-            seq, waited = self.task_seq, True
-            if self.behind and st.access_log is None:
-                # the device was behind at the last full ring: wait for the slot in one engine
-                # run, which ends where running up to the host's time and then waiting would.
-                # A slot already free by the host's time leaves the clock as it was: then run
-                # up to the host's time as that path does (what counts as pending depends on it)
-                before = RT.host_ns
-                dev.wait_sq(self.sq, self.tail - self.depth + 1 + then)
-                self.behind = RT.host_ns > before
-                if not self.behind:
-                    dev.advance_to_host()
-            else:
-                # the device has run everything due by now (exact, and it usually frees most
-                # of the ring); only a device that is really behind makes the host wait
-                dev.advance_to_host()
-                busy = st.sqs[self.sq, E.Q_TIME] > RT.host_ns   # a running task holds its slot
-                waited = st.pending(self.sq) + busy >= self.depth
-                if waited:
+            while True:
+                seq, waited = self.task_seq, True
+                if self.behind and st.access_log is None:
+                    # the device was behind at the last full ring: wait for the slot in one
+                    # engine run, which ends where running up to the host's time and then
+                    # waiting would. A slot already free by the host's time leaves the clock as
+                    # it was: then run up to the host's time as that path does (what counts as
+                    # pending depends on it)
+                    before = RT.host_ns
                     dev.wait_sq(self.sq, self.tail - self.depth + 1 + then)
-                    self.behind = True
-            # a wait frees this task's slot and ``then`` more; but the runs above call the
-            # after-run hooks, and a callback of theirs (or another thread let in by a wait) may
-            # have pushed here, after its own count of the room: then no count is sure
-            self.room = then if waited and self.task_seq == seq else 0
+                    self.behind = RT.host_ns > before
+                    if not self.behind:
+                        dev.advance_to_host()
+                else:
+                    # the device has run everything due by now (exact, and it usually frees
+                    # most of the ring); only a device that is really behind makes the host wait
+                    dev.advance_to_host()
+                    busy = st.sqs[self.sq, E.Q_TIME] > RT.host_ns   # a running task's slot
+                    waited = st.pending(self.sq) + busy >= self.depth
+                    if waited:
+                        dev.wait_sq(self.sq, self.tail - self.depth + 1 + then)
+                        self.behind = True
+                if self.task_seq == seq:    # a wait freed this task's slot and ``then`` more
+                    self.room = then if waited else 0
+                    break
+                # the runs above call the after-run hooks: a callback of theirs (or another
+                # thread let in by a wait) pushed here, after its own count of the room. No
+                # count is sure, and this task fits only if the ring still has a slot
+                self.room = 0
+                busy = st.sqs[self.sq, E.Q_TIME] > RT.host_ns
+                if st.pending(self.sq) + busy < self.depth:
+                    break
         else:
             self.room = self.depth - st.pending(self.sq) - 1
         t = RT.host_ns + dev.timing.doorbell_ns

@@ -206,3 +206,36 @@ def test_a_push_from_an_exception_callback_keeps_the_stream_within_its_task_limi
         most = max(most, dev.state.pending(s.sq))
     assert fired and most <= s.depth
     assert acl.rt.synchronize_stream(stream) == VECTOR_CORE_EXCEPTION
+
+
+def test_a_push_from_an_exception_callback_during_a_full_ring_wait_is_counted():
+    """The host far ahead of the device (launches that cost it 1 ns): a full stream's launch
+    waits for one slot, and the run of that wait reaches a faulting task whose binary exception
+    callback launches on the same stream, into the slot just freed. The outer launch then finds
+    the ring full again and waits once more: the stream never holds more than its task limit."""
+    npusim.configure(timing={"host_kernel_launch_ns": 1})
+    assert acl.init() == acl.ACL_SUCCESS and acl.rt.set_device(0) == acl.ACL_SUCCESS
+    stream, _ = acl.rt.create_stream()
+    lib, _ = acl.rt.binary_load_from_file(npusim.samples.binary_path(), None)
+    f, _ = acl.rt.binary_get_function(lib, "EasyOPf")
+    bad, _ = acl.rt.malloc(8, 0)
+    assert acl.rt.memset(bad, 8, 0, 8) == acl.ACL_SUCCESS        # x at address 0: a fault
+    buf, _ = acl.rt.malloc(64, 0)
+    good, _ = acl.rt.malloc(8, 0)
+    write(good, np.array([buf], np.uint64).view(np.uint32))
+    dev = RT.devices[0]
+    s = next(v for v in dev.streams.values() if v.handle == stream)
+    fired = []
+
+    def on_binary_fault(exc, user_data):
+        if not fired:
+            fired.append(1)
+            assert acl.rt.launch_kernel(f, 1, good, 8, stream) == acl.ACL_SUCCESS
+
+    assert acl.rt.binary_set_exception_callback(lib, on_binary_fault, None) == acl.ACL_SUCCESS
+    most = 0
+    for i in range(3 * s.depth):
+        assert acl.rt.launch_kernel(f, 1, bad if i == 1 else good, 8, stream) == acl.ACL_SUCCESS
+        most = max(most, dev.state.pending(s.sq))
+    assert fired and most <= s.depth
+    assert acl.rt.synchronize_stream(stream) == VECTOR_CORE_EXCEPTION
