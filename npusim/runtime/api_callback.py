@@ -321,8 +321,7 @@ class GraphHostFuncs:
 
     def close(self) -> None:
         r, self.releaser = self.releaser, None
-        if self in RELEASING:
-            RELEASING.remove(self)
+        RELEASING.pop(self, None)
         if r is not None and not r.destroyed and not r.ctx.destroyed:
             try:
                 r.device.wait_sq(r.sq, r.tail)
@@ -388,15 +387,17 @@ def _run_graph_host_funcs(dev, thread_id: int = -1) -> bool:
                       f"runtime's callback thread)", file=sys.stderr)
             if g.releaser is None or g.releaser.destroyed:
                 g.releaser = Stream(m.ctx)
-                RELEASING.append(g)
+                RELEASING[g] = None
             g.releaser.submit(S.OP_MEM_WRITE_VALUE, 0, word, 1, 8)
             t[5] = g.releaser.tail
             ran = True
     return ran
 
 
-RELEASING: list = []
-"""The GraphHostFuncs whose releaser SQ exists: it is freed once its writes have run."""
+RELEASING: dict = {}
+"""The GraphHostFuncs whose releaser SQ exists (keys, in order): it is freed once its writes
+have run. A dict, so a release made while the hook walks it (a stream-state callback that
+synchronizes another device, whose hooks free some) is an O(1) lookup, not a list search."""
 
 
 def _free_idle_releasers(dev) -> None:
@@ -405,13 +406,15 @@ def _free_idle_releasers(dev) -> None:
     if not RELEASING:
         return
     for g in list(RELEASING):
+        if g not in RELEASING:              # released meanwhile (by a nested run's hooks)
+            continue
         r = g.releaser
         if r is None or r.destroyed or r.ctx.destroyed or \
                 RT.devices.get(r.device.id) is not r.device:
-            RELEASING.remove(g)
+            del RELEASING[g]
             g.releaser = None
         elif r.device is dev and dev.state.sqs[r.sq, E.Q_HEAD] >= r.tail:
-            RELEASING.remove(g)
+            del RELEASING[g]
             g.releaser = None
             for t in g.tasks:
                 t[5] = None
