@@ -177,15 +177,14 @@ def test_a_run_inside_an_exception_callback_loses_and_repeats_no_fault(stream):
     assert acl.rt.set_exception_info_callback(None) == acl.ACL_SUCCESS
 
 
-def test_a_push_from_an_exception_callback_keeps_the_stream_within_its_task_limit(stream):
-    """A full stream's next launch runs the device up to the host's time; a faulting task there
-    calls the binary's exception callback, which launches on the same stream before the outer
-    launch is pushed. The room the nested launch counted does not include the outer one, so the
-    outer launch must not keep it: the stream never holds more than its task limit."""
+def _most_pending_with_a_nested_launch(stream, bad_at: int) -> tuple[int, int]:
+    """Launch EasyOPf on ``stream`` 3 x its task limit + 1 times, the launch at ``bad_at``
+    faulting (x at address 0); the binary's exception callback, at the first fault, launches
+    once more on the same stream. Returns (the most tasks the stream held, its limit)."""
     lib, _ = acl.rt.binary_load_from_file(npusim.samples.binary_path(), None)
     f, _ = acl.rt.binary_get_function(lib, "EasyOPf")
     bad, _ = acl.rt.malloc(8, 0)
-    assert acl.rt.memset(bad, 8, 0, 8) == acl.ACL_SUCCESS        # x at address 0: a fault
+    assert acl.rt.memset(bad, 8, 0, 8) == acl.ACL_SUCCESS
     buf, _ = acl.rt.malloc(64, 0)
     good, _ = acl.rt.malloc(8, 0)
     write(good, np.array([buf], np.uint64).view(np.uint32))
@@ -199,13 +198,23 @@ def test_a_push_from_an_exception_callback_keeps_the_stream_within_its_task_limi
             assert acl.rt.launch_kernel(f, 1, good, 8, stream) == acl.ACL_SUCCESS
 
     assert acl.rt.binary_set_exception_callback(lib, on_binary_fault, None) == acl.ACL_SUCCESS
-    assert acl.rt.launch_kernel(f, 1, bad, 8, stream) == acl.ACL_SUCCESS
     most = 0
-    for _ in range(3 * s.depth):
-        assert acl.rt.launch_kernel(f, 1, good, 8, stream) == acl.ACL_SUCCESS
+    for i in range(3 * s.depth + 1):
+        assert acl.rt.launch_kernel(f, 1, bad if i == bad_at else good, 8,
+                                    stream) == acl.ACL_SUCCESS
         most = max(most, dev.state.pending(s.sq))
-    assert fired and most <= s.depth
+    assert fired
     assert acl.rt.synchronize_stream(stream) == VECTOR_CORE_EXCEPTION
+    return most, s.depth
+
+
+def test_a_push_from_an_exception_callback_keeps_the_stream_within_its_task_limit(stream):
+    """A full stream's next launch runs the device up to the host's time; a faulting task there
+    calls the binary's exception callback, which launches on the same stream before the outer
+    launch is pushed. The room the nested launch counted does not include the outer one, so the
+    outer launch must not keep it: the stream never holds more than its task limit."""
+    most, limit = _most_pending_with_a_nested_launch(stream, bad_at=0)
+    assert most <= limit
 
 
 def test_a_push_from_an_exception_callback_during_a_full_ring_wait_is_counted():
@@ -216,26 +225,5 @@ def test_a_push_from_an_exception_callback_during_a_full_ring_wait_is_counted():
     npusim.configure(timing={"host_kernel_launch_ns": 1})
     assert acl.init() == acl.ACL_SUCCESS and acl.rt.set_device(0) == acl.ACL_SUCCESS
     stream, _ = acl.rt.create_stream()
-    lib, _ = acl.rt.binary_load_from_file(npusim.samples.binary_path(), None)
-    f, _ = acl.rt.binary_get_function(lib, "EasyOPf")
-    bad, _ = acl.rt.malloc(8, 0)
-    assert acl.rt.memset(bad, 8, 0, 8) == acl.ACL_SUCCESS        # x at address 0: a fault
-    buf, _ = acl.rt.malloc(64, 0)
-    good, _ = acl.rt.malloc(8, 0)
-    write(good, np.array([buf], np.uint64).view(np.uint32))
-    dev = RT.devices[0]
-    s = next(v for v in dev.streams.values() if v.handle == stream)
-    fired = []
-
-    def on_binary_fault(exc, user_data):
-        if not fired:
-            fired.append(1)
-            assert acl.rt.launch_kernel(f, 1, good, 8, stream) == acl.ACL_SUCCESS
-
-    assert acl.rt.binary_set_exception_callback(lib, on_binary_fault, None) == acl.ACL_SUCCESS
-    most = 0
-    for i in range(3 * s.depth):
-        assert acl.rt.launch_kernel(f, 1, bad if i == 1 else good, 8, stream) == acl.ACL_SUCCESS
-        most = max(most, dev.state.pending(s.sq))
-    assert fired and most <= s.depth
-    assert acl.rt.synchronize_stream(stream) == VECTOR_CORE_EXCEPTION
+    most, limit = _most_pending_with_a_nested_launch(stream, bad_at=2)
+    assert most <= limit
