@@ -198,8 +198,7 @@ class Stream(SqStream):
                     # the device has run everything due by now (exact, and it usually frees
                     # most of the ring); only a device that is really behind makes the host wait
                     dev.advance_to_host()
-                    busy = st.sqs[self.sq, E.Q_TIME] > RT.host_ns   # a running task's slot
-                    waited = st.pending(self.sq) + busy >= self.depth
+                    waited = self._slots_held(st) >= self.depth
                     if waited:
                         dev.wait_sq(self.sq, self.tail - self.depth + 1 + then)
                         self.behind = True
@@ -210,8 +209,7 @@ class Stream(SqStream):
                 # thread let in by a wait) pushed here, after its own count of the room. No
                 # count is sure, and this task fits only if the ring still has a slot
                 self.room = 0
-                busy = st.sqs[self.sq, E.Q_TIME] > RT.host_ns
-                if st.pending(self.sq) + busy < self.depth:
+                if self._slots_held(st) < self.depth:
                     break
         else:
             self.room = self.depth - st.pending(self.sq) - 1
@@ -233,6 +231,11 @@ class Stream(SqStream):
                    a2, a3, 0, 0, t)
         ring[2] = pos + 1
         return pos
+
+    def _slots_held(self, st) -> int:
+        """The ring slots this stream's tasks hold now: those not yet run, and the running one
+        while it runs past the host's time (its slot is freed when it ends)."""
+        return st.pending(self.sq) + (st.sqs[self.sq, E.Q_TIME] > RT.host_ns)
 
     def submit_kernel(self, a0: int, a1: int, a2: int, a3: int, blocks: int) -> int:
         """``submit(OP_KERNEL, host_kernel_launch_ns, a0, a1, a2, a3, 0, blocks)``: an eager
