@@ -453,10 +453,10 @@ class DeviceState:
         while True:
             if r == E.R_FAULT:                  # one per faulting task: words, not numpy scalars
                 q, pos, kind, c = sv[E.E_SQ], sv[E.E_POS], sv[E.E_FKIND], sv[E.E_INFO]
-                sq = self.sqs[q].tolist()
-                fields = _UNPACK_FROM(self.pool, (sq[E.Q_BASE] + pos % sq[E.Q_DEPTH]) << 6)
+                fields = _UNPACK_FROM(self.pool, self.row_of(q, pos) << 6)
                 op = fields[0]
-                self.faults.append(Fault(q, pos, kind, c, sv[E.E_INFO2], op, sq[E.Q_TIME],
+                self.faults.append(Fault(q, pos, kind, c, sv[E.E_INFO2], op,
+                                         int(self.sqs[q, E.Q_TIME]),
                                          fields[4] if op == OP_KERNEL else -1))
                 if kind == E.F_RUNAWAY and c in self.runaway_stopped:
                     self.conds[c, E.CD_MAX] = self.runaway_stopped[c][1]   # its real bound
