@@ -116,6 +116,16 @@ def test_cube_kernel_fault_returns_507015(stream):
     assert acl.rt.synchronize_stream(stream) == acl.ACL_ERROR_RT_AICORE_EXCEPTION == 507015
 
 
+def _faulting_easy() -> tuple[int, int, int]:
+    """(binary, its EasyOPf, an args area whose x pointer is 0): every launch with those args
+    faults (an out-of-bounds access)."""
+    lib, _ = acl.rt.binary_load_from_file(npusim.samples.binary_path(), None)
+    f, _ = acl.rt.binary_get_function(lib, "EasyOPf")
+    bad, _ = acl.rt.malloc(8, 0)
+    assert acl.rt.memset(bad, 8, 0, 8) == acl.ACL_SUCCESS
+    return lib, f, bad
+
+
 def test_faulting_replays_keep_no_fault_log_and_report_every_fault(stream):
     """A graph whose kernels all fault, replayed again and again (a bad pointer in a decode
     loop): every replay's synchronize reports the fault, the exception callback sees every
@@ -123,10 +133,7 @@ def test_faulting_replays_keep_no_fault_log_and_report_every_fault(stream):
     to keep every fault ever logged (~185 B each, without bound)."""
     seen = []
     assert acl.rt.set_exception_info_callback(seen.append) == acl.ACL_SUCCESS
-    args, _ = acl.rt.malloc(8, 0)
-    assert acl.rt.memset(args, 8, 0, 8) == acl.ACL_SUCCESS       # EasyOPf's x at address 0
-    lib, _ = acl.rt.binary_load_from_file(npusim.samples.binary_path(), None)
-    f, _ = acl.rt.binary_get_function(lib, "EasyOPf")
+    _, f, args = _faulting_easy()
     assert acl.mdl.ri_capture_begin(stream, acl.ACL_MODEL_RI_CAPTURE_MODE_RELAXED) == 0
     for _ in range(10):
         assert acl.rt.launch_kernel(f, 1, args, 8, stream) == acl.ACL_SUCCESS
@@ -153,10 +160,7 @@ def test_a_run_inside_an_exception_callback_loses_and_repeats_no_fault(stream):
     other, _ = acl.rt.create_stream()
     info = []
     assert acl.rt.set_exception_info_callback(info.append) == acl.ACL_SUCCESS
-    lib, _ = acl.rt.binary_load_from_file(npusim.samples.binary_path(), None)
-    f, _ = acl.rt.binary_get_function(lib, "EasyOPf")
-    args, _ = acl.rt.malloc(8, 0)
-    assert acl.rt.memset(args, 8, 0, 8) == acl.ACL_SUCCESS       # x at address 0: a fault
+    lib, f, args = _faulting_easy()
     seen = []
 
     def on_binary_fault(exc, user_data):
@@ -181,15 +185,12 @@ def _most_pending_with_a_nested_launch(stream, bad_at: int) -> tuple[int, int]:
     """Launch EasyOPf on ``stream`` 3 x its task limit + 1 times, the launch at ``bad_at``
     faulting (x at address 0); the binary's exception callback, at the first fault, launches
     once more on the same stream. Returns (the most tasks the stream held, its limit)."""
-    lib, _ = acl.rt.binary_load_from_file(npusim.samples.binary_path(), None)
-    f, _ = acl.rt.binary_get_function(lib, "EasyOPf")
-    bad, _ = acl.rt.malloc(8, 0)
-    assert acl.rt.memset(bad, 8, 0, 8) == acl.ACL_SUCCESS
+    lib, f, bad = _faulting_easy()
     buf, _ = acl.rt.malloc(64, 0)
     good, _ = acl.rt.malloc(8, 0)
     write(good, np.array([buf], np.uint64).view(np.uint32))
     dev = RT.devices[0]
-    s = next(v for v in dev.streams.values() if v.handle == stream)
+    s = RT.handles.stream(stream)
     fired = []
 
     def on_binary_fault(exc, user_data):
