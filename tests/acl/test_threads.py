@@ -153,3 +153,69 @@ def test_a_real_deadlock_is_reported_without_waiting_when_no_other_thread_can_he
     _ok(acl.rt.stream_wait_event(stream, e))
     assert acl.rt.synchronize_stream(stream) == acl.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
     assert waited == []
+
+
+def test_after_run_hooks_keep_each_threads_batch_when_their_waits_interleave():
+    """Two real threads each run ``Device._after_run`` (its hooks replaced by two recording
+    ones). Thread A's first hook waits, letting B in (as ``RT.await_progress`` does); B's first
+    hook waits too and A resumes first — the waits do not unwind in stack order. Each hook must
+    still see its own thread's faults only, and neither thread is left marked as running hooks
+    (its later runs must reach the hooks, not a queue)."""
+    from npusim.runtime import device as D
+
+    class State:
+        def __init__(self):
+            self.faults = []
+
+        def take_faults(self):
+            faults, self.faults = self.faults, []
+            return faults
+
+    class Dev:                                  # what _after_run touches of a Device
+        def __init__(self):
+            self.state, self._retiring, self.new_faults, self._hook_queues = State(), [], [], {}
+
+        def _on_fault(self, f, last=True):
+            pass
+
+    dev, lock, log = Dev(), threading.Lock(), []
+    a_waits, b_waits, a_done = threading.Event(), threading.Event(), threading.Event()
+
+    def first(d):
+        me = threading.current_thread().name
+        log.append((me, "first", list(d.new_faults)))
+        if d.new_faults == ["a"]:
+            lock.release(); a_waits.set(); b_waits.wait(); lock.acquire()
+        elif d.new_faults == ["b"]:
+            b_waits.set(); lock.release(); a_done.wait(); lock.acquire()
+
+    def second(d):
+        log.append((threading.current_thread().name, "second", list(d.new_faults)))
+
+    def run(faults):
+        with lock:
+            dev.state.faults = list(faults)
+            D.Device._after_run(dev)
+
+    def thread_a():
+        run(["a"])
+        a_done.set()
+        run([])                                 # a later run of A reaches the hooks
+
+    def thread_b():
+        a_waits.wait()
+        run(["b"])
+
+    saved = list(D.AFTER_RUN_HOOKS)
+    D.AFTER_RUN_HOOKS[:] = [first, second]
+    try:
+        ta = threading.Thread(target=thread_a, name="A")
+        tb = threading.Thread(target=thread_b, name="B")
+        ta.start(); tb.start(); ta.join(10); tb.join(10)
+    finally:
+        D.AFTER_RUN_HOOKS[:] = saved
+    assert not ta.is_alive() and not tb.is_alive()
+    assert sorted(log) == sorted([("A", "first", ["a"]), ("B", "first", ["b"]),
+                                  ("A", "second", ["a"]), ("B", "second", ["b"]),
+                                  ("A", "first", []), ("A", "second", [])])
+    assert dev._hook_queues == {}
