@@ -43,9 +43,11 @@ function; a change here is made there too, and ``tests/device/test_engine_refere
 """
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 from llvmlite import ir
-from numba import njit, types
+from numba import cfunc, njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
@@ -98,6 +100,32 @@ COND_IF, COND_WHILE, COND_SWITCH = 0, 1, 2
 # COND_JUMP_BACK at p + COND_JUMP_AT (which jumps back by COND_JUMP_AT to COND_FIRST)
 COND_WAIT_AT, COND_JUMP_AT = 1, 2
 
+# ---- rare opcodes: bodies compiled at their first use ----
+# Every opcode function is compiled with the engine, once per process from an empty cache (about
+# 0.3-0.8 s each); the rare ones below are not: each is a cfunc (``_BODY_SIG``) that ``run`` calls
+# by its address in st[E_BODY + B_*], as it calls kernels, so a process that never uses one never
+# compiles it. The body finds the engine's arrays and the SQE's operands in the frame words
+# (E_FRAME + F_*) and leaves its results there. A hot opcode stays inlined: a body call costs
+# the frame's stores and the views' rebuild (about 20 ns), nothing a task update, a cascade hop
+# or a host-function handshake notices, too much for a WHILE iteration (COND_*).
+B_MEM_WRITE_VALUE, B_MEM_WAIT_VALUE, B_STREAM_ACTIVE, B_SQE_UPDATE, B_STREAM_SWITCH = range(5)
+B_MEMCPY_MODE = 5           # a MEMCPY with an address mode in its flag (sqe.MEMCPY_MODES)
+N_BODIES = 6
+_OP_BODY = np.full(256, -1, np.int64)   # per opcode byte: its body (B_*), -1 inlined,
+_OP_BODY[S.N_OPCODES:] = -2             # -2 not an opcode (F_BAD_OP)
+_OP_BODY[S.OP_MEM_WRITE_VALUE] = B_MEM_WRITE_VALUE
+_OP_BODY[S.OP_MEM_WAIT_VALUE] = B_MEM_WAIT_VALUE
+_OP_BODY[S.OP_STREAM_ACTIVE] = B_STREAM_ACTIVE
+_OP_BODY[S.OP_SQE_UPDATE] = B_SQE_UPDATE
+_OP_BODY[S.OP_STREAM_SWITCH] = B_STREAM_SWITCH
+_OP_BODY[S.OP_MEMCPY] = -3              # inlined, but its address modes are B_MEMCPY_MODE
+# frame words (st[E_FRAME + F_*]): the arrays (address, rows) a body rebuilds, the SQE and its
+# SQ, the times; then what the body did (_execute's results)
+(F_POOL, F_NPOOL, F_SQS, F_NSQS, F_TREE, F_NTREE, F_SCH, F_LHEAD, F_NLHEAD, F_MEM, F_NMEM, F_CTX,
+ F_NCTX, F_TC, F_NTC, F_Q, F_POS, F_START, F_DUR, F_REC) = range(20)
+F_X, F_NXT, F_VAL, F_TSTART = range(20, 24)     # start and duration: back in F_START, F_DUR
+F_WORDS = 24
+
 # ---- engine state: st, int64 [E_COLS] ----
 E_STATUS = 0        # the last R_* code
 E_SQ, E_POS = 1, 2  # R_FAULT: the SQ and position; R_DEADLOCK: a parked SQ (E_SQ)
@@ -119,7 +147,14 @@ E_POOL = 24         # the core pools (contention, docs/timing.md): per unit (P_A
 P_MAX = 128         # cores a pool holds (a unit with more shares 128)
 P_STRIDE = P_MAX + 2
 P_AIC, P_AIV, P_AICPU = 0, 1, 2
-E_COLS = E_POOL + 3 * P_STRIDE
+E_BODY = E_POOL + 3 * P_STRIDE  # N_BODIES words: the address of each rare opcode's body (B_*
+                    # above), 0 while it is not built (run returns R_NEED_BODY before the SQE)
+E_NEED = E_BODY + N_BODIES      # R_NEED_BODY: the body (B_*) the SQE needs
+E_RESUME, E_RESUME_LIMIT = E_NEED + 1, E_NEED + 2   # R_NEED_BODY: 1 + the SQ whose turn it broke
+                    # off, and that turn's limit: the next run goes on with that turn (0: none)
+E_FRAME = E_NEED + 3            # F_WORDS words: a body call's operands, then its results
+E_COLS = E_FRAME + F_WORDS      # (the words from E_BODY on are the engine's own: the reference
+                                # keeps none of them)
 # stop conditions (E_STOP_KIND): SQ E_STOP_A's head reaches E_STOP_B; slot E_STOP_A's value
 # reaches E_STOP_B
 STOP_NONE, STOP_SQ_POS, STOP_SLOT = 0, 1, 2
@@ -140,6 +175,8 @@ _WORD = np.int64(8)             # bytes of a pointer word or a cond word
 # return codes of run (np.int64 for the reason given at F_*: ``run`` hands them to ``_finish``,
 # which would otherwise be compiled once per code, five times; the host compares them with ints)
 R_IDLE, R_HORIZON, R_STOPPED, R_DEADLOCK, R_FAULT, R_TRACE_FULL, R_STEPS = map(np.int64, range(7))
+R_NEED_BODY = np.int64(7)   # a rare opcode's body is not built: st[E_NEED] is its B_* (the host
+                            # builds it, ``provide``, and runs again; the SQE has not run)
 R_GO = np.int64(-1)     # (internal) no reason to return
 R_NONE = np.int64(-2)   # (internal) nothing runnable: R_IDLE, or R_DEADLOCK when an SQ is parked
 
@@ -620,10 +657,7 @@ def _op_kernel(e, sqs, pool, st, tree, sch, lhead, q, pos, start, dur, ctx, kadd
 @njit(cache=True)
 def _op_memcpy(e, sqs, pool, st, tree, sch, lhead, q, pos, dur, mem, ctx, tc, rec_on):
     """MEMCPY a2 bytes a1 -> a0 (overlap-safe) at the bandwidth of the memcpy kind in the flag;
-    an address mode in the flag (``sqe.MEMCPY_MODES``) is :func:`_op_memcpy_mode`."""
-    if e.flag & S.MEMCPY_MODES:
-        return _op_memcpy_mode(e, sqs, pool, st, tree, sch, lhead, q, pos, dur, mem, ctx, tc,
-                               rec_on)
+    an address mode in the flag (``sqe.MEMCPY_MODES``) is :func:`_op_memcpy_mode` (a body)."""
     n = e.a2
     d = _range_ok(ctx, mem, e.a0, n)
     s = _range_ok(ctx, mem, e.a1, n)
@@ -915,14 +949,18 @@ def _op_stream_switch(e, sqs, pool, st, tree, sch, lhead, q, pos, end, mem, ctx,
 
 
 @njit(cache=True, inline="always")
-def _execute(e, op, q, pos, start, dur, pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx,
+def _execute(e, op, b, q, pos, start, dur, pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx,
              kaddr, kcost, tc, st, tree, sch, lhead, memp, msize, ctxp, rec_on):
-    """The opcode table: run SQE ``e`` (opcode ``op`` < N_OPCODES) of SQ ``q`` at ``pos``.
-    Inlined into ``run`` by numba; the opcode functions it calls are compiled once each and
-    inlined by LLVM (``forceinline``) or plain calls, so this table stays small: numba's own
-    inlining copies a callee's IR once per block of it (1.5 s when the opcodes were inlined here).
+    """The opcode table: run SQE ``e`` (opcode ``op``) of SQ ``q`` at ``pos``; ``b`` its body
+    (B_*, built: a rare opcode) or < 0 (inlined). Inlined into ``run`` by numba; the opcode
+    functions it calls are compiled once each and inlined by LLVM (``forceinline``) or plain
+    calls, so this table stays small: numba's own inlining copies a callee's IR once per block
+    of it (1.5 s when the opcodes were inlined here).
 
     Returns (X_*, start, duration, next position, trace value, trace start)."""
+    if b >= 0:
+        return _call_body(b, q, pos, start, dur, pool, sqs, mem, ctx, tc, st, tree, sch, lhead,
+                          rec_on)
     x, nxt, val, tstart = X_DONE, pos + 1, np.int64(0), start
     if op == S.OP_NOP:
         pass
@@ -942,26 +980,135 @@ def _execute(e, op, q, pos, start, dur, pool, sqs, sync, mptr, msq, conds, cmode
         x, start, tstart = _op_sync_wait(e, op, sqs, sync, sch, lhead, ctx, tc, q, start, rec_on)
     elif op == S.OP_EVENT_RESET:
         _op_event_reset(e, sync)
-    elif op == S.OP_MEM_WRITE_VALUE:
-        x = _op_mem_write_value(e, sqs, pool, st, tree, sch, lhead, q, pos, mem, ctx)
-    elif op == S.OP_MEM_WAIT_VALUE:
-        x, start, tstart = _op_mem_wait_value(e, sqs, st, sch, lhead, q, pos, start, mem, ctx,
-                                              tc, rec_on)
-    elif op == S.OP_STREAM_ACTIVE:
-        _op_stream_active(e, sqs, pool, tree, sch, lhead, q, start + dur)
     elif op == S.OP_MODEL_EXECUTE:
         _op_model_execute(e, sqs, pool, tree, sch, lhead, mptr, msq, q, start + dur)
     elif op == S.OP_COND_FIRST:
         x, nxt, val = _op_cond_first(e, sqs, pool, st, tree, sch, lhead, conds, cmodels, mptr,
                                      msq, mem, ctx, q, pos, start + dur, rec_on)
-    elif op == S.OP_COND_JUMP_BACK:
+    else:       # OP_COND_JUMP_BACK (every other opcode is a body)
         x, nxt, val = _op_cond_jump_back(e, sqs, st, conds, mem, ctx, q, pos, rec_on)
-    elif op == S.OP_SQE_UPDATE:
-        _op_sqe_update(e, sqs, pool, tree, sch)
-    else:       # OP_STREAM_SWITCH (the last opcode)
-        x, nxt, val = _op_stream_switch(e, sqs, pool, st, tree, sch, lhead, q, pos, start + dur,
-                                        mem, ctx, rec_on)
     return x, start, dur, nxt, val, tstart
+
+
+# ---- the rare opcodes' bodies (B_*): cfuncs called by address, built at first use ----
+
+_BODY_SIG = types.int64(types.CPointer(types.int64))
+"""A body's C signature: it gets ``st`` (its frame words at E_FRAME) and returns 0."""
+
+
+@intrinsic
+def _call_at(typingctx, addr, stp):
+    """Call the body cfunc at ``addr`` (an int64) with the address ``stp`` of ``st``."""
+    def codegen(context, builder, signature, llargs):
+        i64 = ir.IntType(64)
+        fn = builder.inttoptr(llargs[0], ir.FunctionType(i64, [i64.as_pointer()]).as_pointer())
+        return builder.call(fn, [builder.inttoptr(llargs[1], i64.as_pointer())])
+    return types.int64(types.int64, types.int64), codegen
+
+
+@njit(cache=True, inline="always")
+def _call_body(b, q, pos, start, dur, pool, sqs, mem, ctx, tc, st, tree, sch, lhead, rec_on):
+    """Run SQE ``pos`` of SQ ``q`` through body ``b``: the arrays and operands into the frame,
+    the call, _execute's results out of it."""
+    f = E_FRAME
+    st[f + F_POOL], st[f + F_NPOOL] = pool.ctypes.data, pool.shape[0]
+    st[f + F_SQS], st[f + F_NSQS] = sqs.ctypes.data, sqs.shape[0]
+    st[f + F_TREE], st[f + F_NTREE] = tree.ctypes.data, tree.shape[0]
+    st[f + F_SCH], st[f + F_LHEAD], st[f + F_NLHEAD] = (sch.ctypes.data, lhead.ctypes.data,
+                                                        lhead.shape[0])
+    st[f + F_MEM], st[f + F_NMEM] = mem.ctypes.data, mem.shape[0]
+    st[f + F_CTX], st[f + F_NCTX] = ctx.ctypes.data, ctx.shape[0]
+    st[f + F_TC], st[f + F_NTC] = tc.ctypes.data, tc.shape[0]
+    st[f + F_Q], st[f + F_POS], st[f + F_START], st[f + F_DUR] = q, pos, start, dur
+    st[f + F_REC] = 1 if rec_on else 0
+    _call_at(st[E_BODY + b], st.ctypes.data)
+    return (st[f + F_X], st[f + F_START], st[f + F_DUR], st[f + F_NXT], st[f + F_VAL],
+            st[f + F_TSTART])
+
+
+@njit(cache=True, inline="always")
+def _frame(stp):
+    """In a body: the engine's arrays and the SQE's operands from the frame (``_call_body``)."""
+    st = view_at(stp, E_COLS, np.int64)
+    f = E_FRAME
+    pool = view_at(st[f + F_POOL], st[f + F_NPOOL], S.SQE_DTYPE)
+    sqs = view_at(st[f + F_SQS], (st[f + F_NSQS], Q_COLS), np.int64)
+    tree = view_at(st[f + F_TREE], st[f + F_NTREE], np.int64)
+    sch = view_at(st[f + F_SCH], (st[f + F_NSQS], SCH_COLS), np.int64)
+    lhead = view_at(st[f + F_LHEAD], st[f + F_NLHEAD], np.int64)
+    mem = view_at(st[f + F_MEM], st[f + F_NMEM], np.uint8)
+    ctx = view_at(st[f + F_CTX], st[f + F_NCTX], np.int64)
+    tc = view_at(st[f + F_TC], st[f + F_NTC], np.int64)
+    q, pos = st[f + F_Q], st[f + F_POS]
+    e = pool[sqs[q, Q_BASE] + pos % sqs[q, Q_DEPTH]]
+    return (e, pool, sqs, st, tree, sch, lhead, mem, ctx, tc, q, pos, st[f + F_START],
+            st[f + F_DUR], st[f + F_REC] != 0)
+
+
+@njit(cache=True, inline="always")
+def _answer(st, x, start, dur, nxt, val, tstart):
+    """In a body: _execute's results into the frame."""
+    f = E_FRAME
+    st[f + F_X], st[f + F_START], st[f + F_DUR] = x, start, dur
+    st[f + F_NXT], st[f + F_VAL], st[f + F_TSTART] = nxt, val, tstart
+    return 0
+
+
+def _b_mem_write_value(stp):
+    e, pool, sqs, st, tree, sch, lhead, mem, ctx, tc, q, pos, start, dur, rec_on = _frame(stp)
+    x = _op_mem_write_value(e, sqs, pool, st, tree, sch, lhead, q, pos, mem, ctx)
+    return _answer(st, x, start, dur, pos + 1, 0, start)
+
+
+def _b_mem_wait_value(stp):
+    e, pool, sqs, st, tree, sch, lhead, mem, ctx, tc, q, pos, start, dur, rec_on = _frame(stp)
+    x, start, tstart = _op_mem_wait_value(e, sqs, st, sch, lhead, q, pos, start, mem, ctx, tc,
+                                          rec_on)
+    return _answer(st, x, start, dur, pos + 1, 0, tstart)
+
+
+def _b_stream_active(stp):
+    e, pool, sqs, st, tree, sch, lhead, mem, ctx, tc, q, pos, start, dur, rec_on = _frame(stp)
+    _op_stream_active(e, sqs, pool, tree, sch, lhead, q, start + dur)
+    return _answer(st, X_DONE, start, dur, pos + 1, 0, start)
+
+
+def _b_sqe_update(stp):
+    e, pool, sqs, st, tree, sch, lhead, mem, ctx, tc, q, pos, start, dur, rec_on = _frame(stp)
+    _op_sqe_update(e, sqs, pool, tree, sch)
+    return _answer(st, X_DONE, start, dur, pos + 1, 0, start)
+
+
+def _b_stream_switch(stp):
+    e, pool, sqs, st, tree, sch, lhead, mem, ctx, tc, q, pos, start, dur, rec_on = _frame(stp)
+    x, nxt, val = _op_stream_switch(e, sqs, pool, st, tree, sch, lhead, q, pos, start + dur, mem,
+                                    ctx, rec_on)
+    return _answer(st, x, start, dur, nxt, val, start)
+
+
+def _b_memcpy_mode(stp):
+    e, pool, sqs, st, tree, sch, lhead, mem, ctx, tc, q, pos, start, dur, rec_on = _frame(stp)
+    x, dur = _op_memcpy_mode(e, sqs, pool, st, tree, sch, lhead, q, pos, dur, mem, ctx, tc,
+                             rec_on)
+    return _answer(st, x, start, dur, pos + 1, 0, start)
+
+
+_BODIES = (_b_mem_write_value, _b_mem_wait_value, _b_stream_active, _b_sqe_update,
+           _b_stream_switch, _b_memcpy_mode)     # by B_*
+
+
+@cache
+def body(b: int):
+    """The cfunc of body ``b`` (B_*), compiled once per process, or loaded from numba's disk
+    cache (a few ms) by every process after the first."""
+    return cfunc(_BODY_SIG, cache=True)(_BODIES[b])
+
+
+def provide(st: np.ndarray) -> None:
+    """After ``run`` returned R_NEED_BODY: build the body ``st[E_NEED]`` names and store its
+    address in ``st``; calling ``run`` again runs on from the SQE that needed it."""
+    b = int(st[E_NEED])
+    st[E_BODY + b] = body(b).address
 
 
 # ================================================================ scheduling
@@ -1230,8 +1377,8 @@ def _stop_after(sync, st, q, nxt):
 @njit(cache=True)
 def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, trace, st,
         sched):
-    """Run until idle, the horizon, the stop condition, a deadlock, a fault, a full trace or the
-    step limit. Returns (and stores in ``st[E_STATUS]``) one of the ``R_*`` codes. ``sched``:
+    """Run until idle, the horizon, the stop condition, a deadlock, a fault, a full trace, the
+    step limit or an SQE whose body is not built (R_NEED_BODY: ``provide``). Returns (and stores in ``st[E_STATUS]``) one of the ``R_*`` codes. ``sched``:
     the scheduler's structures, at rest (``sched_layout(len(sqs), len(sync))``)."""
     pool, sqs, sync, mptr, msq, conds, cmodels = (_borrow(pool), _borrow(sqs), _borrow(sync),
                                                   _borrow(mptr), _borrow(msq), _borrow(conds),
@@ -1266,6 +1413,11 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
         limit = _t_second(tree)
         if limit > horizon:
             limit = horizon
+        if st[E_RESUME] != 0:       # the turn R_NEED_BODY broke off goes on: the same picks
+            a = st[E_RESUME] - 1    # as if it had not returned (a tie keeps the turn's SQ)
+            st[E_RESUME] = 0
+            if a < rows and sch[a, T_LEAF] >= 0:
+                q, limit = a, st[E_RESUME_LIMIT]
         # run SQ q while its next start stays no later than ``limit`` (always at least once)
         # (within a turn only this loop moves q's head and clock, and a fault ends the run, so
         # they, its row and whether its SQEs run are kept in locals)
@@ -1275,6 +1427,7 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
         row = sch[q, T_ROW]
         first = True
         later = -1                  # q's next start when it stopped for a later one (its key)
+        need = -1                   # the body it stopped for (R_NEED_BODY), -1 none
         while pos < tail:
             e = pool[row]
             start = max(now, e.t_submit)
@@ -1283,18 +1436,24 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
                 break
             first = False
             op = e.op
-            if op >= S.N_OPCODES:           # before any per-opcode table is indexed
-                _fault(sqs, st, q, pos, F_BAD_OP, np.int64(op), F_NONE)
-                return _finish(sqs, st, sched, tree, sch, lhead, live,
-                               _fault_exit(sqs, q, pos, start + dispatch))
+            b = _OP_BODY[op]
+            if b < -1:                  # a MEMCPY, or not an opcode
+                if b == -2:             # before any per-opcode table is indexed
+                    _fault(sqs, st, q, pos, F_BAD_OP, np.int64(op), F_NONE)
+                    return _finish(sqs, st, sched, tree, sch, lhead, live,
+                                   _fault_exit(sqs, q, pos, start + dispatch))
+                b = B_MEMCPY_MODE if e.flag & S.MEMCPY_MODES else -1
+            if b >= 0 and ran and st[E_BODY + b] == 0:
+                need, later = b, start  # stop before it: the host builds the body
+                break
             if rec_on:                  # nearly full log: stop after this SQE (R_STEPS), grow
                 if rec_task(ctx, q, pos, op if ran else S.OP_NOP, e.a0, e.a1, e.a4, e.a5):
                     st[E_STEP_LIMIT] = st[E_STEPS] + 1
             if ran:
                 x, start, dur, nxt, val, tstart = _execute(
-                    e, op, q, pos, start, dispatch + tc[op], pool, sqs, sync, mptr, msq, conds,
-                    cmodels, mem, ctx, kaddr, kcost, tc, st, tree, sch, lhead, memp, msize, ctxp,
-                    rec_on)
+                    e, op, b, q, pos, start, dispatch + tc[op], pool, sqs, sync, mptr, msq,
+                    conds, cmodels, mem, ctx, kaddr, kcost, tc, st, tree, sch, lhead, memp,
+                    msize, ctxp, rec_on)
                 if x == X_PARK:
                     break
                 if x == X_FAULT:
@@ -1330,3 +1489,6 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
             if sqs[q, Q_STATE] == S_ACTIVE and sqs[q, Q_KIND] == K_MODEL:
                 sqs[q, Q_STATE] = S_IDLE    # a drained model SQ waits for its next activation
         _t_set(tree, sch, q, key, release)
+        if need >= 0:
+            st[E_NEED], st[E_RESUME], st[E_RESUME_LIMIT] = need, q + 1, limit
+            return _finish(sqs, st, sched, tree, sch, lhead, live, R_NEED_BODY)

@@ -23,7 +23,7 @@ from ..progress import Progress
 PROGRESS_STEPS = 4_000_000      # the engine returns after this many SQEs so a bar can move
 _PACK_INTO = SQE_STRUCT.pack_into
 _UNPACK_FROM = SQE_STRUCT.unpack_from    # (op, flag, blocks, task_id, a0 ... a5, t_submit)
-_RESUMED = frozenset((E.R_FAULT, E.R_STEPS, E.R_TRACE_FULL))
+_RESUMED = frozenset((E.R_FAULT, E.R_STEPS, E.R_TRACE_FULL, E.R_NEED_BODY))
 """Engine returns after which ``DeviceState.run`` resumes the run (the others end it)."""
 _Y_COLS = E.Y_COLS
 _ZERO_SLOT = memoryview(bytes(8 * E.Y_COLS)).cast("q")     # one sync row of zeros
@@ -443,9 +443,9 @@ class DeviceState:
         return r
 
     def _run_on(self, r: int, t0: float) -> int:
-        """The rest of a run whose engine call returned ``r`` (a fault, a slice done or a full
-        trace buffer; ``t0``: the wall time the run started): log, grow or watch, and call the
-        engine again until it stops."""
+        """The rest of a run whose engine call returned ``r`` (a fault, a slice done, a full
+        trace buffer or a body to build; ``t0``: the wall time the run started): log, grow,
+        build or watch, and call the engine again until it stops."""
         st = self.st
         sv = self._stv
         progress = Progress("device", "SQE")
@@ -466,6 +466,12 @@ class DeviceState:
                 progress.update(PROGRESS_STEPS)
                 self._watch_runaway(t0, seen)
                 st[E.E_STEP_LIMIT] = st[E.E_STEPS] + PROGRESS_STEPS
+            elif r == E.R_NEED_BODY:            # a rare opcode's first use in this process
+                try:
+                    E.provide(st)
+                except BaseException:
+                    sv[E.E_RESUME] = 0          # no turn to go on with: the next run picks
+                    raise
             elif r == E.R_TRACE_FULL:
                 if len(self.trace) >= self.trace_max_rows:     # keep the first rows, stop
                     self.st[E.E_TRACE_ON] = 0

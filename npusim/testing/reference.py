@@ -632,8 +632,10 @@ def engine_args(d) -> list:
 
 def outcome(args: list) -> list:
     """Of a ``run`` argument list, the arrays the engine and this interpreter must leave
-    identical: all but ``sched``, the engine's own scheduler structures."""
-    return [a for n, a in zip(inspect.signature(_engine.run.py_func).parameters, args)
+    identical: all but ``sched``, the engine's own scheduler structures, and ``st`` up to
+    ``E_BODY`` (the words after it are the engine's own: its bodies' addresses and frame)."""
+    return [a[:_engine.E_BODY] if n == "st" else a
+            for n, a in zip(inspect.signature(_engine.run.py_func).parameters, args)
             if n != "sched"]
 
 
