@@ -18,6 +18,15 @@ upper bound for compiling rare opcodes behind addresses at first use, as the bui
 are: COND_FIRST and COND_JUMP_BACK run every WHILE iteration (~105 ns each now, the 8 M/s
 target), so they cannot pay a call through an address that rebuilds the engine's array views;
 the other five are ~2.3 s of exclusive compile time, not enough alone for 15 s.
+
+Session 13: those five and MEMCPY's address modes (``_op_memcpy_mode``, 0.79 s) are now bodies,
+cfuncs built at first use and called by address (``engine.body``, docs/architecture.md "Rare
+opcodes' bodies"). Cold first synchronize, 3 interleaved pairs from empty caches, the child
+below, c3d3a81 against the change: 16.49 / 13.70 / 14.80 s -> 9.99 / 10.48 / 12.37 s (median
+14.80 -> 10.48 s). The bodies' own first use, after the engine: 0.5-1.3 s each and ~4.9 s for
+all six in a process from an empty cache (they cost ~3 s inside the engine: a cfunc pays its
+own pipeline), 0.3-0.4 s each when only the bodies' entries are missing, and a few ms from a
+warm cache; ``test_rare_bodies_cold_then_warm`` prints them.
 """
 from __future__ import annotations
 
@@ -40,9 +49,9 @@ t2=time.perf_counter(); print(f"import {t1-t0:.2f}s first sync {t2-t1:.2f}s tota
 """
 
 
-def _child(cache_dir: str) -> str:
+def _child(cache_dir: str, program: str = CHILD) -> str:
     env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
-    return subprocess.run([sys.executable, "-c", CHILD], cwd=ROOT, env=env, check=True,
+    return subprocess.run([sys.executable, "-c", program], cwd=ROOT, env=env, check=True,
                           capture_output=True, text=True, timeout=900).stdout.strip()
 
 
@@ -50,3 +59,22 @@ def test_cold_then_warm_start(bench_report):
     with tempfile.TemporaryDirectory() as d:
         bench_report(f"[cold start] empty numba cache: {_child(d)}")
         bench_report(f"[cold start] warm numba cache:  {_child(d)}")
+
+
+BODIES = """
+import time
+import npusim.device.engine as E
+t = []
+for b in range(E.N_BODIES):
+    t0 = time.perf_counter(); E.body(b); t.append(time.perf_counter() - t0)
+print("bodies " + " ".join(f"{x:.2f}" for x in t) + f" s, all {sum(t):.2f} s")
+"""
+
+
+def test_rare_bodies_cold_then_warm(bench_report):
+    """The rare opcodes' bodies (``engine.B_*``), each built at its first use after the first
+    synchronize: from an empty cache, then from the cache that left."""
+    with tempfile.TemporaryDirectory() as d:
+        for label in ("empty", "warm "):
+            out = _child(d, CHILD + BODIES).replace("\n", "; ")
+            bench_report(f"[cold start] {label} numba cache, then every rare body: {out}")

@@ -620,6 +620,32 @@ def test_a_body_built_mid_turn_keeps_the_turn_at_a_tie():
     assert eng[ST][E.E_RESUME] == 0
 
 
+def test_device_state_builds_a_missing_body_once_and_runs_on(monkeypatch):
+    """``DeviceState.run`` answers R_NEED_BODY by building the body (``engine.provide``) and
+    running again; the address stays in the device's state, so the next run needs no round trip."""
+    d = small_device()
+    w = d.mem.malloc(8)
+    q = d.alloc_sq(4)
+    d.st[E.E_BODY:E.E_NEED] = 0
+    codes = []
+    run = E.run
+
+    def counted(*args):
+        codes.append(int(run(*args)))
+        return codes[-1]
+
+    monkeypatch.setattr(E, "run", counted)
+    fill(d, q, [dict(op=S.OP_MEM_WRITE_VALUE, a0=w, a1=7, a2=8, t_submit=0)])
+    assert d.run() == E.R_IDLE
+    assert codes == [E.R_NEED_BODY, E.R_IDLE]
+    assert d.st[E.E_BODY + E.B_MEM_WRITE_VALUE] == E.body(E.B_MEM_WRITE_VALUE).address
+    assert d.st[E.E_RESUME] == 0
+    fill(d, q, [dict(op=S.OP_MEM_WRITE_VALUE, a0=w, a1=9, a2=8, t_submit=0)])
+    assert d.run() == E.R_IDLE
+    assert codes[2:] == [E.R_IDLE]
+    assert int(d.mem.view(w, 8).view(np.int64)[0]) == 9
+
+
 @pytest.mark.parametrize("writer_op", ["memset", "memcpy", "kernel"])
 def test_data_writes_wake_a_parked_value_wait(writer_op):
     d = small_device()
