@@ -1,8 +1,41 @@
-"""DeviceState's host-side bookkeeping (``npusim/device/state.py``): sync slots."""
+"""DeviceState's host-side bookkeeping (``npusim/device/state.py``): sync slots, the SQE pool."""
 from __future__ import annotations
 
+import numpy as np
+import pytest
+
+from npusim.device import engine as E
+from npusim.device import state as ST
+from npusim.device import sqe as S
 from npusim.device.state import DeviceState
 from npusim.profiles import get_profile
+
+
+@pytest.mark.parametrize("reserve", [ST.POOL_RESERVE, 0])
+def test_the_pool_grows_keeping_its_rows_and_runs(monkeypatch, reserve):
+    """Rings past the pool's rows grow it (a longer view of the reserved pages; with no
+    reservation, a copy): the rows written before keep their SQEs, a view taken before still
+    reads them (nothing moved), and the engine runs the SQ written before and the one after."""
+    monkeypatch.setattr(ST, "POOL_RESERVE", reserve)
+    d = DeviceState(get_profile("Ascend910B"), 1 << 20, 1 << 16)
+    assert (d._pool_map is not None) == (reserve > 0)
+    n0 = len(d.pool)
+    w = d.mem.malloc(8)
+    first = d.alloc_sq(8)
+    d.push(first, S.OP_MEMSET, 0, a0=w, a1=3, a2=4)
+    before = d.pool[:n0]
+    d.flush()
+    big = d.alloc_sq(n0)                            # past the rows the pool had
+    assert len(d.pool) >= 2 * n0
+    d.push(big, S.OP_MEMSET, 0, a0=w + 4, a1=5, a2=4)
+    d.flush()
+    row = d.row_of(first, 0)
+    assert d.pool[row]["op"] == S.OP_MEMSET and d.pool[row]["a1"] == 3
+    if reserve:
+        assert before[row]["a1"] == 3 and before.ctypes.data == d.pool.ctypes.data
+    assert d.run() == E.R_IDLE
+    assert list(d.mem.view(w, 8)) == [3] * 4 + [5] * 4
+    assert not d.pool[d.pool_used:].view(np.uint8).any()    # rows not handed out: zeros
 
 
 def test_sync_slots_come_zeroed_across_a_growth_of_the_table():
