@@ -7,6 +7,11 @@ One capture of N ``aclrtLaunchKernel`` of ``EasyOPf`` on one stream (the capture
 RSS (``ru_maxrss``) is the program's own. Targets (the scale issue), reported, not asserted:
 capture + first replay <= 20 s, peak RSS <= 1 GB. ``NPUSIM_BENCH_TASKS`` sets N (default 10 M);
 the table prints cost per task against N for N = 100 k and N.
+
+Session 13: the pool grows by a longer view of reserved pages (``state.POOL_RESERVE``) instead of
+``ndarray.resize`` (1.4-2.2 s of remapping and copying on the way to 10 M rows here). Two
+interleaved pairs of this child at 10 M, c3d3a81 against the change: capture 18.11 / 22.00 ->
+16.52 / 20.74 s, peak RSS 814 -> 761 MB (rows not yet written are no memory).
 """
 from __future__ import annotations
 

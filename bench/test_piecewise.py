@@ -14,6 +14,12 @@ each call timed over 2,000 graphs, three rounds against the previous tree). On t
 that is within this machine's drift: three same-tree A/B pairs in one later hour gave 192.0 /
 187.8 / 183.1 -> 176.4 / 182.2 / 183.7 us per graph, while the same code measured 135-164 us
 half an hour earlier.
+
+Session 13: the SQE pool grows by a longer view of reserved pages (``state.POOL_RESERVE``), not
+by ``ndarray.resize``, which remapped or copied the whole pool at each step: with 490 graphs
+resident every capture's new rings grew a pool that kept getting larger. Two same-run pairs,
+c3d3a81 against the change: capture 9.82 / 10.56 -> 4.40 / 4.51 us per launch, one 30-task
+graph 294.7 / 316.9 -> 132.0 / 135.4 us; the decode step 2.79 / 1.85 -> 1.94 / 1.82 ms.
 """
 from __future__ import annotations
 
