@@ -43,7 +43,7 @@ function; a change here is made there too, and ``tests/device/test_engine_refere
 """
 from __future__ import annotations
 
-from functools import cache
+import threading
 
 import numpy as np
 from llvmlite import ir
@@ -1104,11 +1104,22 @@ _BODIES = (_b_mem_write_value, _b_mem_wait_value, _b_stream_active, _b_sqe_updat
            _b_stream_switch, _b_memcpy_mode)     # by B_*
 
 
-@cache
+_BUILT: dict = {}                   # B_* -> its cfunc, kept alive for its address
+_BUILDING = threading.Lock()
+
+
 def body(b: int):
     """The cfunc of body ``b`` (B_*), compiled once per process, or loaded from numba's disk
-    cache (a few ms) by every process after the first."""
-    return cfunc(_BODY_SIG, cache=True)(_BODIES[b])
+    cache (a few ms) by every process after the first. Built under a lock: two threads that
+    built it at once would each hold a cfunc, and the one dropped would free the code whose
+    address the other's device keeps."""
+    f = _BUILT.get(b)
+    if f is None:
+        with _BUILDING:
+            f = _BUILT.get(b)
+            if f is None:
+                f = _BUILT[b] = cfunc(_BODY_SIG, cache=True)(_BODIES[b])
+    return f
 
 
 def provide(st: np.ndarray) -> None:

@@ -646,6 +646,26 @@ def test_device_state_builds_a_missing_body_once_and_runs_on(monkeypatch):
     assert int(d.mem.view(w, 8).view(np.int64)[0]) == 9
 
 
+def test_threads_building_a_body_at_once_share_one(monkeypatch):
+    """``engine.body`` from several threads at once hands them all the same cfunc: the address a
+    device keeps is the code of the one the process holds."""
+    import threading
+    monkeypatch.setattr(E, "_BUILT", {})
+    got, go = [], threading.Barrier(4)
+
+    def build():
+        go.wait()
+        got.append(E.body(E.B_STREAM_SWITCH))
+
+    threads = [threading.Thread(target=build) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(got) == 4 and all(f is got[0] for f in got)
+    assert E._BUILT[E.B_STREAM_SWITCH] is got[0]
+
+
 @pytest.mark.parametrize("writer_op", ["memset", "memcpy", "kernel"])
 def test_data_writes_wake_a_parked_value_wait(writer_op):
     d = small_device()
