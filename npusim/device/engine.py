@@ -1021,7 +1021,11 @@ def _call_body(b, q, pos, start, dur, pool, sqs, mem, ctx, tc, st, tree, sch, lh
     st[f + F_TC], st[f + F_NTC] = tc.ctypes.data, tc.shape[0]
     st[f + F_Q], st[f + F_POS], st[f + F_START], st[f + F_DUR] = q, pos, start, dur
     st[f + F_REC] = 1 if rec_on else 0
+    st[f + F_X] = -1                # left as is by a body that raised (a cfunc cannot)
     _call_at(st[E_BODY + b], st.ctypes.data)
+    if st[f + F_X] < 0:
+        raise RuntimeError("a rare opcode's body raised (numba printed it above): the run "
+                           "cannot go on with its results")
     return (st[f + F_X], st[f + F_START], st[f + F_DUR], st[f + F_NXT], st[f + F_VAL],
             st[f + F_TSTART])
 
@@ -1029,7 +1033,7 @@ def _call_body(b, q, pos, start, dur, pool, sqs, mem, ctx, tc, st, tree, sch, lh
 @njit(cache=True, inline="always")
 def _frame(stp):
     """In a body: the engine's arrays and the SQE's operands from the frame (``_call_body``),
-    with the SQE's pool row (a plain call: compiled once for every body, not copied into each)."""
+    with the SQE's pool row."""
     st = view_at(stp, E_COLS, np.int64)
     f = E_FRAME
     pool = view_at(st[f + F_POOL], st[f + F_NPOOL], S.SQE_DTYPE)
@@ -1432,10 +1436,12 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
         if limit > horizon:
             limit = horizon
         if st[E_RESUME] != 0:       # the turn R_NEED_BODY broke off goes on: the same picks
-            a = st[E_RESUME] - 1    # as if it had not returned (a tie keeps the turn's SQ)
-            st[E_RESUME] = 0
-            if a < rows and sch[a, T_LEAF] >= 0:
-                q, limit = a, st[E_RESUME_LIMIT]
+            a = st[E_RESUME] - 1    # as if it had not returned (a tie keeps the turn's SQ;
+            st[E_RESUME] = 0        # SQs it started since may be earlier, as in that turn)
+            j = sch[a, T_LEAF] if 0 <= a < rows else -1
+            r_limit = min(st[E_RESUME_LIMIT], horizon)
+            if j >= 0 and tree[_NB + _NW * (tree[0] + j)] <= r_limit:   # else stale
+                q, limit = a, r_limit
         # run SQ q while its next start stays no later than ``limit`` (always at least once)
         # (within a turn only this loop moves q's head and clock, and a fault ends the run, so
         # they, its row and whether its SQEs run are kept in locals)

@@ -12,6 +12,7 @@ import os
 import sys
 import time
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 
@@ -48,22 +49,48 @@ POOL_RESERVE = 1 << 33
 the first rows of that mapping and grows by taking a longer view: nothing is copied or moved, and
 only the pages SQEs were written to are memory. (Growing a numpy array in place, ``resize``, cost
 1.4-2.2 s on the way to a 10 M-task graph on this machine: each step remapped or copied the whole
-pool.) Past the reservation, or where it cannot be made, the pool is an ordinary array that grows
-by copying."""
+pool.) Not made where the reservation would be charged in full (strict overcommit,
+``vm.overcommit_memory`` 2) or could exhaust a limit on the address space (``RLIMIT_AS``); there,
+and past the reservation, the pool is an array that grows in place by a quarter."""
 _MAP_NORESERVE = 0x4000 if sys.platform.startswith("linux") else 0
+_HUGE_FROM = 4 << 20        # huge pages from 4 MiB on, as numpy's own large arrays (a small
+                            # device's first rows stay on small pages: not 2 MiB per device)
+
+
+@cache
+def _may_reserve() -> bool:
+    """Whether an address-space reservation is free here (checked once per process)."""
+    if not _MAP_NORESERVE:
+        return False
+    try:
+        with open("/proc/sys/vm/overcommit_memory") as f:
+            if f.read().strip() == "2":
+                return False
+    except OSError:
+        pass
+    try:
+        import resource
+        if resource.getrlimit(resource.RLIMIT_AS)[0] != resource.RLIM_INFINITY:
+            return False
+    except (ImportError, OSError, ValueError):
+        pass
+    return True
 
 
 def _pool_mapping():
     """An anonymous private mapping of POOL_RESERVE bytes (zero pages until written), or None."""
+    if POOL_RESERVE <= 0 or not _may_reserve():
+        return None
     try:
         m = mmap.mmap(-1, POOL_RESERVE, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS
                       | _MAP_NORESERVE)
     except (OSError, ValueError, OverflowError, AttributeError):
         return None
-    try:                                # as numpy does for its large arrays: fewer faults
-        m.madvise(mmap.MADV_HUGEPAGE)
-    except (OSError, ValueError, AttributeError):
-        pass
+    if POOL_RESERVE > _HUGE_FROM:
+        try:                                # fewer faults and TLB misses on a large pool
+            m.madvise(mmap.MADV_HUGEPAGE, _HUGE_FROM, POOL_RESERVE - _HUGE_FROM)
+        except (OSError, ValueError, AttributeError):
+            pass
     return m
 
 
@@ -85,7 +112,8 @@ class DeviceState:
         self.profile = profile
         self.mem = Memory(dev_size, host_size)
         self._pool_map = _pool_mapping()        # the pool's reserved pages (POOL_RESERVE)
-        self.pool = self._pool_rows(1 << 14)
+        self.pool = (np.zeros(1 << 14, SQE_DTYPE) if self._pool_map is None
+                     else np.frombuffer(self._pool_map, SQE_DTYPE, count=1 << 14))
         self.pool_used = 0
         self._staged: dict[int, list] = {}             # sq -> [base, depth, tail] unpublished
         self._free_rings: dict[int, list[int]] = {}     # depth -> free bases
@@ -159,7 +187,7 @@ class DeviceState:
 
     def reset_cores(self) -> None:
         """Every core of every pool free (a device reset)."""
-        self.st[E.E_POOL:] = 0
+        self.st[E.E_POOL:E.E_BODY] = 0
 
     # ---- pool and SQs ----
     def _pool_alloc(self, depth: int) -> int:
@@ -168,22 +196,23 @@ class DeviceState:
             return free.pop()
         base = self.pool_used
         if base + depth > len(self.pool):
-            # a longer view of the reserved pages: rows written stay where they are (a view
-            # taken before still reads them), and rows not yet written cost no memory
-            self.pool = self._pool_rows(max(base + depth, 2 * len(self.pool)), self.pool)
+            self._grow_pool(base + depth)
         self.pool_used = base + depth
         return base
 
-    def _pool_rows(self, rows: int, old: np.ndarray | None = None) -> np.ndarray:
-        """The pool as ``rows`` SQE rows (zero until written) holding the rows of ``old``."""
+    def _grow_pool(self, need: int) -> None:
+        """At least ``need`` rows: a longer view of the reserved pages (doubling, so few views
+        are made; rows written stay where they are, a view taken before still reads them, and
+        rows not yet written cost no memory), else the array grows in place by a quarter."""
         m = self._pool_map
-        if m is not None and rows * SQE_DTYPE.itemsize <= len(m):
-            return np.frombuffer(m, SQE_DTYPE, count=rows)
-        self._pool_map = None                   # past the reservation: an array that copies
-        grown = np.zeros(rows, SQE_DTYPE)
-        if old is not None:
-            grown[:len(old)] = old
-        return grown
+        if m is not None:
+            rows = min(max(need, 2 * len(self.pool)), len(m) // SQE_DTYPE.itemsize)
+            if rows >= need:
+                self.pool = np.frombuffer(m, SQE_DTYPE, count=rows)
+                return
+            self._pool_map = None               # past the reservation: an array of its own
+            self.pool = self.pool.copy()
+        self.pool.resize(max(need, len(self.pool) + len(self.pool) // 4), refcheck=False)
 
     def alloc_sq(self, depth: int, kind: int = E.K_EAGER, dispatch_ns: int = 0) -> int:
         """A new SQ with a ring of ``depth`` SQEs; eager SQs start active, model SQs idle."""
@@ -468,6 +497,7 @@ class DeviceState:
         sv[E.E_HORIZON], sv[E.E_STOP_KIND], sv[E.E_STOP_A], sv[E.E_STOP_B] = (
             horizon, stop_kind, stop_a, stop_b)
         sv[E.E_STEP_LIMIT] = sv[E.E_STEPS] + PROGRESS_STEPS
+        sv[E.E_RESUME] = 0                      # a turn left by a run that was interrupted
         t0 = time.perf_counter()                # the watchdog's wall clock starts here
         mem = self.mem
         r = E.run(self.pool, self.sqs, self.sync, self.mptr, self.msq, self.conds, self.cmodels,
@@ -503,11 +533,7 @@ class DeviceState:
                 self._watch_runaway(t0, seen)
                 st[E.E_STEP_LIMIT] = st[E.E_STEPS] + PROGRESS_STEPS
             elif r == E.R_NEED_BODY:            # a rare opcode's first use in this process
-                try:
-                    E.provide(st)
-                except BaseException:
-                    sv[E.E_RESUME] = 0          # no turn to go on with: the next run picks
-                    raise
+                E.provide(st)                   # (raising, it leaves E_RESUME: run clears it)
             elif r == E.R_TRACE_FULL:
                 if len(self.trace) >= self.trace_max_rows:     # keep the first rows, stop
                     self.st[E.E_TRACE_ON] = 0

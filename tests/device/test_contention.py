@@ -130,7 +130,7 @@ def test_the_trace_starts_a_waiting_kernel_when_it_really_starts():
 def test_off_leaves_the_pools_untouched():
     d, _ = _program(3, 4, C, False)
     d.run()
-    assert not d.contention and not d.st[E.E_POOL:].any()
+    assert not d.contention and not d.st[E.E_POOL:E.E_BODY].any()
 
 
 def test_the_pools_persist_across_runs_and_slices():
@@ -141,12 +141,12 @@ def test_the_pools_persist_across_runs_and_slices():
         d.run(horizon=h)
     d.run()
     assert d.now == 8 * _d()
-    assert d.st[E.E_POOL + E.P_AIV * E.P_STRIDE] == C and d.st[E.E_POOL:].any()
+    assert d.st[E.E_POOL + E.P_AIV * E.P_STRIDE] == C and d.st[E.E_POOL:E.E_BODY].any()
     d.set_contention(True)                       # no change: the pool is kept
-    assert d.st[E.E_POOL:].any()
+    assert d.st[E.E_POOL:E.E_BODY].any()
     d.set_contention(False)
     d.set_contention(True)
-    assert not d.st[E.E_POOL:].any()
+    assert not d.st[E.E_POOL:E.E_BODY].any()
 
 
 def test_kernels_of_different_units_do_not_contend():
@@ -324,6 +324,6 @@ def test_the_summary_and_the_export_show_core_waits(tmp_path):
 def test_a_device_reset_frees_every_core():
     dev = npusim.Device("Ascend910B", contention=True)
     _two_streams(dev, dev.profile.aiv_cores)
-    assert dev._dev.state.st[E.E_POOL:].any()
+    assert dev._dev.state.st[E.E_POOL:E.E_BODY].any()
     dev.reset()
-    assert not dev._dev.state.st[E.E_POOL:].any()
+    assert not dev._dev.state.st[E.E_POOL:E.E_BODY].any()

@@ -751,6 +751,37 @@ def test_an_out_of_range_index_raises_under_boundscheck():
         E.run(*engine_args(d))
 
 
+@pytest.mark.skipif(not numba.config.BOUNDSCHECK, reason="only under NUMBA_BOUNDSCHECK=1")
+def test_an_out_of_range_index_in_a_body_raises_under_boundscheck():
+    """A rare opcode's body is a cfunc, which cannot raise: numba prints its exception and
+    returns. The engine sees the body's results were never written and raises instead of
+    running on with stale ones (an SQE_UPDATE whose row is far past the pool)."""
+    d = small_device()
+    q = d.alloc_sq(2)
+    fill(d, q, [dict(op=S.OP_SQE_UPDATE, a0=0, a1=1 << 40, a2=-1, t_submit=0)])
+    args = engine_args(d)
+    with pytest.raises(RuntimeError, match="body raised"):
+        while E.run(*args) == E.R_NEED_BODY:
+            E.provide(args[ST])
+
+
+def test_a_stale_resume_word_is_ignored():
+    """E_RESUME is the turn an R_NEED_BODY broke off. The engine goes on with it only while its
+    SQ could run within that turn's limit and the horizon: here the horizon moved, and the run
+    picks as if the word were not there. (``DeviceState.run`` clears the word before a run of
+    its own: there it is always stale, left by a run that was interrupted.)"""
+    d = small_device()
+    early, late = d.alloc_sq(2), d.alloc_sq(2)
+    fill(d, early, [dict(op=S.OP_NOP, t_submit=0)])
+    fill(d, late, [dict(op=S.OP_NOP, t_submit=1_000_000)])
+    args = engine_args(d)
+    args[ST][E.E_RESUME], args[ST][E.E_RESUME_LIMIT] = late + 1, E.INF
+    args[ST][E.E_HORIZON] = 10_000
+    assert E.run(*args) == E.R_HORIZON
+    assert args[SQS][early, E.Q_HEAD] == 1 and args[SQS][late, E.Q_HEAD] == 0
+    assert args[ST][E.E_RESUME] == 0
+
+
 def test_reference_counts_scheduler_turns():
     """``reference.run(..., stats=)`` counts turns: one SQ runs all its SQEs in one turn; two
     SQs whose SQEs are submitted in alternation (a at 0, 1,000, 2,000 ns; b at 500, 1,500,

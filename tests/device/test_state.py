@@ -11,31 +11,40 @@ from npusim.device.state import DeviceState
 from npusim.profiles import get_profile
 
 
-@pytest.mark.parametrize("reserve", [ST.POOL_RESERVE, 0])
+@pytest.mark.parametrize("reserve", ["reserved", "none", "outgrown"])
 def test_the_pool_grows_keeping_its_rows_and_runs(monkeypatch, reserve):
     """Rings past the pool's rows grow it (a longer view of the reserved pages; with no
-    reservation, a copy): the rows written before keep their SQEs, a view taken before still
-    reads them (nothing moved), and the engine runs the SQ written before and the one after."""
-    monkeypatch.setattr(ST, "POOL_RESERVE", reserve)
+    reservation, or past it, an array of its own that grows in place): the rows written before
+    keep their SQEs, a view taken before still reads them when nothing moved, and the engine
+    runs the SQ written before and the one after."""
+    n0 = 1 << 14                                    # the pool's first rows
+    monkeypatch.setattr(ST, "POOL_RESERVE", {"reserved": ST.POOL_RESERVE, "none": 0,
+                                             "outgrown": n0 * S.SQE_DTYPE.itemsize}[reserve])
     d = DeviceState(get_profile("Ascend910B"), 1 << 20, 1 << 16)
-    assert (d._pool_map is not None) == (reserve > 0)
-    n0 = len(d.pool)
+    assert len(d.pool) == n0 and (d._pool_map is None) == (reserve == "none")
     w = d.mem.malloc(8)
     first = d.alloc_sq(8)
     d.push(first, S.OP_MEMSET, 0, a0=w, a1=3, a2=4)
     before = d.pool[:n0]
     d.flush()
     big = d.alloc_sq(n0)                            # past the rows the pool had
-    assert len(d.pool) >= 2 * n0
+    assert len(d.pool) >= n0 + 8
     d.push(big, S.OP_MEMSET, 0, a0=w + 4, a1=5, a2=4)
     d.flush()
     row = d.row_of(first, 0)
     assert d.pool[row]["op"] == S.OP_MEMSET and d.pool[row]["a1"] == 3
-    if reserve:
+    assert (d._pool_map is not None) == (reserve == "reserved")
+    if reserve == "reserved":
         assert before[row]["a1"] == 3 and before.ctypes.data == d.pool.ctypes.data
     assert d.run() == E.R_IDLE
     assert list(d.mem.view(w, 8)) == [3] * 4 + [5] * 4
     assert not d.pool[d.pool_used:].view(np.uint8).any()    # rows not handed out: zeros
+
+
+def test_a_small_device_holds_no_huge_page():
+    """Huge pages start past the pool's first 4 MiB, so a device that wrote a few SQEs holds
+    small pages only (with the whole mapping advised, each device held a 2 MiB page)."""
+    assert ST._HUGE_FROM >= (1 << 14) * S.SQE_DTYPE.itemsize
 
 
 def test_sync_slots_come_zeroed_across_a_growth_of_the_table():
