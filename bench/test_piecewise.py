@@ -19,7 +19,11 @@ Session 13: the SQE pool grows by a longer view of reserved pages (``state.POOL_
 by ``ndarray.resize``, which remapped or copied the whole pool at each step: with 490 graphs
 resident every capture's new rings grew a pool that kept getting larger. Two same-run pairs,
 c3d3a81 against the change: capture 9.82 / 10.56 -> 4.40 / 4.51 us per launch, one 30-task
-graph 294.7 / 316.9 -> 132.0 / 135.4 us; the decode step 2.79 / 1.85 -> 1.94 / 1.82 ms.
+graph 294.7 / 316.9 -> 132.0 / 135.4 us; the decode step 2.79 / 1.85 -> 1.94 / 1.82 ms. A
+third pair in a slower hour: 13.23 -> 6.29 us per launch, 396.8 -> 188.7 us per graph. Run
+alone (a script, not pytest), the old tree's capture costs 181-213 us per graph against
+155-193: how much each resize copies depends on the process's allocation history (glibc's
+dynamic mmap threshold), and a pytest process is the heavier case.
 """
 from __future__ import annotations
 
