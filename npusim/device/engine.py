@@ -1114,9 +1114,9 @@ _BUILDING = threading.Lock()
 
 def body(b: int):
     """The cfunc of body ``b`` (B_*), compiled once per process, or loaded from numba's disk
-    cache (a few ms) by every process after the first. Built under a lock: two threads that
-    built it at once would each hold a cfunc, and the one dropped would free the code whose
-    address the other's device keeps."""
+    cache (a few ms) by every process after the first. Built under a lock, so two threads that
+    need it at once compile it once and every device holds the address of the one cfunc the
+    process keeps (numba never unloads compiled code, so a second one would only be waste)."""
     f = _BUILT.get(b)
     if f is None:
         with _BUILDING:

@@ -647,8 +647,8 @@ def test_device_state_builds_a_missing_body_once_and_runs_on(monkeypatch):
 
 
 def test_threads_building_a_body_at_once_share_one(monkeypatch):
-    """``engine.body`` from several threads at once hands them all the same cfunc: the address a
-    device keeps is the code of the one the process holds."""
+    """``engine.body`` from several threads at once hands them all the same cfunc (one compile;
+    the address every device keeps is that of the cfunc the process holds)."""
     import threading
     monkeypatch.setattr(E, "_BUILT", {})
     got, go = [], threading.Barrier(4)
