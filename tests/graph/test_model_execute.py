@@ -244,6 +244,24 @@ def test_pool_is_recycled_between_idle_models(dev0):
     assert u32(x)[0] == 2 * na and u32(y)[0] == nb
 
 
+def test_recycling_takes_the_oldest_idle_model_after_a_rebuild_out_of_order(dev0):
+    """Recycling walks the built models oldest first (creation order), whatever order they were
+    built in: ``a`` rebuilt after ``c`` still comes first, so the next shortage releases ``a``,
+    not ``c`` (``Device.set_built`` puts a model rebuilt out of order in its place)."""
+    s = new_stream()
+    bufs = [new_buf() for _ in range(3)]
+    (a, _), (b, _), (c, _) = (capture_n_streams(s, x, 400) for x in bufs)
+    dev = model(a).device
+    run(a, s)
+    run(b, s)
+    run(c, s)                                       # 1,200 > 1,024: a (oldest idle) goes
+    assert [model(h).built for h in (a, b, c)] == [False, True, True]
+    run(a, s)                                       # b goes; a is built after c
+    assert list(dev.built_models) == [model(a), model(c)]
+    run(b, s)                                       # the oldest idle is a, not c
+    assert [model(h).built for h in (a, b, c)] == [False, True, True]
+
+
 def test_a_running_model_is_recycled_once_it_finishes(dev0):
     """The runtime retries every 1 ms while the pool is short (§6.3 phase 2): the second launch
     waits for the first graph to finish, then takes its SQ/CQ pairs."""
