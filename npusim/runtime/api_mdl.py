@@ -346,23 +346,20 @@ def _recycle(dev, m, need: int, pool: int) -> int:
     completion. A model that can never finish (deadlock) leaves 207005."""
     dev.advance_to_host()
     while dev.sqcq_used + need > pool:
-        idle, busy, freed = [], None, 0           # built models oldest first (creation order)
-        for o in dev.built_models:                # (stops once enough is idle: no full scan)
-            if o is m:
-                continue
-            if o.running():
-                busy = busy or o
-                continue
-            idle.append(o)
-            freed += o.sqcq
-            if dev.sqcq_used + need - freed <= pool:
+        # idle built models oldest first (creation order), from the device's recycling index:
+        # no walk over the running ones (``m`` itself is not built, so never among them)
+        dev.see_launches_done()
+        while dev.sqcq_used + need > pool:
+            o = dev.oldest_idle_built()
+            if o is None:
                 break
-        for o in idle:
             o.release_resources()
         if dev.sqcq_used + need <= pool:
             return ERR.ACL_SUCCESS
+        busy = dev.oldest_busy_built()
         if busy is None:
             return ERR.ACL_ERROR_RT_RESOURCE_ALLOC_FAIL
+        busy.running()                  # its finished launches off the front of its runs
         why = busy.wait_oldest_run()                       # wait for one launch to complete
         if why is not None:
             RT.tls.explain(why)

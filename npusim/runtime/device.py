@@ -8,10 +8,10 @@ always runs in simulated-time order, whenever it actually runs.
 """
 from __future__ import annotations
 
-import bisect
+import heapq
 import itertools
-import operator
 import threading
+from collections import deque
 
 import numpy as np
 
@@ -26,7 +26,6 @@ from ..device.timing import T_AIC_CORES, T_AIV_CORES
 from .recording import REC
 from .runtime import RT
 
-_MODEL_ID = operator.attrgetter("id")     # built_models' order: creation order
 
 AFTER_RUN_HOOKS: list = []
 """Callbacks ``hook(device)`` run after every engine run of a device, under the runtime lock;
@@ -105,7 +104,9 @@ class Device:
                  "sq_fault_code", "models", "model_slots", "streams_by_sq_model", "sqcq_used",
                  "conds", "_max_while", "_update_payload",
                  "live_events", "live_notifies", "_retiring", "_free_model_ids",
-                 "_free_cond_ids", "built_models", "_head_at", "_head_cap", "_msq_used",
+                 "_free_cond_ids", "built_models", "_launches", "_launches_sweep", "_recycle_heaps",
+                 "_heap_seq",
+                 "_head_at", "_head_cap", "_msq_used",
                  "freed_sq_names", "res_limit", "__weakref__")
 
     def __init__(self, dev_id: int, profile):
@@ -134,7 +135,15 @@ class Device:
         self.sq_fault_code: dict[int, int] = {}
         self.models: dict = {}                 # live capture models, in creation order (keys)
         self.model_slots: list = []            # model slot k (engine id 2k) -> model or None
-        self.built_models: dict = {}           # built root models, in creation order (keys)
+        self.built_models: dict = {}           # built root models (keys)
+        # the recycling index (§6.3 phase 2, api_mdl._recycle): launches in flight per exe
+        # stream (stream -> deque of (EndGraph wait position, model)), and two
+        # heaps of (creation id, seq, model): built models idle, built models with a launch in
+        # flight; entries go stale and are skipped (see_launches_done, oldest_idle_built)
+        self._launches: dict = {}
+        self._launches_sweep = 16              # streams in _launches at which a new one sweeps
+        self._recycle_heaps: tuple = ([], [])
+        self._heap_seq = itertools.count()
         self._head_at: list = []               # model slot -> first msq row of its head block
         self._head_cap: list = []              # model slot -> rows of that block
         self._msq_used = 0                     # msq rows laid out (blocks and relocations)
@@ -229,23 +238,99 @@ class Device:
             self._free_model_ids.append(k)
 
     def set_built(self, m, built: bool) -> None:
-        """A root model took (True) or gave back (False) its SQ/CQ pairs: ``built_models`` is
-        what recycling scans, oldest first, without walking idle or released models."""
+        """A root model took (True) or gave back (False) its SQ/CQ pairs: ``built_models``, and
+        the recycling index (a model built is idle or busy)."""
         if not built:
             self.built_models.pop(m, None)
+            if not self.built_models:               # every entry is stale: hold no model
+                for h in self._recycle_heaps:
+                    for e in h:
+                        e[2].queued[:] = False, False
+                    h.clear()
             return
-        if m in self.built_models:
+        self.built_models[m] = None
+        self._queue(m, 1 if m.in_flight else 0)
+
+    # ---- the recycling index: which built models are idle, oldest first, in O(1) amortised
+    def note_launch(self, m, s, pos: int) -> None:
+        """Launch of model ``m`` on ``s`` with its EndGraph wait at ``pos`` (``note_run``)."""
+        dq = self._launches.get(s)
+        if dq is None:
+            if len(self._launches) >= self._launches_sweep:     # streams done or destroyed
+                self.see_launches_done()
+                self._launches_sweep = max(16, 2 * len(self._launches))
+            dq = self._launches[s] = deque()
+        else:                           # what it finished: no model is held past its launches
+            self._done_on(s, dq)
+        dq.append((pos, m))
+        m.in_flight += 1
+        if m.in_flight == 1:
+            self._queue(m, 1)
+
+    def stream_gone(self, s) -> None:
+        """Stream ``s`` was destroyed: its launches count as finished (``running``), and the
+        index holds neither it nor their models."""
+        dq = self._launches.pop(s, None)
+        if dq:
+            self._done_on(s, dq)
+
+    def see_launches_done(self) -> None:
+        """Take the launches the device has finished since last asked (its SQ heads, or the
+        stream destroyed): a built model with none left in flight is idle. O(exe streams with
+        launches in flight + launches finished)."""
+        for s, dq in list(self._launches.items()):
+            self._done_on(s, dq)
+            if not dq:
+                del self._launches[s]
+
+    def _done_on(self, s, dq) -> None:
+        head = None if s.destroyed else int(self.state.sqs[s.sq, E.Q_HEAD])
+        while dq and (head is None or dq[0][0] < head):
+            m = dq.popleft()[1]
+            m.in_flight -= 1
+            if not m.in_flight:
+                self._queue(m, 0)
+
+    def oldest_idle_built(self):
+        """The oldest built model with no launch in flight, taken off the index, or None (as
+        of the last ``see_launches_done``)."""
+        h = self._recycle_heaps[0]
+        while h:
+            m = heapq.heappop(h)[2]
+            m.queued[0] = False
+            if m.built and not m.in_flight:
+                return m
+        return None
+
+    def oldest_busy_built(self):
+        """The oldest built model with a launch in flight, left on the index, or None."""
+        h = self._recycle_heaps[1]
+        while h:
+            m = h[0][2]
+            if m.built and m.in_flight:
+                return m
+            heapq.heappop(h)
+            m.queued[1] = False
+        return None
+
+    def _queue(self, m, which: int) -> None:
+        """Model ``m`` onto the idle (0) or busy (1) heap unless it is there; a heap that grew
+        past twice the built models drops its stale entries (destroyed, released or moved)."""
+        if m.queued[which] or not m.built:
             return
-        last = next(reversed(self.built_models), None)
-        if last is None or last.id < m.id:
-            self.built_models[m] = None
-            return
-        # built out of creation order (a model recycling released, built again: every execute
-        # once the pool is full): put it in its place, a binary search and one copy of the
-        # keys, not a sort of them (75 us with 512 models built)
-        keys = list(self.built_models)
-        bisect.insort(keys, m, key=_MODEL_ID)
-        self.built_models = dict.fromkeys(keys)
+        h = self._recycle_heaps[which]
+        m.queued[which] = True
+        heapq.heappush(h, (m.id, next(self._heap_seq), m))
+        if len(h) > 2 * len(self.built_models) + 2:
+            keep = []
+            for e in h:
+                o = e[2]
+                if o.built and bool(o.in_flight) == bool(which):
+                    keep.append(e)
+                else:
+                    o.queued[which] = False
+            heapq.heapify(keep)
+            h[:] = keep
 
     def has_update_payload(self) -> bool:
         return self._update_payload is not None

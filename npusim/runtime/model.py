@@ -255,7 +255,8 @@ class CaptureModel:
     __slots__ = ("ctx", "device", "id", "handle", "sub", "parent", "status", "sw_sq",
                  "capture_depth", "cascade_at", "capture_task_ns", "streams", "capture_events",
                  "user_events", "participants", "added", "exe_notifies", "endgraph_slot",
-                 "has_endgraph", "built", "sqcq", "runs", "engine_id", "name", "args_chunks",
+                 "has_endgraph", "built", "sqcq", "runs", "in_flight", "queued", "engine_id",
+                 "name", "args_chunks",
                  "_args_pos", "_args_size", "destroyed", "task_groups", "taskgrp_streams",
                  "taskgrp_err", "cond_handles", "capture_progress", "begun_at", "invalidated_by",
                  "staged_updates", "last_debug_lines", "slots", "last_run_stream",
@@ -297,6 +298,9 @@ class CaptureModel:
         self.runs: deque = deque()             # (exe stream, position of its EndGraph wait) of
         self.last_run_stream = None            # launches not yet seen complete; the latest one's
         self._runs_trim_at = RUNS_TRIM_AT      # note_run drops completed runs at this length
+        self.in_flight = 0                     # its launches the device's launch index has not
+                                               # seen complete (Device.see_launches_done)
+        self.queued = [False, False]           # on the device's idle / busy recycling heaps
         self.engine_id = -1
         self.name = ""
         self.args_chunks: list[int] = []
@@ -430,6 +434,7 @@ class CaptureModel:
             self._runs_trim_at = max(RUNS_TRIM_AT, 2 * len(runs))
         runs.append((s, pos))
         self.last_run_stream = s
+        self.device.note_launch(self, s, pos)
 
     def running(self) -> bool:
         """Has some launch not yet passed its EndGraph wait (refCount_ != 0)?"""

@@ -281,6 +281,7 @@ class Stream(SqStream):
         notify_state(self, ACL_RT_STREAM_STATE_DESTROY_PRE)
         self.destroyed = True
         self.device.streams.pop(self.sq, None)
+        self.device.stream_gone(self)
         self.ctx.streams.pop(self, None)
         self.ctx.capturing.discard(self)
         self.device.sq_freed(self.sq, self.display_name())

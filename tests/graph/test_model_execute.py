@@ -245,9 +245,9 @@ def test_pool_is_recycled_between_idle_models(dev0):
 
 
 def test_recycling_takes_the_oldest_idle_model_after_a_rebuild_out_of_order(dev0):
-    """Recycling walks the built models oldest first (creation order), whatever order they were
-    built in: ``a`` rebuilt after ``c`` still comes first, so the next shortage releases ``a``,
-    not ``c`` (``Device.set_built`` puts a model rebuilt out of order in its place)."""
+    """Recycling takes the idle built models oldest first (creation order), whatever order they
+    were built in: ``a`` rebuilt after ``c`` still comes first, so the next shortage releases
+    ``a``, not ``c`` (the device's recycling heaps are keyed by creation)."""
     s = new_stream()
     bufs = [new_buf() for _ in range(3)]
     (a, _), (b, _), (c, _) = (capture_n_streams(s, x, 400) for x in bufs)
@@ -257,9 +257,38 @@ def test_recycling_takes_the_oldest_idle_model_after_a_rebuild_out_of_order(dev0
     run(c, s)                                       # 1,200 > 1,024: a (oldest idle) goes
     assert [model(h).built for h in (a, b, c)] == [False, True, True]
     run(a, s)                                       # b goes; a is built after c
-    assert list(dev.built_models) == [model(a), model(c)]
+    assert set(dev.built_models) == {model(a), model(c)}
     run(b, s)                                       # the oldest idle is a, not c
     assert [model(h).built for h in (a, b, c)] == [False, True, True]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_recycling_releases_the_oldest_idle_models_until_the_new_one_fits(dev0, seed):
+    """Random executions of graphs of 60-400 streams, each synchronized (so every built model is
+    idle): each build releases exactly the oldest built models (creation order) needed for it
+    to fit, as the walk over the built models did before the device kept its recycling index."""
+    import random
+    rnd = random.Random(seed)
+    s = new_stream()
+    x = new_buf()
+    graphs = [capture_n_streams(s, x, rnd.randint(60, 400))[0] for _ in range(8)]
+    dev = model(graphs[0]).device
+    pool = dev.profile.sqcq_pool
+    for _ in range(40):
+        h = rnd.choice(graphs)
+        m = model(h)
+        expect = {o for o in dev.built_models}
+        if not m.built:
+            need = sum(len(o.streams) for o in m.all_models())
+            used = dev.sqcq_used
+            for o in sorted(dev.built_models, key=lambda o: o.id):
+                if used + need <= pool:
+                    break
+                expect.discard(o)
+                used -= o.sqcq
+            expect.add(m)
+        run(h, s)
+        assert set(dev.built_models) == expect
 
 
 def test_a_running_model_is_recycled_once_it_finishes(dev0):
