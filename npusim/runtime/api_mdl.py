@@ -359,7 +359,8 @@ def _recycle(dev, m, need: int, pool: int) -> int:
         busy = dev.oldest_busy_built()
         if busy is None:
             return ERR.ACL_ERROR_RT_RESOURCE_ALLOC_FAIL
-        busy.running()                  # its finished launches off the front of its runs
+        if not busy.running():          # (its finished launches off the front of its runs;
+            continue                    # none left in flight: the index catches up)
         why = busy.wait_oldest_run()                       # wait for one launch to complete
         if why is not None:
             RT.tls.explain(why)
