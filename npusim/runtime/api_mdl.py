@@ -326,7 +326,7 @@ def _build(m) -> int:
     if need > pool:
         return ERR.ACL_ERROR_RT_RESOURCE_ALLOC_FAIL
     if dev.sqcq_used + need > pool:
-        code = _recycle(dev, m, need, pool)
+        code = _recycle(dev, need, pool)
         if code:
             return code
     for x in models:
@@ -339,7 +339,7 @@ def _build(m) -> int:
     return ERR.ACL_SUCCESS
 
 
-def _recycle(dev, m, need: int, pool: int) -> int:
+def _recycle(dev, need: int, pool: int) -> int:
     """§6.3 phase 2 (TryRecycleCaptureModelResource): release the SQ/CQ pairs of idle models
     (refCount_ == 0, judged at the host's current time); while that is not enough the runtime
     retries every 1 ms, i.e. waits for running models to finish — the host clock moves to that
@@ -347,7 +347,7 @@ def _recycle(dev, m, need: int, pool: int) -> int:
     dev.advance_to_host()
     while dev.sqcq_used + need > pool:
         # idle built models oldest first (creation order), from the device's recycling index:
-        # no walk over the running ones (``m`` itself is not built, so never among them)
+        # no walk over the running ones (the model being built is not built: never among them)
         dev.see_launches_done()
         while dev.sqcq_used + need > pool:
             o = dev.oldest_idle_built()

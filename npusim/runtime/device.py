@@ -26,7 +26,6 @@ from ..device.timing import T_AIC_CORES, T_AIV_CORES
 from .recording import REC
 from .runtime import RT
 
-
 AFTER_RUN_HOOKS: list = []
 """Callbacks ``hook(device)`` run after every engine run of a device, under the runtime lock;
 registered by ``runtime.api_function`` (the device printf drain, then the exception callbacks
@@ -104,9 +103,8 @@ class Device:
                  "sq_fault_code", "models", "model_slots", "streams_by_sq_model", "sqcq_used",
                  "conds", "_max_while", "_update_payload",
                  "live_events", "live_notifies", "_retiring", "_free_model_ids",
-                 "_free_cond_ids", "built_models", "_launches", "_launches_sweep", "_recycle_heaps",
-                 "_heap_seq",
-                 "_head_at", "_head_cap", "_msq_used",
+                 "_free_cond_ids", "built_models", "_launches", "_launches_sweep",
+                 "_recycle_heaps", "_head_at", "_head_cap", "_msq_used",
                  "freed_sq_names", "res_limit", "__weakref__")
 
     def __init__(self, dev_id: int, profile):
@@ -137,13 +135,13 @@ class Device:
         self.model_slots: list = []            # model slot k (engine id 2k) -> model or None
         self.built_models: dict = {}           # built root models (keys)
         # the recycling index (§6.3 phase 2, api_mdl._recycle): launches in flight per exe
-        # stream (stream -> deque of (EndGraph wait position, model)), and two
-        # heaps of (creation id, seq, model): built models idle, built models with a launch in
-        # flight; entries go stale and are skipped (see_launches_done, oldest_idle_built)
+        # stream (stream -> deque of (EndGraph wait position, model)), and two heaps of
+        # (creation id, model): built models idle, built models with a launch in flight (a
+        # model is on each at most once, ``queued``, so no two entries tie); entries go stale
+        # and are skipped (see_launches_done, oldest_idle_built)
         self._launches: dict = {}
         self._launches_sweep = 16              # streams in _launches at which a new one sweeps
         self._recycle_heaps: tuple = ([], [])
-        self._heap_seq = itertools.count()
         self._head_at: list = []               # model slot -> first msq row of its head block
         self._head_cap: list = []              # model slot -> rows of that block
         self._msq_used = 0                     # msq rows laid out (blocks and relocations)
@@ -245,7 +243,7 @@ class Device:
             if not self.built_models:               # every entry is stale: hold no model
                 for h in self._recycle_heaps:
                     for e in h:
-                        e[2].queued[:] = False, False
+                        e[1].queued[:] = False, False
                     h.clear()
             return
         self.built_models[m] = None
@@ -296,7 +294,7 @@ class Device:
         of the last ``see_launches_done``)."""
         h = self._recycle_heaps[0]
         while h:
-            m = heapq.heappop(h)[2]
+            m = heapq.heappop(h)[1]
             m.queued[0] = False
             if m.built and not m.in_flight:
                 return m
@@ -306,7 +304,7 @@ class Device:
         """The oldest built model with a launch in flight, left on the index, or None."""
         h = self._recycle_heaps[1]
         while h:
-            m = h[0][2]
+            m = h[0][1]
             if m.built and m.in_flight:
                 return m
             heapq.heappop(h)
@@ -320,11 +318,11 @@ class Device:
             return
         h = self._recycle_heaps[which]
         m.queued[which] = True
-        heapq.heappush(h, (m.id, next(self._heap_seq), m))
+        heapq.heappush(h, (m.id, m))
         if len(h) > 2 * len(self.built_models) + 2:
             keep = []
             for e in h:
-                o = e[2]
+                o = e[1]
                 if o.built and bool(o.in_flight) == bool(which):
                     keep.append(e)
                 else:
