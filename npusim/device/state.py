@@ -112,8 +112,8 @@ class DeviceState:
         self.profile = profile
         self.mem = Memory(dev_size, host_size)
         self._pool_map = _pool_mapping()        # the pool's reserved pages (POOL_RESERVE)
-        self.pool = (np.zeros(1 << 14, SQE_DTYPE) if self._pool_map is None
-                     else np.frombuffer(self._pool_map, SQE_DTYPE, count=1 << 14))
+        self.pool = np.zeros(0, SQE_DTYPE)
+        self._grow_pool(1 << 14)
         self.pool_used = 0
         self._staged: dict[int, list] = {}             # sq -> [base, depth, tail] unpublished
         self._free_rings: dict[int, list[int]] = {}     # depth -> free bases
