@@ -1400,8 +1400,9 @@ def _stop_after(sync, st, q, nxt):
 def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, trace, st,
         sched):
     """Run until idle, the horizon, the stop condition, a deadlock, a fault, a full trace, the
-    step limit or an SQE whose body is not built (R_NEED_BODY: ``provide``). Returns (and stores in ``st[E_STATUS]``) one of the ``R_*`` codes. ``sched``:
-    the scheduler's structures, at rest (``sched_layout(len(sqs), len(sync))``)."""
+    step limit or an SQE whose body is not built (R_NEED_BODY: ``provide``). Returns (and
+    stores in ``st[E_STATUS]``) one of the ``R_*`` codes. ``sched``: the scheduler's
+    structures, at rest (``sched_layout(len(sqs), len(sync))``)."""
     pool, sqs, sync, mptr, msq, conds, cmodels = (_borrow(pool), _borrow(sqs), _borrow(sync),
                                                   _borrow(mptr), _borrow(msq), _borrow(conds),
                                                   _borrow(cmodels))
