@@ -1032,8 +1032,8 @@ def _call_body(b, q, pos, start, dur, pool, sqs, mem, ctx, tc, st, tree, sch, lh
 
 @njit(cache=True, inline="always")
 def _frame(stp):
-    """In a body: the engine's arrays and the SQE's operands from the frame (``_call_body``),
-    with the SQE's pool row."""
+    """In a body: the SQE (its pool row), the engine's arrays and the SQE's operands from the
+    frame (``_call_body``)."""
     st = view_at(stp, E_COLS, np.int64)
     f = E_FRAME
     pool = view_at(st[f + F_POOL], st[f + F_NPOOL], S.SQE_DTYPE)
@@ -1045,9 +1045,8 @@ def _frame(stp):
     ctx = view_at(st[f + F_CTX], st[f + F_NCTX], np.int64)
     tc = view_at(st[f + F_TC], st[f + F_NTC], np.int64)
     q, pos = st[f + F_Q], st[f + F_POS]
-    return (pool, sqs, st, tree, sch, lhead, mem, ctx, tc, q, pos,
-            sqs[q, Q_BASE] + pos % sqs[q, Q_DEPTH], st[f + F_START], st[f + F_DUR],
-            st[f + F_REC] != 0)
+    return (pool[sqs[q, Q_BASE] + pos % sqs[q, Q_DEPTH]], pool, sqs, st, tree, sch, lhead, mem,
+            ctx, tc, q, pos, st[f + F_START], st[f + F_DUR], st[f + F_REC] != 0)
 
 
 @njit(cache=True, inline="always")
@@ -1060,45 +1059,39 @@ def _answer(st, x, start, dur, nxt, val, tstart):
 
 
 def _b_mem_write_value(stp):
-    pool, sqs, st, tree, sch, lhead, mem, ctx, tc, q, pos, row, start, dur, rec_on = _frame(stp)
-    e = pool[row]
+    e, pool, sqs, st, tree, sch, lhead, mem, ctx, tc, q, pos, start, dur, rec_on = _frame(stp)
     x = _op_mem_write_value(e, sqs, pool, st, tree, sch, lhead, q, pos, mem, ctx)
     return _answer(st, x, start, dur, pos + 1, 0, start)
 
 
 def _b_mem_wait_value(stp):
-    pool, sqs, st, tree, sch, lhead, mem, ctx, tc, q, pos, row, start, dur, rec_on = _frame(stp)
-    e = pool[row]
+    e, pool, sqs, st, tree, sch, lhead, mem, ctx, tc, q, pos, start, dur, rec_on = _frame(stp)
     x, start, tstart = _op_mem_wait_value(e, sqs, st, sch, lhead, q, pos, start, mem, ctx, tc,
                                           rec_on)
     return _answer(st, x, start, dur, pos + 1, 0, tstart)
 
 
 def _b_stream_active(stp):
-    pool, sqs, st, tree, sch, lhead, mem, ctx, tc, q, pos, row, start, dur, rec_on = _frame(stp)
-    e = pool[row]
+    e, pool, sqs, st, tree, sch, lhead, mem, ctx, tc, q, pos, start, dur, rec_on = _frame(stp)
     _op_stream_active(e, sqs, pool, tree, sch, lhead, q, start + dur)
     return _answer(st, X_DONE, start, dur, pos + 1, 0, start)
 
 
 def _b_sqe_update(stp):
-    pool, sqs, st, tree, sch, lhead, mem, ctx, tc, q, pos, row, start, dur, rec_on = _frame(stp)
-    e = pool[row]
+    e, pool, sqs, st, tree, sch, lhead, mem, ctx, tc, q, pos, start, dur, rec_on = _frame(stp)
     _op_sqe_update(e, sqs, pool, tree, sch)
     return _answer(st, X_DONE, start, dur, pos + 1, 0, start)
 
 
 def _b_stream_switch(stp):
-    pool, sqs, st, tree, sch, lhead, mem, ctx, tc, q, pos, row, start, dur, rec_on = _frame(stp)
-    e = pool[row]
+    e, pool, sqs, st, tree, sch, lhead, mem, ctx, tc, q, pos, start, dur, rec_on = _frame(stp)
     x, nxt, val = _op_stream_switch(e, sqs, pool, st, tree, sch, lhead, q, pos, start + dur, mem,
                                     ctx, rec_on)
     return _answer(st, x, start, dur, nxt, val, start)
 
 
 def _b_memcpy_mode(stp):
-    pool, sqs, st, tree, sch, lhead, mem, ctx, tc, q, pos, row, start, dur, rec_on = _frame(stp)
-    e = pool[row]
+    e, pool, sqs, st, tree, sch, lhead, mem, ctx, tc, q, pos, start, dur, rec_on = _frame(stp)
     x, dur = _op_memcpy_mode(e, sqs, pool, st, tree, sch, lhead, q, pos, dur, mem, ctx, tc,
                              rec_on)
     return _answer(st, x, start, dur, pos + 1, 0, start)
