@@ -19,6 +19,7 @@ from .. import errors as ERR
 from ..device import engine as E
 from ..progress import Progress
 from ..device import sqe as S
+from ..device.sqe import OP_KERNEL as _OP_KERNEL
 from ..device.kernels import TABLE as _TABLE
 from ..device.state import _PACK_INTO
 from .recording import REC
@@ -163,24 +164,34 @@ class CaptureStream(SqStream):
 
 
     def append_kernel(self, kid: int, a1: int, a2: int, a3: int, blocks: int) -> int:
-        """``append(OP_KERNEL, 1, kid, a1, a2, a3, 0, blocks)`` with ``DeviceState.push``
-        inline: the captured launch's hot path (the same row, the same bookkeeping)."""
+        """``append(OP_KERNEL, 1, kid, a1, a2, a3, 0, blocks)`` with ``DeviceState.push`` and
+        ``_appended`` inline: the captured launch's hot path (the same row, the same
+        bookkeeping). ``kid`` is a kernel's: a table id, or -1 before a kernel is bound, whose
+        entry test reads the last entry and at most calls ``TABLE.ensure(-1)``, a no-op (as
+        ``Stream.submit_kernel``)."""
         pos = self.task_count
         if pos >= self.capacity:
             self._grow(pos)
-        entries = _TABLE.entries                # a lazy kernel body is built before its SQE
-        if not 0 <= kid < len(entries) or entries[kid].func is None:
+        if _TABLE.entries[kid].func is None:    # a lazy kernel body is built before its SQE
             _TABLE.ensure(kid)
-        a5 = REC.site_id(2) if REC.on else 0       # analysis: the source site in a5
         st = self.state
         ring = st._staged.get(self.sq)
         if ring is None:
             ring = st.stage(self.sq)
-        tail = ring[2]                  # == pos: a capture stream is written once, never wraps
-        _PACK_INTO(st.pool, (ring[0] + tail % ring[1]) << 6, S.OP_KERNEL, 0, blocks,
-                   pos & 0xFFFF, kid, a1, a2, a3, 0, a5, 0)
-        ring[2] = tail + 1
-        return self._appended(pos, S.OP_KERNEL, 1)
+        # ring[2] == pos and the ring holds the position (``capacity``): a capture stream is
+        # written once, from position 0, and never wraps, so its row is base + pos
+        _PACK_INTO(st.pool, (ring[0] + pos) << 6, _OP_KERNEL, 0, blocks, pos & 0xFFFF, kid, a1,
+                   a2, a3, 0, REC.site_id(2) if REC.on else 0, 0)
+        ring[2] = self.task_count = pos + 1
+        m = self.model                          # _appended(pos, OP_KERNEL, 1)
+        if m.seq_last is not self:
+            m.seq_runs.append((self, pos, m.next_seq))
+            m.seq_last = self
+        m.next_seq += 1
+        self.sqe_num += 1
+        self.last_op = _OP_KERNEL
+        self.last_event = None
+        return pos
 
     def _grow(self, pos: int) -> None:
         """Room for the task at ``pos``: the ring grows fourfold up to its depth (a capture
