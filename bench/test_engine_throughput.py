@@ -13,6 +13,8 @@ machine must not fail CI); the memory bound is asserted.
 """
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 
@@ -26,6 +28,7 @@ STREAMS, ITERS = 64, 3_906     # 64 chained streams x 3,906 iterations x 4 SQEs 
 REF_ITERS = 78                 # reference: 64 x 78 x 4 = 19,968 SQEs
 TARGET_MSQE, TARGET_RATIO = 50.0, 300.0
 TARGET_CHAIN_MSQE = 20.0
+PAIRS = 7                      # interleaved engine / reference rounds for a ratio
 
 
 def _same_on_engine_and_reference(d) -> None:
@@ -66,6 +69,26 @@ def test_single_stream_engine(benchmark, single, bench_report, bench_results):
                  f"{_median(benchmark) * 1e3:.1f} ms per run)")
 
 
+def _paired_ratio(fast, n_fast: int, slow, n_slow: int, pairs: int = PAIRS) -> float:
+    """The median over ``pairs`` interleaved rounds of (engine rate / reference rate), each pair
+    timed back to back: the reference round takes ~50 ms and the engine's ~7 ms, and this
+    machine drifts by 2x between minutes, so two separately timed tests (the benchmarks above)
+    give a ratio that moves with the drift, 265-505x for the same code in one hour. ``fast`` and
+    ``slow``: snapshots whose restore gives the engine's and the reference's arguments."""
+    ratios = []
+    for _ in range(pairs):
+        args, _ = fast.restore()
+        t0 = time.perf_counter()
+        assert E.run(*args) == E.R_IDLE
+        t_fast = time.perf_counter() - t0
+        args, _ = slow.restore()
+        t0 = time.perf_counter()
+        assert R.run(*args) == E.R_IDLE
+        t_slow = time.perf_counter() - t0
+        ratios.append((n_fast / t_fast) / (n_slow / t_slow))
+    return float(np.median(ratios))
+
+
 def test_single_stream_reference(benchmark, single, bench_report, bench_results):
     d, q, pristine = single
     snap = pristine.with_tails({q: REF_N})
@@ -77,10 +100,11 @@ def test_single_stream_reference(benchmark, single, bench_report, bench_results)
                  f"the same array, scaled: {N / rate / 1e6:.1f} s for {N:,})")
     eng = bench_results.get("single_engine")
     if eng:
-        ratio = eng / rate
+        ratio = _paired_ratio(pristine, N, snap, REF_N)
         benchmark.extra_info["engine_over_reference"] = round(ratio, 1)
-        bench_report(f"  engine / reference = {ratio:,.0f}x   targets: >= {TARGET_MSQE:.0f} M "
-                     f"SQE/s {'met' if eng >= TARGET_MSQE else 'MISSED'}, >= "
+        bench_report(f"  engine / reference = {ratio:,.0f}x (median of {PAIRS} interleaved pairs; "
+                     f"the two benchmarks' medians: {eng / rate:,.0f}x)   targets: >= "
+                     f"{TARGET_MSQE:.0f} M SQE/s {'met' if eng >= TARGET_MSQE else 'MISSED'}, >= "
                      f"{TARGET_RATIO:.0f}x {'met' if ratio >= TARGET_RATIO else 'MISSED'}")
 
 
