@@ -72,6 +72,15 @@ turns for ~3,000 SQEs; ``reference.run(..., stats=)``), because their kernels in
 simulated time: each turn adds the tree's re-key and the running SQ's reloads, ~10 ns. So the
 target is past this engine's design (exact time order, kernels whose memory effects are unknown
 until they run, so no SQ can run ahead of another), not a missing fast path.
+
+Session 14: the ratios are read from paired rounds (``paired_ratios``: SimPy and every npusim
+mode back to back, five times, the median of each ratio); the modes' own benchmarks run seconds
+to a minute apart, and the same 8-stream eager code read 4.1x in one run and 5.9x in another
+within the hour. ``CaptureStream.append_kernel`` does ``_appended``'s bookkeeping inline
+(captured launch 1.27-1.40 -> 1.21-1.23 us, four interleaved pairs). Two runs of this tree,
+paired: 8-stream eager 4.3x / 4.4x, capture 4.1x / 4.0x, replay 231x / 231x; one stream:
+capture 4.4x / 4.4x (3.9-4.0x before the change, separately timed), launches 4.2x / 4.3x,
+memsets 3.4x / 3.5x, copies 3.1x / 3.2x.
 """
 from __future__ import annotations
 
