@@ -168,6 +168,11 @@ class Program:
         for s in self.streams:
             _ok(acl.rt.synchronize_stream(s))
 
+    def eager(self, launches: int) -> None:
+        """The program run eagerly: issued on the 8 streams (every code 0), then synchronized."""
+        assert self.issue(launches) == 0
+        self.sync()
+
     def capture(self, launches: int):
         s0, rest = self.streams[0], self.streams[1:]
         _ok(acl.mdl.ri_capture_begin(s0, acl.ACL_MODEL_RI_CAPTURE_MODE_GLOBAL))
@@ -201,8 +206,7 @@ class Program:
 def prog():
     p = Program()
     # warm-up: compile the engine paths of each mode once, outside the measured rounds
-    assert p.issue(4 * BLOCK) == 0
-    p.sync()
+    p.eager(4 * BLOCK)
     p.launched += 4 * BLOCK
     m = p.capture(4 * BLOCK)
     p.replay(m)
@@ -260,10 +264,7 @@ def test_8stream_simpy(benchmark, bench_report):
 
 
 def test_8stream_eager(benchmark, prog, bench_report):
-    def run():
-        assert prog.issue(LAUNCHES) == 0
-        prog.sync()
-    benchmark.pedantic(run, rounds=ROUNDS, iterations=1)
+    benchmark.pedantic(prog.eager, args=(LAUNCHES,), rounds=ROUNDS, iterations=1)
     prog.launched += ROUNDS * LAUNCHES
     prog.check()
     _rate(benchmark, "8-stream eager", program_tasks(STREAMS, LAUNCHES), bench_report)
@@ -401,7 +402,7 @@ def paired_ratios(prog, pairs: int = PAIRS) -> dict:
         got.setdefault(name, []).append(ratio)
     for _ in range(pairs):
         t_peer, _ = _timed(simpy_program, STREAMS, LAUNCHES)
-        t, _ = _timed(lambda: (prog.issue(LAUNCHES), prog.sync()))
+        t, _ = _timed(prog.eager, LAUNCHES)
         add("8-stream eager", t_peer / t)
         t, model = _timed(prog.capture, LAUNCHES)
         add("8-stream capture", t_peer / t)
