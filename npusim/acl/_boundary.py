@@ -88,7 +88,7 @@ from ..analysis import lint as _lint
 from ..faults import ARMED as _ARMED
 from ..runtime.api_refused import c_name
 from ..runtime.runtime import RT as _RT
-from . import util as _util
+from . import _hostptr as _util
 
 _LINTED = frozenset(_lint.HINTS)      # codes the capture linter explains (acl/_hosttrace.py)
 
@@ -517,6 +517,12 @@ def _guard_refuses(attr: str, names: list, vals: list) -> bool:
             continue
         g = _util.guarded(vals[names.index(p)])
         if g is not None and ((p == dst and not g[2]) or vals[names.index(p)] + n > g[0] + g[1]):
+            ro = p == dst and not g[2]
+            _RT.tls.explain(
+                f"{p} 0x{vals[names.index(p)]:x} is in a host buffer of {g[1]} bytes registered "
+                "with acl.util: " + ("it is read-only (a read-only numpy array, or an empty or "
+                                     "one-byte bytes object, which CPython shares)" if ro else
+                                     f"{n} bytes from there reach past its end"))
             return True
     return False
 

@@ -91,7 +91,7 @@ def test_bytes_to_ptr_points_into_the_bytes_object_and_copies_from_it(dev0):
     out, _ = acl.rt.malloc_host(64)
     assert acl.rt.memcpy(out, 64, dev, 64, D2H) == 0
     assert acl.util.ptr_to_bytes(out, 64) == data
-    assert not acl.util.ptr_to_numpy(ptr, (16,), np.int32).flags.writeable   # no copy: bytes
+    assert acl.util.ptr_to_numpy(ptr, (16,), np.int32).tolist() == list(range(16))
 
 
 def test_bytes_to_ptr_of_a_bytearray_is_writable_memory(dev0):
@@ -103,10 +103,12 @@ def test_bytes_to_ptr_of_a_bytearray_is_writable_memory(dev0):
     assert bytes(buf) == b"\x03" * 64
 
 
-def test_a_copy_into_bytes_is_refused(dev0):
-    ptr = acl.util.bytes_to_ptr(bytes(64))
+def test_a_copy_into_a_one_byte_bytes_object_is_refused(dev0):
+    # CPython shares one-byte bytes objects (docs/fidelity.md row 200); longer ones are written
+    # (tests/acl/test_pyacl_idioms.py)
+    ptr = acl.util.bytes_to_ptr(bytes([7]))
     dev, _ = acl.rt.malloc(64, 0)
-    assert acl.rt.memcpy(ptr, 64, dev, 64, D2H) == acl.ACL_ERROR_RT_PARAM_INVALID
+    assert acl.rt.memcpy(ptr, 1, dev, 1, D2H) == acl.ACL_ERROR_RT_PARAM_INVALID
 
 
 def test_bytes_to_ptr_lets_go_of_a_dead_bytes_object(dev0):
@@ -259,7 +261,7 @@ def test_a_callback_that_raises_is_reported_and_the_stream_goes_on(ctx_stream, c
     (lambda: acl.mdl.execute(1, 2, 3), 207000),
     (lambda: acl.mdl.query_size("model.om"), (None, None, 207000)),
     (lambda: acl.mdl.create_desc(), None),
-    (lambda: acl.media.dvpp_malloc(64), (None, 207000)),
+    (lambda: acl.media.dvpp_create_channel(1), 207000),
     (lambda: acl.media.any_new_dvpp_function(1, 2), 207000),
     (lambda: acl.prof.init("/tmp"), 207000),
     (lambda: acl.op.execute_v2(), 207000),
