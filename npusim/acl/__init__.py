@@ -71,6 +71,10 @@ get_version = _boundary.wrap("acl.get_version", "get_version", get_version, 3)
 from . import media, op, prof, pyacl  # noqa: E402
 from .pyacl import install_as_acl, uninstall_as_acl  # noqa: E402,F401
 
+# acl.media.dvpp_malloc / dvpp_free (the rest of acl.media is refused): wrapped like acl.rt's
+_faults.instrument(media, "acl.media")
+_instrument(media, "acldvpp")
+
 for (_short, _name), _target in pyacl.ALIASES.items():
     _module = globals()[_short]
     setattr(_module, _name, vars(_module)[_target])

@@ -418,6 +418,8 @@ OVERRIDES: dict[tuple[str, str], Spec] = {
     ("set_op_execute_time_out_with_ms", "timeout"): Spec(U32),
     ("set_op_execute_time_out_v2", "timeout"): Spec(U64K),  # uint64_t timeout (µs)
     ("ri_get_streams", "num_streams"): Spec(U32, optional=True),  # uint32_t *numStreams
+    # acl.media (runtime/api_dvpp.py): size_t size checked by the acl layer, void *devPtr
+    ("dvpp_malloc", "size"): Spec(SIZE, E_ACL), ("dvpp_free", "dev_ptr"): Spec(POINTER),
     ("ri_destroy_register_callback", "func"): Spec(ANY),    # aclrtCallback: a Python callable
     ("launch_host_func", "args"): Spec(ANY),                # void* args: the user's data
     ("ri_destroy_unregister_callback", "func"): Spec(ANY),

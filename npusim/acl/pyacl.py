@@ -73,6 +73,8 @@ PYACL_ONLY: list[tuple[str, str, str]] = [
     ("util", "ptr_to_bytes", "-"),
     ("util", "start_thread", "-"),
     ("util", "stop_thread", "-"),
+    ("media", "dvpp_malloc", "acldvppMalloc"),       # device memory; the rest of acl.media is
+    ("media", "dvpp_free", "acldvppFree"),           # refused (runtime/api_dvpp.py)
 ]
 
 # (module, pyACL name) -> (the documented Python form, the table's "spelling from" text):
@@ -128,8 +130,6 @@ REFUSED: list[tuple[str, str, str, int, str]] = [
     ("mdl", "init_dump", "aclmdlInitDump", 0, _DUMP),
     ("mdl", "set_dump", "aclmdlSetDump", 0, _DUMP),
     ("mdl", "finalize_dump", "aclmdlFinalizeDump", 0, _DUMP),
-    ("media", "dvpp_malloc", "acldvppMalloc", 1, _DVPP),
-    ("media", "dvpp_free", "acldvppFree", 0, _DVPP),
     ("media", "dvpp_create_channel_desc", "acldvppCreateChannelDesc", -1, _DVPP),
     ("media", "dvpp_destroy_channel_desc", "acldvppDestroyChannelDesc", 0, _DVPP),
     ("media", "dvpp_create_channel", "acldvppCreateChannel", 0, _DVPP),

@@ -85,6 +85,8 @@ def c_name(facade: str) -> str:
     camel = "".join(w[:1].upper() + w[1:] for w in parts[-1].split("_"))
     if parts[1:2] == ["mdl"]:
         return "aclmdlRI" + camel[2:] if camel.startswith("Ri") else "aclmdl" + camel
+    if parts[1:2] == ["media"]:                      # acl.media.dvpp_malloc -> acldvppMalloc
+        return "acl" + camel[:1].lower() + camel[1:]
     return ("aclrt" if parts[1:2] == ["rt"] else "acl") + camel
 
 
