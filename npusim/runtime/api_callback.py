@@ -436,8 +436,46 @@ def _run_host_funcs(dev) -> bool:
     return ran
 
 
+def _served_by(dev, me: int) -> set:
+    """The ids of the report threads (other than ``me``) with a callback on ``dev`` that its
+    stream has reached: an eager one (``SUBS``), or a blocking one of a graph whose replay is
+    parked at it (``GRAPH_FUNCS``)."""
+    ids = {sub.thread_id for sub in SUBS.values()
+           if sub.thread_id not in (RUNTIME_THREAD, me) and sub.stream.device is dev and
+           sub.pending and _reached(sub, sub.pending[0][0])}
+    for m, g in GRAPH_FUNCS.items():
+        if m.device is not dev or m.destroyed:
+            continue
+        for cs, pos, _word, _fn, _data, released, serving in g.tasks:
+            if serving in (RUNTIME_THREAD, me) or released is not None or cs.destroyed:
+                continue
+            q = dev.state.sqs[cs.sq]
+            if q[E.Q_STATE] == E.S_PARKED and q[E.Q_WAIT] == E.W_MEMORY and q[E.Q_HEAD] == pos:
+                ids.add(serving)
+    return ids
+
+
+def _await_report_thread(dev) -> bool:
+    """``device.STALL_HOOKS`` (docs/fidelity.md row 202): the device waits on a callback a
+    report thread will run in its next ``aclrtProcessReport`` — a live thread subscribed to
+    the stream, whether or not it ever set a device or context (pyACL's report threads often
+    do not: ``RT.users`` counts only threads that did). Wait for a facade call to end, as for
+    another user thread (``Runtime.await_progress``); True when one did, so the waiting host
+    looks again. A report thread that has exited, or never existed, serves nothing: False, and
+    the wait is a deadlock at once."""
+    ids = _served_by(dev, threading.get_ident())
+    if not ids:
+        return False
+    alive = {t.ident for t in threading.enumerate()}
+    if not any(i in alive and i not in RT.stalled for i in ids):
+        return False
+    return RT.await_progress()
+
+
 if _run_host_funcs not in STALL_HOOKS:
     STALL_HOOKS.append(_run_host_funcs)
+if _await_report_thread not in STALL_HOOKS:
+    STALL_HOOKS.append(_await_report_thread)
 if _free_idle_releasers not in AFTER_RUN_HOOKS:
     AFTER_RUN_HOOKS.append(_free_idle_releasers)
 
