@@ -36,6 +36,7 @@ import types
 
 from .. import errors as _ERR
 from ..runtime.api_refused import BY_DESIGN, c_name
+from ..runtime.runtime import set_recent_error
 from . import _boundary
 from .pyacl_reference import PAGES, SOURCE_REPO, SOURCES
 
@@ -211,8 +212,13 @@ _SAID: set[str] = set()          # refusals already explained on stderr (once pe
 
 def refusal(full: str, outputs: int, area: str):
     """A pyACL function of an area npusim does not simulate: any arguments, never raises,
-    returns 207000 in the function's return shape, and explains itself once on stderr."""
+    returns 207000 in the function's return shape, and explains itself once on stderr (and every
+    time in the recent error message, ``acl.get_recent_err_msg()``)."""
+    text = (f"{full} returned {E_NOT_SUPPORTED} ACL_ERROR_RT_FEATURE_NOT_SUPPORT: not "
+            f"simulated — {area}")
+
     def refused(*args, **kwargs):
+        set_recent_error(text)
         if full not in _SAID:
             _SAID.add(full)
             print(f"npusim: {full} is not simulated ({area}); it returns {E_NOT_SUPPORTED} "

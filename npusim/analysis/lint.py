@@ -29,7 +29,7 @@ from .. import errors as ERR
 from ..device import sqe as S
 from ..runtime import model as M
 from ..runtime.recording import REC, Site
-from ..runtime.runtime import RT
+from ..runtime.runtime import RT, set_recent_error
 from ..runtime.stream import EAGER_IN_CAPTURE_HOOKS, lookup
 
 HINTS: dict[int, str] = {
@@ -354,7 +354,7 @@ def failed(api: str, code: int, args=(), snap=None) -> None:
         text += " — " + detail
     elif code in ADVICE:
         text += " — " + ADVICE[code]
-    RT.tls.recent_error = text
+    set_recent_error(text)
 
 
 def recent_error() -> str | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from .. import errors as ERR
-from .runtime import RT
+from .runtime import RT, set_recent_error
 
 FACADE_EXCEPTIONS = {"aclrtBinaryUnLoad": "acl.rt.binary_unload",
                      "aclrtUnSubscribeReport": "acl.rt.unsubscribe_report",
@@ -100,7 +100,7 @@ def refusal(name: str):
     result = code if outputs == 0 else (None,) * outputs + (code,)
 
     def refused(*args, **kwargs):
-        RT.tls.recent_error = text
+        set_recent_error(text)
         return result
     shape = "the error code" if outputs == 0 else f"({', '.join(['None'] * outputs)}, code)"
     refused.__doc__ = f"{name} — returns {shape}: refused with 207000 by design — {why}."

@@ -262,3 +262,18 @@ def context_checks(obj, mismatch: int) -> int:
     if obj.ctx is not ctx:
         return mismatch
     return ERR.ACL_SUCCESS
+
+
+# ---- watching failures (npusim run --explain) ----
+ERROR_WATCHERS: list = []
+"""Callbacks ``watch(text)`` told of every recent error message a failed facade call sets (the
+text ``acl.get_recent_err_msg()`` returns): ``npusim run --explain`` prints them. Empty, they cost
+one list test per failed call and nothing per successful one."""
+
+
+def set_recent_error(text: str) -> None:
+    """The calling thread's recent error message (aclGetRecentErrMsg), told to the watchers."""
+    RT.tls.recent_error = text
+    if ERROR_WATCHERS:
+        for watch in ERROR_WATCHERS:
+            watch(text)
