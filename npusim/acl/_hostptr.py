@@ -110,9 +110,10 @@ def ptr_to_numpy(ptr: int, shape, dtype) -> np.ndarray:
 
 
 # ---- pyACL's bytes helpers ----
-# the objects given to bytes_to_ptr, by the address of their registration: (the object, the
-# array registered, how many references this table itself makes to the object); an entry is
-# dropped once nothing but this table refers to the object (checked at each call)
+# the objects given to bytes_to_ptr (of a memoryview: the object it views), by the address of
+# their registration: (the object, the array registered, how many references this table itself
+# makes to the object); an entry is dropped once nothing but this table refers to the object
+# (checked at each call)
 _BYTES: dict[int, tuple[object, np.ndarray, int]] = {}
 _PAYLOAD = bytes.__basicsize__ - 1      # offset of a bytes object's payload (CPython's ob_sval)
 
@@ -157,14 +158,15 @@ def bytes_to_ptr(data) -> int:
     for start, (held, _, _) in _BYTES.items():
         if held is data and PAGEABLE_MEM.find(start) is not None:
             return start
-    before = sys.getrefcount(data)
+    owner = data.obj if isinstance(data, memoryview) else data    # whose life the address has
+    before = sys.getrefcount(owner)
     ro = np.frombuffer(data, dtype=np.uint8)
     arr = _payload_view(data, ro) if ro.flags.writeable is False else ro
     del ro
     start = numpy_to_ptr(arr)
-    _BYTES[start] = (data, arr, 0)
-    own = sys.getrefcount(data) - before     # the references the entry and ``arr`` make
-    _BYTES[start] = (data, arr, own)
+    _BYTES[start] = (owner, arr, 0)
+    own = sys.getrefcount(owner) - before     # the references the entry and ``arr`` make
+    _BYTES[start] = (owner, arr, own)
     return start
 
 
