@@ -6,9 +6,9 @@ which rounds the size up to 32 bytes plus 32 and aligns the start to 128 bytes â
 succeeds, as media samples do. Copies in and out are queued with ``acl.rt.memcpy_async`` and
 waited for with ``acl.rt.synchronize_stream``; the buffer goes back with ``acl.media.dvpp_free``.
 """
+import acl
 import time
 
-import acl
 import numpy as np
 
 DEVICE_ID = 0

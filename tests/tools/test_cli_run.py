@@ -46,13 +46,17 @@ PYACL_EXAMPLES = sorted((ROOT / "examples" / "pyacl").glob("*.py"))
 
 
 def _npusim_run(path, cwd) -> subprocess.CompletedProcess:
+    import os     # this checkout's npusim, whatever ``cwd`` is (not an installed one)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
     return subprocess.run([sys.executable, "-m", "npusim", "run", str(path)], cwd=cwd,
-                          capture_output=True, text=True, timeout=300)
+                          env=env, capture_output=True, text=True, timeout=300)
 
 
-def test_there_are_three_pyacl_examples():
+def test_there_are_six_pyacl_examples():
     assert [p.name for p in PYACL_EXAMPLES] == [
-        "callbacks_report_thread.py", "events_two_streams.py", "memory_round_trip.py"]
+        "callbacks_report_thread.py", "callbacks_without_context.py", "dvpp_async_copy.py",
+        "events_two_streams.py", "memory_bytes_readback.py", "memory_round_trip.py"]
 
 
 @pytest.mark.parametrize("path", PYACL_EXAMPLES, ids=lambda p: p.stem)
