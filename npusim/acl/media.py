@@ -8,6 +8,6 @@ Every other function, listed in docs/pyacl.md or not, exists and returns 207000
 pyACL program fails with a code, not an ``AttributeError`` (``pyacl.py``).
 """
 from ..runtime.api_dvpp import dvpp_free, dvpp_malloc  # noqa: F401
-from .pyacl import refused_getattr
+from .pyacl import refused_getattr as _refused_getattr
 
-__getattr__ = refused_getattr("media")
+__getattr__ = _refused_getattr("media")

@@ -310,3 +310,9 @@ def test_time_is_not_spent_waiting_for_a_served_callback(dev0, stream):
     assert acl.rt.unsubscribe_report(tid, stream) == 0
     stop.set()
     assert acl.util.stop_thread(tid) == 0
+
+
+@pytest.mark.parametrize("bad", [-1, 1.5, "0x10", 2 ** 64, np.nan, [1], object(), b"\x00"])
+def test_dvpp_free_of_a_hostile_pointer_is_a_code(dev0, bad):
+    assert acl.media.dvpp_free(bad) in (acl.ACL_ERROR_INVALID_PARAM,
+                                        acl.ACL_ERROR_RT_PARAM_INVALID)
