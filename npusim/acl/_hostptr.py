@@ -162,10 +162,13 @@ def bytes_to_ptr(data) -> int:
     before = sys.getrefcount(owner)
     ro = np.frombuffer(data, dtype=np.uint8)
     arr = _payload_view(data, ro) if ro.flags.writeable is False else ro
+    # ``arr`` over the memoryview itself holds it, and so its reference to the object (counted
+    # in ``before`` already)
+    view_held = arr is ro and owner is not data
     del ro
     start = numpy_to_ptr(arr)
     _BYTES[start] = (owner, arr, 0)
-    own = sys.getrefcount(owner) - before     # the references the entry and ``arr`` make
+    own = sys.getrefcount(owner) - before + view_held   # the references the entry, arr make
     _BYTES[start] = (owner, arr, own)
     return start
 

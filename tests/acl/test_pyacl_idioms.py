@@ -316,3 +316,25 @@ def test_time_is_not_spent_waiting_for_a_served_callback(dev0, stream):
 def test_dvpp_free_of_a_hostile_pointer_is_a_code(dev0, bad):
     assert acl.media.dvpp_free(bad) in (acl.ACL_ERROR_INVALID_PARAM,
                                         acl.ACL_ERROR_RT_PARAM_INVALID)
+
+
+def test_a_memoryview_pointer_lives_as_long_as_the_object_it_views(dev0):
+    arr = bytearray(range(16))
+    ptr = acl.util.bytes_to_ptr(memoryview(arr))     # the view itself is dropped at once
+    acl.util.bytes_to_ptr(b"a sweep")
+    assert acl.util.ptr_to_bytes(ptr, 16) == bytes(range(16))
+    del arr
+    acl.util.bytes_to_ptr(b"another sweep")
+    with pytest.raises(ValueError):
+        acl.util.ptr_to_bytes(ptr, 16)
+
+
+def test_dvpp_malloc_is_an_injection_point_and_traced(dev0):
+    import npusim
+    from npusim.runtime.runtime import RT
+    with npusim.faults.inject(acl.ACL_ERROR_RT_MEMORY_ALLOCATION, "acldvppMalloc"):
+        assert acl.media.dvpp_malloc(64) == (None, acl.ACL_ERROR_RT_MEMORY_ALLOCATION)
+    npusim.configure(trace=True)
+    ptr, ret = acl.media.dvpp_malloc(64)
+    assert ret == 0 and acl.media.dvpp_free(ptr) == 0
+    assert [n for n, _, _ in RT.host_trace[-2:]] == ["acldvpp.dvpp_malloc", "acldvpp.dvpp_free"]
