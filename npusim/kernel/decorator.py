@@ -114,8 +114,11 @@ _SCALARS = (int, float, bool, complex, str, bytes)
 
 def _key(src: str, fn) -> str | None:
     """What the compiled wrapper depends on, hashed: None when it cannot be told from the
-    source — unknown source, or a closure (numba freezes its cells into the code)."""
-    if fn.__closure__:
+    source — unknown source, or a closure (numba freezes its cells into the code) — or when
+    numba could not load it back: a body whose module is not importable (code ``exec``'d in a
+    namespace of its own, e.g. a documentation runner), whose cached environment numba
+    rebuilds by importing the module by name."""
+    if fn.__closure__ or fn.__module__ not in sys.modules:
         return None
     try:
         body_src = inspect.getsource(fn)
