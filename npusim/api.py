@@ -799,13 +799,11 @@ class _ContextManagerOnly:
                 f"was never entered — write `{self._usage}` and launch inside the block")
 
     def __del__(self):
-        try:
-            if not self._entered:
-                f, line = self._site
-                warnings.warn_explicit(self._not_entered("nothing was captured or updated"),
-                                       CaptureWarning, f, line)
-        except Exception:                         # interpreter shutdown: say nothing
-            pass
+        if self._entered or sys.meta_path is None:    # used as meant, or interpreter shutdown
+            return
+        f, line = self._site
+        warnings.warn_explicit(self._not_entered("nothing was captured or updated"),
+                               CaptureWarning, f, line)
 
 
 class TaskGroup(_ContextManagerOnly):
