@@ -61,9 +61,10 @@ def eager_vs_graph(result: Comparison | None = None, path=None, n: int = 16,
     ax.set_yticks([r for _, r in rows], [name for name, _ in rows])
     ax.set_ylim(-1.3, 4.6)
     ax.set_xlabel("simulated time since the first API call (µs)")
-    ax.set_title(f"{c.n} kernels of {c.kernel_ns / 1000:g} µs: eager launches vs one graph "
-                 f"replay ({c.speedup:.2f}x)")
-    ax.legend(loc="upper right", fontsize=8)
+    ax.set_title(f"{c.n} kernel{'s' if c.n != 1 else ''} of {c.kernel_ns / 1000:g} µs: eager "
+                 f"launches vs one graph replay ({c.speedup:.2f}x)")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.005, 1.0), fontsize=8)   # outside: no bar
+                                                                            # under it
     fig.tight_layout()
     if path is not None:
         fig.savefig(path, dpi=120)

@@ -19,7 +19,7 @@ def _bar_boxes(fig, ax):
     return boxes
 
 
-@pytest.mark.parametrize("n, kernel_ns", [(16, 4_000), (4, 500), (32, 2_000)])
+@pytest.mark.parametrize("n, kernel_ns", [(16, 4_000), (4, 500), (64, 1_000), (1, 500)])
 def test_the_saved_time_labels_cover_no_bar(n, kernel_ns):
     fig = eager_vs_graph(n=n, kernel_ns=kernel_ns)
     ax = fig.axes[0]
@@ -31,6 +31,8 @@ def test_the_saved_time_labels_cover_no_bar(n, kernel_ns):
         box = t.get_window_extent(renderer)
         hits = [b for b in bars if box.overlaps(b)]
         assert not hits, f"{t.get_text()!r} is drawn over {len(hits)} bar(s)"
+    legend = ax.get_legend().get_window_extent(renderer)
+    assert not [b for b in bars if legend.overlaps(b)], "the legend covers a bar"
 
 
 def test_coinciding_sweep_lines_are_marked_lifted_and_named():
