@@ -214,8 +214,9 @@ class Stream:
         ``@npusim.kernel`` by the name it was defined with), a ``@npusim.kernel`` object itself
         or a :class:`Function` of a loaded binary — the one launch method for all three.
         ``args`` are packed by the kernel's declared parameter types (``Function.launch``);
-        ``duration_ns`` > 0 makes the task run exactly that long. aclrtLaunchKernelWithHostArgs; raises ``AclError`` (107000 for an unknown
-        name, with the close matches; the launch's own codes otherwise)."""
+        ``duration_ns`` > 0 makes the task run exactly that long. aclrtLaunchKernelWithHostArgs;
+        raises ``AclError`` (107000 for an unknown name, with the close matches; the launch's
+        own codes otherwise), ``TypeError`` for anything else than the three."""
         if isinstance(kernel, Function):
             kernel.launch(self, blocks, args, duration_ns=duration_ns)
         else:
