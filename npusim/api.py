@@ -6,6 +6,8 @@ ACL name) where the facade returns a non-zero code, so both APIs share one set o
 from __future__ import annotations
 
 import os
+import sys
+import warnings
 
 import numpy as np
 
@@ -13,7 +15,7 @@ from . import acl
 from .analysis import clear_errors, set_recording, stop
 from .analysis.lint import HINTS, explain
 from .device.kernels import KC_BODY_NS, TABLE, UNIT_AIC
-from .errors import AclTimeoutError, DeviceError, check, class_for
+from .errors import AclTimeoutError, CaptureWarning, DeviceError, check, class_for
 from .faults import clear_injections
 from .kernel.printf import ensure_buffer
 from .runtime import api_device, args as _args
@@ -206,14 +208,15 @@ class Stream:
     def copy(self, dst, src, count: int, kind: int = acl.ACL_MEMCPY_DEFAULT) -> None:
         _ok(acl.rt.memcpy_async(int(dst), count, int(src), count, kind, self.handle))
 
-    def launch(self, kernel: "str | Function", blocks: int = 1, args=(),
+    def launch(self, kernel: "str | UserKernel | Function", blocks: int = 1, args=(),
                duration_ns: int = 0) -> None:
         """Launch ``kernel`` on this stream: a kernel-table name (the built-in sample kernels, a
-        ``@npusim.kernel`` by the name it was defined with) or a :class:`Function` of a loaded
-        binary — the one launch method for both. ``args`` are packed by the kernel's declared
-        parameter types (``Function.launch``); ``duration_ns`` > 0 makes the task run exactly
-        that long. aclrtLaunchKernelWithHostArgs; raises ``AclError`` (107000 for an unknown
-        name, with the close matches; the launch's own codes otherwise)."""
+        ``@npusim.kernel`` by the name it was defined with), a ``@npusim.kernel`` object itself
+        or a :class:`Function` of a loaded binary — the one launch method for all three.
+        ``args`` are packed by the kernel's declared parameter types (``Function.launch``);
+        ``duration_ns`` > 0 makes the task run exactly that long. aclrtLaunchKernelWithHostArgs;
+        raises ``AclError`` (107000 for an unknown name, with the close matches; the launch's
+        own codes otherwise), ``TypeError`` for anything else than the three."""
         if isinstance(kernel, Function):
             kernel.launch(self, blocks, args, duration_ns=duration_ns)
         else:
@@ -390,10 +393,12 @@ class Device:
     def synchronize(self) -> None:
         _ok(acl.rt.synchronize_device())
 
-    def launch(self, kernel: str, stream: Stream | None = None, blocks: int = 1, args=(),
-               duration_ns: int = 0) -> None:
+    def launch(self, kernel: "str | UserKernel | Function", stream: Stream | None = None,
+               blocks: int = 1, args=(), duration_ns: int = 0) -> None:
         """Launch a kernel of the kernel table by its table name (the built-in sample kernels,
-        any other ``TABLE.register`` entry) on ``stream`` (None: the default stream), through
+        any other ``TABLE.register`` entry), a ``@npusim.kernel`` object (the body it defined,
+        even when another kernel took the same name since) or a loaded :class:`Function` on
+        ``stream`` (None: the default stream), through
         ``acl.rt.launch_kernel_with_host_args``, with ``args`` packed as :meth:`Function.launch`
         packs them. ``duration_ns`` > 0 makes the task run exactly that long (the kernel
         table's handle for that duration, ``runtime/functions.py``). An unknown name raises
@@ -401,7 +406,13 @@ class Device:
         if isinstance(kernel, Function):
             kernel.launch(stream, blocks, args, duration_ns=duration_ns)
             return
-        func = table_function(kernel, duration_ns)
+        if _is_user_kernel(kernel):              # its own body, by the key it registered
+            func = table_function(kernel.body_key, duration_ns)
+        elif isinstance(kernel, str):
+            func = table_function(kernel, duration_ns)
+        else:
+            raise TypeError(f"launch takes a kernel name (str), a @npusim.kernel or a loaded "
+                            f"Function (lib['name']), not {type(kernel).__name__} {kernel!r}")
         if func is None:
             check(acl.ACL_ERROR_RT_PARAM_INVALID, TABLE.unknown(kernel))
         ctx = RT.current_context
@@ -434,17 +445,26 @@ class Device:
         _ok(acl.rt.reset_device(self.id))
 
 
+def _is_user_kernel(obj) -> bool:
+    """Is ``obj`` a ``@npusim.kernel`` (``kernel.decorator.UserKernel``)? Told by its fields:
+    the decorator module imports this one (``UserKernel.load``), so this one does not import
+    it."""
+    return isinstance(getattr(obj, "body_key", None), str) and hasattr(obj, "kid")
+
+
 def _kernel_id(kernel) -> int:
     """The kernel-table id of a kernel named by its table name or defined name (a
-    ``@npusim.kernel``'s), or of a loaded binary's :class:`Function`; KeyError when there is
-    none."""
+    ``@npusim.kernel``'s), of a ``@npusim.kernel`` object, or of a loaded binary's
+    :class:`Function`; KeyError when there is none."""
     if isinstance(kernel, Function):
         k, code = RT.handles.get("function", kernel.handle)
         _ok(code)
         return k.kid
+    if _is_user_kernel(kernel):
+        return kernel.kid
     if not isinstance(kernel, str):
-        raise TypeError(f"a kernel by its name or a loaded Function, not {kernel!r} "
-                        "(a @npusim.kernel has its own set_cost)")
+        raise TypeError(f"a kernel by its name, a @npusim.kernel or a loaded Function, not "
+                        f"{kernel!r}")
     return TABLE.id(kernel)          # KeyError naming the close matches
 
 
@@ -458,8 +478,8 @@ def roofline(flops=0, bytes=0) -> Roofline:
 
 def set_kernel_cost(name, ns: int | None = None, flops_per_block: float | None = None,
                     bytes_per_block: float | None = None, *, cost=None, params=None) -> int:
-    """Set how long kernel ``name`` runs (a table name, a ``@npusim.kernel``'s defined name or
-    a loaded :class:`Function`; a ``@npusim.kernel`` object also has ``set_cost``).
+    """Set how long kernel ``name`` runs (a table name, a ``@npusim.kernel`` or its defined
+    name, or a loaded :class:`Function`; a ``@npusim.kernel`` object also has ``set_cost``).
 
     * ``cost=``: per launch, evaluated on the host at every launch from the launch itself — a
       callable ``cost(blocks, *args) -> ns`` or :func:`roofline` — and written into the task
@@ -742,31 +762,74 @@ def graph_task_group_end(stream: Stream) -> int:
     return _out(acl.mdl.ri_capture_task_grp_end(stream.handle))
 
 
-def graph_task_update_begin(stream: Stream, handle: int) -> None:
+def graph_task_update_begin(stream: Stream, handle: "int | TaskGroup") -> None:
     """The next kernel launches on ``stream`` (not capturing) rewrite the group's tasks, in
-    order; each rewrite takes effect when ``stream`` runs it."""
-    _ok(acl.mdl.ri_capture_task_update_begin(stream.handle, handle))
+    order; each rewrite takes effect when ``stream`` runs it. ``handle``: what
+    ``graph_task_group_end`` returned, or a :class:`TaskGroup` whose block ended."""
+    _ok(acl.mdl.ri_capture_task_update_begin(stream.handle, int(handle)))
 
 
 def graph_task_update_end(stream: Stream) -> None:
     _ok(acl.mdl.ri_capture_task_update_end(stream.handle))
 
 
-class TaskGroup:
+def _user_site() -> tuple[str, int]:
+    """(file, line) of the first caller outside this module: where the user wrote the call."""
+    f = sys._getframe(1)
+    while f is not None and f.f_code.co_filename == __file__:
+        f = f.f_back
+    return (f.f_code.co_filename, f.f_lineno) if f is not None else ("<unknown>", 0)
+
+
+class _ContextManagerOnly:
+    """A context manager that says so when it is used without ``with``: a message naming the
+    fix when its result is asked for, and a ``CaptureWarning`` at the line that made it when it
+    is dropped without ever being entered (the launches after it went on as if it were not
+    there)."""
+
+    __slots__ = ("_site", "_entered")
+    _usage = ""                                   # the ``with`` line to show, per subclass
+
+    def __init__(self):
+        self._site = _user_site()
+        self._entered = False
+
+    def _not_entered(self, what: str) -> str:
+        f, line = self._site
+        return (f"{what}: {type(self).__name__} made at {f}:{line} is a context manager and "
+                f"was never entered — write `{self._usage}` and launch inside the block")
+
+    def __del__(self):
+        if self._entered or sys.meta_path is None:    # used as meant, or interpreter shutdown
+            return
+        f, line = self._site
+        warnings.warn_explicit(self._not_entered("nothing was captured or updated"),
+                               CaptureWarning, f, line)
+
+
+class TaskGroup(_ContextManagerOnly):
     """``with npusim.task_group(stream) as tg:`` — the kernels launched on the capturing
     ``stream`` inside the block form a task group (aclmdlRICaptureTaskGrpBegin / End); ``tg.handle``
-    is the group's handle once the block ends (None before). ``with tg.update(stream): ...``
-    then rewrites its tasks, in order, with the kernels launched on ``stream`` (not capturing)
-    inside that block (aclmdlRICaptureTaskUpdateBegin / End): one launch per captured task;
-    each rewrite takes effect when ``stream`` runs it, so order it before the next replay (an
-    event, or the same stream). Both raise ``AclError`` with the call's code (107033 out of
-    order, 507000 a launch count that does not match the group, with the counts)."""
+    is the group's handle once the block ends (None before; ``int(tg)`` too). ``with
+    tg.update(stream): ...`` then rewrites its tasks, in order, with the kernels launched on
+    ``stream`` (not capturing) inside that block (aclmdlRICaptureTaskUpdateBegin / End): one
+    launch per captured task; each rewrite takes effect when ``stream`` runs it, so order it
+    before the next replay (an event, or the same stream). Both raise ``AclError`` with the
+    call's code (107033 out of order, 507000 a launch count that does not match the group, with
+    the counts). The same calls as functions: :func:`graph_task_group_begin` /
+    :func:`graph_task_group_end` and :func:`graph_task_update_begin` /
+    :func:`graph_task_update_end`."""
+
+    __slots__ = ("stream", "handle")
+    _usage = "with npusim.task_group(stream) as tg:"
 
     def __init__(self, stream: Stream):
+        super().__init__()
         self.stream = stream
         self.handle: int | None = None
 
     def __enter__(self) -> "TaskGroup":
+        self._entered = True
         graph_task_group_begin(self.stream)
         return self
 
@@ -776,19 +839,45 @@ class TaskGroup:
         else:
             acl.mdl.ri_capture_task_grp_end(self.stream.handle)     # the body's error wins
 
-    def update(self, stream: Stream) -> "TaskUpdate":
+    def __int__(self) -> int:
         if self.handle is None:
-            raise ValueError("the task group is updated after its capture block ended")
+            raise self._group_missing("the task group has no handle")
+        return self.handle
+
+    __index__ = __int__
+
+    def __repr__(self):
+        h = f"0x{self.handle:x}" if self.handle is not None else "no handle yet"
+        return f"TaskGroup({self.stream!r}, {h})"
+
+    def _group_missing(self, what: str) -> Exception:
+        """The error for using the group's handle before there is one: TypeError when the
+        group was never entered (used without ``with``), ValueError inside its block."""
+        if not self._entered:
+            return TypeError(self._not_entered(what))
+        return ValueError(f"{what}: its `with` block has not ended yet (the handle comes at "
+                          "the block's end)")
+
+    def update(self, stream: Stream) -> "TaskUpdate":
+        """An update of this group on ``stream``, as a context manager: ``with tg.update(u):``."""
+        if self.handle is None:
+            raise self._group_missing("the task group is updated before it was captured")
         return TaskUpdate(stream, self.handle)
 
 
-class TaskUpdate:
-    """``with npusim.task_update(stream, handle):`` — see :class:`TaskGroup`."""
+class TaskUpdate(_ContextManagerOnly):
+    """``with npusim.task_update(stream, handle):`` (or ``with tg.update(stream):``) — see
+    :class:`TaskGroup`."""
+
+    __slots__ = ("stream", "handle")
+    _usage = "with tg.update(stream):"
 
     def __init__(self, stream: Stream, handle: int):
+        super().__init__()
         self.stream, self.handle = stream, handle
 
     def __enter__(self) -> "TaskUpdate":
+        self._entered = True
         graph_task_update_begin(self.stream, self.handle)
         return self
 
@@ -800,14 +889,17 @@ class TaskUpdate:
 
 
 def task_group(stream: Stream) -> TaskGroup:
-    """A task group captured on ``stream`` as a context manager (:class:`TaskGroup`)."""
+    """A task group captured on ``stream`` as a context manager (:class:`TaskGroup`):
+    ``with npusim.task_group(stream) as tg:``."""
     return TaskGroup(stream)
 
 
 def task_update(stream: Stream, group: "TaskGroup | int") -> TaskUpdate:
     """An update of ``group`` (a :class:`TaskGroup` or its handle) on ``stream`` as a context
-    manager (:class:`TaskUpdate`)."""
-    return TaskUpdate(stream, group.handle if isinstance(group, TaskGroup) else int(group))
+    manager (:class:`TaskUpdate`): ``with npusim.task_update(stream, tg):``."""
+    if isinstance(group, TaskGroup) and group.handle is None:
+        raise group._group_missing("the task group is updated before it was captured")
+    return TaskUpdate(stream, int(group))
 
 
 # ---- kernel binaries (Kernel module), design.md §3.2 ----

@@ -51,9 +51,12 @@ class Timing:
     host_event_reset_ns: int = 1_500
     """``aclrtResetEvent`` submit."""
     host_sync_ns: int = 10_000
-    """Fixed overhead of a stream/event/device synchronize that had to wait (CQ poll, thread
-    wake-up), on top of the device time waited. §2.9: vllm-ascend sees an ≈85 µs host sync bubble
-    per step; that includes scheduler work, so the call itself is taken as ~10 µs."""
+    """Fixed cost of a stream/event/device synchronize (checks, the poll that sees the work
+    done, error fetch, return), paid after the later of the call and the moment the host sees
+    the work end — on top of the device time waited, never overlapping it (the runtime polls
+    the SQ head until the last task is done: ``stream.cc`` ``StarsWaitForTask``). §2.9:
+    vllm-ascend sees an ≈85 µs host sync bubble per step; that includes scheduler work, so the
+    call itself is taken as ~10 µs."""
     host_malloc_ns: int = 10_000
     """``aclrtMalloc``/``aclrtMallocHost``: a driver call (mmap of device/pinned pages)."""
     host_free_ns: int = 5_000
@@ -91,7 +94,8 @@ class Timing:
     """Per SQE on a model stream: SQEs are resident and prefetched in batches (taskPrefetchCount),
     no per-task doorbell or CQE."""
     cqe_report_ns: int = 1_000
-    """Device -> host completion report (CQE visible to a waiting synchronize)."""
+    """Device -> host completion report: a synchronize that waits sees the work end this long
+    after it (CQE written, SQ head visible to the host's poll)."""
     nop_ns: int = 50
     """A NOP SQE (task-group prefetch padding): fetched and retired, nothing executed."""
     # ---- kernels

@@ -36,7 +36,9 @@ code — the body linked in — is stored by numba and a second process loads it
 compiling (``UserKernel.cfunc.cache_hits``). As with any numba cache, a change in a function of
 the user's own that the body calls, or in a non-scalar global it reads, is not seen: clear the
 cache then. A body whose source cannot be read
-(typed at a prompt, ``exec``) or that is a closure is compiled in memory, as before.
+(typed at a prompt, ``exec``), that is a closure, or whose module is not importable (code
+``exec``'d in a namespace of its own: numba reloads a cached function by importing its module)
+is compiled in memory, as before.
 """
 from __future__ import annotations
 
@@ -114,8 +116,11 @@ _SCALARS = (int, float, bool, complex, str, bytes)
 
 def _key(src: str, fn) -> str | None:
     """What the compiled wrapper depends on, hashed: None when it cannot be told from the
-    source — unknown source, or a closure (numba freezes its cells into the code)."""
-    if fn.__closure__:
+    source — unknown source, or a closure (numba freezes its cells into the code) — or when
+    numba could not load it back: a body whose module is not importable (code ``exec``'d in a
+    namespace of its own, e.g. a documentation runner), whose cached environment numba
+    rebuilds by importing the module by name."""
+    if fn.__closure__ or fn.__module__ not in sys.modules:
         return None
     try:
         body_src = inspect.getsource(fn)

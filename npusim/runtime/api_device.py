@@ -6,7 +6,7 @@ from .. import errors as ERR
 from ..profiles import get_profile  # noqa: F401  (npusim.api reads it from here)
 from .capture import context_capturing
 from .context import Context
-from .device import Device, DeadlockError
+from .device import Device, DeadlockError, sync_cost
 from .runtime import RT, profile
 from .stream import NO_SYNC_FLAGS
 
@@ -83,14 +83,18 @@ def synchronize_device() -> int:
         return ERR.ACL_ERROR_RT_CONTEXT_NULL
     if context_capturing(ctx):
         return ERR.ACL_ERROR_RT_STREAM_CAPTURED
-    RT.tick(profile().timing.host_sync_ns)
+    t = profile().timing
+    start = RT.host_ns
     if ctx.failure_code:
+        sync_cost(t, start)
         return ctx.failure_code
     try:                      # the current context's streams only (context.cc:1219-1242)
         _wait_streams(ctx)
     except DeadlockError as e:
         RT.tls.explain(e.diagnosis)
         return ERR.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
+    finally:
+        sync_cost(t, start)
     code = ERR.ACL_SUCCESS
     if ctx.device.sq_fault_code:        # an unreported fault: the first in stream order
         for s in list(ctx.streams):

@@ -8,7 +8,7 @@ from ..device.recording import OBS_SQ
 from . import api_stream as AS
 from . import capture
 from .capture import event_captured, stream_capturing
-from .device import DeadlockError
+from .device import DeadlockError, sync_cost
 from .event import (ACL_EVENT_CAPTURE_STREAM_PROGRESS, ACL_EVENT_DEVICE_USE_ONLY,
                     ACL_EVENT_EXTERNAL, ACL_EVENT_IPC, ACL_EVENT_SYNC, ACL_EVENT_TIME_LINE, EX,
                     FLAG, LEGACY, LEGACY_RT_FLAG, RT_EVENT_DDSYNC, _WAITABLE, Event, Notify)
@@ -269,19 +269,20 @@ def synchronize_event(eh, timeout_ms: int = -1) -> int:
     ev, code = _observed(eh)
     if code:
         return code
-    RT.tick(ev.device.timing.host_sync_ns)
-    if ev.last is None:
+    t = ev.device.timing
+    if ev.last is None or ev.last[0].destroyed:
+        RT.tick(t.host_sync_ns)
         return ERR.ACL_SUCCESS
     stream, pos = ev.last
-    if stream.destroyed:
-        return ERR.ACL_SUCCESS
     start = RT.host_ns
     try:
         ev.device.wait_sq(stream.sq, pos + 1)
     except DeadlockError as e:
         RT.tls.explain(e.diagnosis)
         return ERR.ACL_ERROR_RT_EVENT_SYNC_TIMEOUT
-    if timeout_ms > 0 and RT.host_ns - start > timeout_ms * 1_000_000:
+    finally:
+        waited = sync_cost(t, start)
+    if timeout_ms > 0 and waited > timeout_ms * 1_000_000:
         return ERR.ACL_ERROR_RT_EVENT_SYNC_TIMEOUT
     return stream.ctx.failure_code if stream.stop_on_failure else ERR.ACL_SUCCESS
 

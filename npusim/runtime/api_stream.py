@@ -5,7 +5,7 @@ from .. import errors as ERR
 from ..device import engine as E
 from ..device.recording import OBS_SQ
 from .capture import stream_capturing
-from .device import DeadlockError
+from .device import DeadlockError, sync_cost
 from .runtime import RT
 from .stream import (ACL_CONTINUE_ON_FAILURE, ACL_STOP_ON_FAILURE,  # noqa: F401
                      ACL_STREAM_CPU_SCHEDULE, ACL_STREAM_DEVICE_USE_ONLY, ACL_STREAM_FAST_LAUNCH,
@@ -80,14 +80,15 @@ def synchronize_stream(h, timeout_ms: int = -1) -> int:
     if s.ctx.failure_code:
         return s.ctx.failure_code
     dev = s.device
-    RT.tick(dev.timing.host_sync_ns)
     start = RT.host_ns
     try:
         dev.wait_sq(s.sq, s.tail)
     except DeadlockError as e:
         RT.tls.explain(e.diagnosis)
         return ERR.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
-    if timeout_ms > 0 and RT.host_ns - start > timeout_ms * 1_000_000:
+    finally:
+        waited = sync_cost(dev.timing, start)
+    if timeout_ms > 0 and waited > timeout_ms * 1_000_000:
         return ERR.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
     return s.ctx.failure_code or dev.take_sq_error(s.sq)
 

@@ -59,6 +59,24 @@ FAULT_NAMES = {E.F_RUNAWAY: "runaway WHILE", E.F_KERNEL_TRAP: "kernel trap",
                E.F_BAD_ADDRESS: "unmapped address in a copy/value task", E.F_BAD_OP: "bad opcode"}
 
 
+def sync_cost(t, start: int) -> int:
+    """Charge a synchronize that began at host time ``start`` and has waited (the host clock is
+    now the later of ``start`` and the end of the work it waited for): when the work ended after
+    ``start``, the host sees it ``cqe_report_ns`` later; the call's own ``host_sync_ns`` comes
+    on top, waited or not. Returns the time waited (the ``...WithTimeout`` variants compare it).
+
+    The real wait polls: ``Stream::StarsWaitForTask`` (``stream.cc:3991-4108``) and
+    ``SynchronizeExecutedTask`` (``stream.cc:1946-1999``) read the SQ head / reclaim CQEs in a
+    loop until the last task is seen done, so the call returns after the work's end, never
+    before, and a longer kernel makes it return later by as much (``docs/timing.md``
+    "Synchronize"; ``docs/fidelity.md`` row 330)."""
+    waited = RT.host_ns - start
+    if waited > 0:
+        RT.tick(t.cqe_report_ns)
+    RT.tick(t.host_sync_ns)
+    return waited
+
+
 class DeadlockError(Exception):
     """Raised inside the runtime when the engine can make no progress; carries the diagnosis."""
 

@@ -52,10 +52,21 @@ def heatmap(df, x: str, y: str, value: str, *, agg: str = "mean", ax=None, path=
     return fig
 
 
+_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+_STYLES = ("-", "--", "-.", ":")
+
+
 def lines(df, x: str, value: str, *, by: str | None = "profile", agg: str = "mean", ax=None,
           path=None, logx: bool = False, title: str | None = None):
     """``value`` over axis ``x``, one line per value of ``by`` (``None``: one line), aggregated
-    with ``agg`` over the other axes. Returns the figure (saved to ``path`` when given)."""
+    with ``agg`` over the other axes. Returns the figure (saved to ``path`` when given).
+
+    Lines that coincide stay visible: each has its own marker (shrinking from line to line, so
+    a point shared by several shows every marker) and dash style, and a line equal to an
+    earlier one at every point is drawn a few points higher and labelled ``"B (= A)"`` in the
+    legend."""
+    import numpy as np
+    from matplotlib.transforms import offset_copy   # deferred with matplotlib (see _plt)
     plt = _plt()
     d = _ok(df)
     if ax is None:
@@ -63,9 +74,20 @@ def lines(df, x: str, value: str, *, by: str | None = "profile", agg: str = "mea
     else:
         fig = ax.figure
     groups = [(None, d)] if by is None else sorted(d.groupby(by), key=lambda g: str(g[0]))
-    for key, g in groups:
+    drawn: list = []                                # (label, x values, y values) so far
+    for i, (key, g) in enumerate(groups):
         s = g.groupby(x)[value].agg(agg).sort_index()
-        ax.plot(s.index, s.to_numpy(), marker="o", label=None if key is None else str(key))
+        xs, ys = s.index.to_numpy(), s.to_numpy(dtype=float)
+        label = None if key is None else str(key)
+        same = [lab for lab, px, py in drawn if len(px) == len(xs) and (px == xs).all()
+                and np.allclose(py, ys, rtol=1e-9, atol=0.0, equal_nan=True)]
+        transform = ax.transData
+        if same:                                    # hidden under an equal line: lift it
+            transform = offset_copy(ax.transData, fig=fig, y=3.0 * len(same), units="points")
+            label = f"{label} (= {same[0]})" if label is not None else label
+        ax.plot(xs, ys, marker=_MARKERS[i % len(_MARKERS)], ls=_STYLES[i % len(_STYLES)],
+                markersize=max(3.5, 8.0 - 1.5 * i), label=label, transform=transform)
+        drawn.append((str(key), xs, ys))
     if logx:
         ax.set_xscale("log", base=2)
     ax.set_xlabel(x)
