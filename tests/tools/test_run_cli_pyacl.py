@@ -168,3 +168,12 @@ def test_explain_in_process_stops_watching_after_the_script(tmp_path, capsys):
     assert cli.main(["run", str(script), "--explain"]) == 0
     assert "npusim: acl.rt.memcpy returned 100000" in capsys.readouterr().err
     assert ERROR_WATCHERS == []
+
+
+def test_explain_names_a_repeated_init_which_sets_no_recent_error(tmp_path):
+    script = tmp_path / "prog.py"
+    script.write_text("import acl\nacl.init()\nprint(acl.init(), acl.get_recent_err_msg())\n")
+    r = _run(script, "--explain", cwd=tmp_path)
+    assert r.stdout == "100002 None\n"
+    assert "npusim: acl.init returned 100002 ACL_ERROR_REPEAT_INITIALIZE" in r.stderr
+    assert r.stderr.rstrip().endswith("(prog.py:3)")
