@@ -177,3 +177,13 @@ def test_explain_names_a_repeated_init_which_sets_no_recent_error(tmp_path):
     assert r.stdout == "100002 None\n"
     assert "npusim: acl.init returned 100002 ACL_ERROR_REPEAT_INITIALIZE" in r.stderr
     assert r.stderr.rstrip().endswith("(prog.py:3)")
+
+
+def test_explain_names_the_line_of_the_program_s_own_module_that_failed(tmp_path):
+    (tmp_path / "helper_for_explain.py").write_text(
+        "import acl\n\ndef make_stream():\n    return acl.rt.create_stream()\n")
+    script = tmp_path / "prog.py"
+    script.write_text("import helper_for_explain\nhelper_for_explain.make_stream()\n")
+    r = _run(script, "--explain", cwd=tmp_path)
+    assert "acl.rt.create_stream returned 107002" in r.stderr
+    assert "(helper_for_explain.py:4)" in r.stderr
