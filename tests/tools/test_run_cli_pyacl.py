@@ -59,7 +59,8 @@ def test_the_examples_use_the_real_idioms():
     assert "acl.media.dvpp_malloc(size)" in dvpp and "acl.media.dvpp_free(dev_ptr)" in dvpp
     assert "while True" in dvpp
     callbacks = (EXAMPLES / "callbacks_without_context.py").read_text()
-    assert "set_context" not in callbacks.split('"""', 2)[2] and "acl.util.start_thread" in callbacks
+    code = callbacks.split('"""', 2)[2]
+    assert "set_context" not in code and "acl.util.start_thread" in code
     assert "ACL_CALLBACK_BLOCK, stream" in callbacks
 
 
