@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from .. import errors as _errors
 from ..runtime import api_device as _dev
+from ..runtime.runtime import ERROR_WATCHERS as _ERROR_WATCHERS
 from ..runtime.runtime import profile as _profile
 from . import mdl, rt, util
 from .constants import *  # noqa: F401,F403  (enum constants with their C names)
@@ -31,13 +32,24 @@ _instrument(rt, "aclrt")
 _instrument(mdl, "aclmdlRI")
 
 
+def _told(api: str, code: int) -> int:
+    """A failure of ``acl.init`` / ``acl.finalize``, which set no recent error message (the
+    real ones only log at INFO level, acl.cpp:388-391), told to ``npusim run --explain``."""
+    if code and _ERROR_WATCHERS:
+        c = _errors.BY_VALUE.get(code)
+        for watch in _ERROR_WATCHERS:
+            watch(f"{api} returned {code} {c.name}: {c.meaning}" if c else
+                  f"{api} returned {code}")
+    return code
+
+
 def init(config_path=None) -> int:
     """aclInit: fixes the chip profile (NPUSIM_PROFILE / npusim.configure)."""
-    return _dev.init(config_path)
+    return _told("acl.init", _dev.init(config_path))
 
 
 def finalize() -> int:
-    return _dev.finalize()
+    return _told("acl.finalize", _dev.finalize())
 
 
 def get_recent_err_msg():

@@ -28,7 +28,7 @@ from .command import Command, profile_name
 
 _OWN_OPTIONS = ("--trace", "--profile", "--plot")
 _OWN_FLAGS = ("--explain",)
-_NPUSIM_DIR = os.path.dirname(os.path.dirname(os.path.abspath(npusim.__file__)))
+_NPUSIM_DIR = os.path.dirname(os.path.abspath(npusim.__file__))     # the package's own files
 
 
 def _arguments(p: argparse.ArgumentParser) -> None:

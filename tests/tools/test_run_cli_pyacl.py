@@ -59,7 +59,8 @@ def test_the_examples_use_the_real_idioms():
     assert "acl.media.dvpp_malloc(size)" in dvpp and "acl.media.dvpp_free(dev_ptr)" in dvpp
     assert "while True" in dvpp
     callbacks = (EXAMPLES / "callbacks_without_context.py").read_text()
-    assert "set_context" not in callbacks.split('"""', 2)[2] and "acl.util.start_thread" in callbacks
+    code = callbacks.split('"""', 2)[2]
+    assert "set_context" not in code and "acl.util.start_thread" in code
     assert "ACL_CALLBACK_BLOCK, stream" in callbacks
 
 
@@ -168,3 +169,22 @@ def test_explain_in_process_stops_watching_after_the_script(tmp_path, capsys):
     assert cli.main(["run", str(script), "--explain"]) == 0
     assert "npusim: acl.rt.memcpy returned 100000" in capsys.readouterr().err
     assert ERROR_WATCHERS == []
+
+
+def test_explain_names_a_repeated_init_which_sets_no_recent_error(tmp_path):
+    script = tmp_path / "prog.py"
+    script.write_text("import acl\nacl.init()\nprint(acl.init(), acl.get_recent_err_msg())\n")
+    r = _run(script, "--explain", cwd=tmp_path)
+    assert r.stdout == "100002 None\n"
+    assert "npusim: acl.init returned 100002 ACL_ERROR_REPEAT_INITIALIZE" in r.stderr
+    assert r.stderr.rstrip().endswith("(prog.py:3)")
+
+
+def test_explain_names_the_line_of_the_program_s_own_module_that_failed(tmp_path):
+    (tmp_path / "helper_for_explain.py").write_text(
+        "import acl\n\ndef make_stream():\n    return acl.rt.create_stream()\n")
+    script = tmp_path / "prog.py"
+    script.write_text("import helper_for_explain\nhelper_for_explain.make_stream()\n")
+    r = _run(script, "--explain", cwd=tmp_path)
+    assert "acl.rt.create_stream returned 107002" in r.stderr
+    assert "(helper_for_explain.py:4)" in r.stderr
