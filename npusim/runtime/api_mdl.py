@@ -183,12 +183,19 @@ def ri_capture_thread_exchange_mode(mode):
 
 
 def stream_add_to_model(stream, model_ri) -> int:
-    """rtStreamAddToModel (§4.5)."""
+    """rtStreamAddToModel (§4.5). Order (``ApiErrorDecorator::StreamAddToModel``,
+    ``src/runtime/feature/aclgraph/api_error_aclgraph.cc:139-158``): NULL 107000; a model that
+    is not an ACL Graph (a built model) 107000 before the stream's flags (507000) and before a
+    sub-graph (207000); then ``ApiImpl::StreamAddToModel`` (``api_impl_aclgraph.cc:151-167``)."""
     if not stream or not model_ri:
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     s, m, code = _stream_and_model(stream, model_ri)
     if code:
         return code
+    if m.normal:                # RT_MODEL_CAPTURE_MODEL only (api_error_aclgraph.cc:145-147)
+        RT.tls.explain("rtStreamAddToModel: Non ACL Graph mode is not supported (the model was "
+                       "built with aclmdlRIBuildBegin)")
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
     if bad_capture_flags(s):
         return ERR.ACL_ERROR_RT_INTERNAL_ERROR
     if m.sub:

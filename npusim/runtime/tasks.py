@@ -120,6 +120,12 @@ def ri_task_get_seq_id(task):
     t, code = _task(task)
     if code:
         return None, code
+    if t.model.normal:
+        # ApiImpl::TaskGetSeqId (api_impl.cc:9926-9928): a task of a built model (not an ACL
+        # Graph) -> RT_ERROR_FEATURE_NOT_SUPPORT (docs/fidelity.md row 292)
+        RT.tls.explain("aclmdlRITaskGetSeqId: Non ACL Graph mode is not supported (a task of a "
+                       "model built with aclmdlRIBuildBegin)")
+        return None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
     seq = t.model.seq_id(t.cs, t.pos)
     return (seq, ERR.ACL_SUCCESS) if seq >= 0 else (None, ERR.ACL_ERROR_RT_INTERNAL_ERROR)
 
@@ -164,9 +170,15 @@ def ri_task_get_params(task):
 
 
 def _check_for_update(t) -> int:
-    """CheckCaptureModelForUpdate (capture_model_utils.cc:241-271)."""
+    """CheckCaptureModelForUpdate (capture_model_utils.cc:241-271): the chip's SW-SQ, then a
+    model that is not an ACL Graph (a built model: 207000, lines 248-250), a sub-graph (207000),
+    a model running or not READY / UPDATING (107040)."""
     m = t.model
     if not m.device.profile.software_sq:
+        return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    if m.normal:
+        RT.tls.explain("Checking whether the capture model is updatable: Non ACL Graph mode is "
+                       "not supported (a task of a model built with aclmdlRIBuildBegin)")
         return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
     if m.sub:
         return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
@@ -177,7 +189,28 @@ def _check_for_update(t) -> int:
     return ERR.ACL_SUCCESS
 
 
+def _fault(m, code: int, why: str) -> int:
+    """A refused set-params leaves the model FAULT (``TaskSetParams``'s ERROR_PROC_RETURN)."""
+    m.status = M.FAULT
+    RT.tls.explain(why)
+    return code
+
+
 def ri_task_set_params(task, params: dict) -> int:
+    """aclmdlRITaskSetParams (``ApiImpl::TaskSetParams``, ``api_impl.cc:9630-9672``): after
+    ``CheckCaptureModelForUpdate`` the model is UPDATING and ``params["type"]`` picks the update
+    function; any refusal leaves the model FAULT.
+
+    - KERNEL (``UpdateKernelParams``, ``kernel_utils.cc:217-275``): the task must be an AI Core /
+      vector kernel task; ``task_grp`` must be NULL; ``func`` a live function handle (107017),
+      not NULL, ``args`` not NULL, ``args_size`` not 0 (107000). The task is rebuilt from the
+      new fields (a missing ``num_blocks`` keeps the task's: a 0-block kernel is not simulated).
+    - VALUE_WRITE / VALUE_WAIT (``UpdateWriteValueTaskParams`` / ``UpdateWaitValueTaskParams``,
+      ``memory_task.cc:710-775``): any task whose type is not DEFAULT (a kernel, an event
+      task, a value task) becomes a 64-bit value write / wait at ``dev_addr``; ``task_grp``,
+      ``op_info_ptr``, ``op_info_size`` must be 0 (``CheckUpdatingTaskParams``). The wait's flag
+      is not checked there.
+    - EVENT_RECORD / WAIT / RESET and any other type: 107000."""
     if not task or params is None:
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     t, code = _task(task)
@@ -191,15 +224,29 @@ def ri_task_set_params(task, params: dict) -> int:
     RT.tick(m.device.timing.host_task_update_ns)       # one SQE rebuilt on the host (timing)
     ty = params.get("type")
     row = t.row().copy()
-    if ty == ACL_MODEL_RI_TASK_KERNEL and int(row["op"]) == S.OP_KERNEL:
-        kid, code = resolve_function(params.get("func"))
+    cur = _type_of(row, m.event_task(row)[0])           # ConvertTaskType of the task as it is
+    if ty == ACL_MODEL_RI_TASK_KERNEL:
+        if cur != ACL_MODEL_RI_TASK_KERNEL:
+            return _fault(m, ERR.ACL_ERROR_RT_PARAM_INVALID,
+                          "aclmdlRITaskSetParams: the task must be a compute task on the Cube "
+                          "Core or Vector Core for KERNEL parameters (UpdateKernelParams)")
+        if params.get("task_grp"):
+            return _fault(m, ERR.ACL_ERROR_RT_PARAM_INVALID, "params->taskGrp must be NULL")
+        func = params.get("func")
+        kid, code = resolve_function(func)
         if code:
-            m.status = M.FAULT
-            return code
+            return _fault(m, code, "params->kernelTaskParams.funcHandle is not a valid "
+                                   "function handle" if func else
+                          "params->kernelTaskParams.funcHandle is NULL")
+        if not params.get("args"):
+            return _fault(m, ERR.ACL_ERROR_RT_PARAM_INVALID,
+                          "params->kernelTaskParams.args is NULL")
+        if not params.get("args_size"):
+            return _fault(m, ERR.ACL_ERROR_RT_PARAM_INVALID,
+                          "params->kernelTaskParams.argsSize must be greater than 0")
         TABLE.ensure(kid)                               # a lazy body: built before use
-        row["a0"], row["a1"] = kid, int(params.get("args", row["a1"]))
-        row["a2"] = int(params.get("args_size", row["a2"]))
-        k = RT.handles.get("function", params.get("func"))[0]
+        row["a0"], row["a1"], row["a2"] = kid, int(params["args"]), int(params["args_size"])
+        k = RT.handles.get("function", func)[0]
         if k.has_param_summary and check_task_params(k, kid, m.device.state.mem, int(row["a1"]),
                                                      int(row["a2"])):
             m.status = M.FAULT                          # check_args="error" (argcheck.py)
@@ -212,14 +259,31 @@ def ri_task_set_params(task, params: dict) -> int:
                 return -ns
             if ns:
                 row["a3"] = ns
-    elif ty in (ACL_MODEL_RI_TASK_VALUE_WRITE, ACL_MODEL_RI_TASK_VALUE_WAIT) and \
-            _TYPE_OF_OP.get(m.event_task(row)[0]) == ty:
-        row["a0"], row["a1"] = int(params.get("dev_addr", row["a0"])), int(params.get("value", 0))
-        if ty == ACL_MODEL_RI_TASK_VALUE_WAIT:
-            row["flag"] = int(params.get("flag", row["flag"]))
+    elif ty in (ACL_MODEL_RI_TASK_VALUE_WRITE, ACL_MODEL_RI_TASK_VALUE_WAIT):
+        if cur == ACL_MODEL_RI_TASK_DEFAULT:
+            return _fault(m, ERR.ACL_ERROR_RT_PARAM_INVALID,
+                          "aclmdlRITaskSetParams: a task of type DEFAULT cannot be updated or "
+                          "converted (CheckUpdatingTaskParams)")
+        for key, cname in (("task_grp", "taskGrp"), ("op_info_ptr", "opInfoPtr"),
+                           ("op_info_size", "opInfoSize")):
+            if params.get(key):
+                return _fault(m, ERR.ACL_ERROR_RT_PARAM_INVALID,
+                              f"params->{cname} must be 0 for a value write / wait task")
+        op = S.OP_MEM_WRITE_VALUE if ty == ACL_MODEL_RI_TASK_VALUE_WRITE else S.OP_MEM_WAIT_VALUE
+        # the task is rebuilt (MemWriteValueTaskInit / MemWaitValueTaskInit): only its type,
+        # address, value, width (64-bit: awSize = RT_STARS_WRITE_VALUE_SIZE_TYPE_64BIT) and the
+        # wait's flag; its position in the stream (task id) stays
+        task_id = int(row["task_id"])
+        row = S.empty(1)[0]
+        row["op"], row["task_id"] = op, task_id
+        row["a0"], row["a1"] = int(params.get("dev_addr", 0)), int(params.get("value", 0))
+        row["a2"] = 8
+        if op == S.OP_MEM_WAIT_VALUE:
+            row["flag"] = int(params.get("flag", 0)) & 0xFF
     else:
-        m.status = M.FAULT
-        return ERR.ACL_ERROR_RT_PARAM_INVALID
+        return _fault(m, ERR.ACL_ERROR_RT_PARAM_INVALID,
+                      f"params->type {ty} is not TASK_KERNEL(1), TASK_VALUE_WRITE(5) or "
+                      f"TASK_VALUE_WAIT(6)")
     m.staged_updates[(t.cs, t.pos)] = row
     return ERR.ACL_SUCCESS
 

@@ -264,10 +264,11 @@ def test_set_params_value_write_and_wait(stream):
 
 
 @pytest.mark.parametrize("ty", [T.ACL_MODEL_RI_TASK_EVENT_RECORD, T.ACL_MODEL_RI_TASK_EVENT_WAIT,
-                                T.ACL_MODEL_RI_TASK_EVENT_RESET, T.ACL_MODEL_RI_TASK_DEFAULT, 99,
-                                T.ACL_MODEL_RI_TASK_VALUE_WRITE])
+                                T.ACL_MODEL_RI_TASK_EVENT_RESET, T.ACL_MODEL_RI_TASK_DEFAULT, 99])
 def test_set_params_unsupported_type_is_107000_and_faults(stream, ty):
-    """EVENT_* and unknown types are refused; a VALUE_WRITE on a kernel task fails the update."""
+    """EVENT_* and unknown types are refused (``ApiImpl::TaskSetParams``, api_impl.cc:9645-9666).
+    A VALUE_WRITE on a kernel task converts it (``UpdateWriteValueTaskParams``): see
+    tests/graph/test_source_audit.py."""
     x = new_buf()
     mh, (t0, t1) = two_kernel_graph(stream, x, x)
     assert acl.mdl.ri_task_set_params(t0, {"type": ty, "dev_addr": x, "value": 1}) == \
