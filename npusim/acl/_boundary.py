@@ -55,10 +55,10 @@ placeholders ``aclrtPlaceHolderInfo[]``     None, (addrOffset, dataOffset) a pai
 struct     ``aclmdlRITaskParams*``          None, a dict (its known fields a non-dict, or a field
                                             normalised like parameters;    outside its C range:
                                             the caller's dict is copied)   107000
-nullable   reserved ``void*``, callbacks    an integer 0 (numpy, bool,     --
-                                            0-d) -> None (NULL); others
+nullable   reserved ``void*``, callbacks,   an integer 0 (numpy, bool,     --
+           info structs                     0-d) -> None (NULL); others
                                             as is (the runtime checks)
-any        user data, info structs          as is (the runtime checks)
+any        user data                        as is (the runtime checks)
 ========== ================================ ============================== ======================
 
 A float is refused even when integral (``8.0``): C's integer parameters take no floats, and
@@ -396,9 +396,10 @@ PARAMS: dict[str, Spec] = {
     **{n: Spec(ATTRS) for n in ("options", "cfg")},
     "params": Spec(STRUCT),
     # parsed by the runtime
-    **{n: Spec(ANY) for n in ("user_data", "info", "task_info")},
-    # pointers the runtime only tests for NULL: 0 is NULL (docs/fidelity.md row 290)
-    **{n: Spec(NULLABLE) for n in ("reserve", "callback", "fn")},
+    "user_data": Spec(ANY),
+    # pointers the runtime only tests for NULL (reserved, callbacks, info structs): 0 is NULL
+    # (docs/fidelity.md row 290)
+    **{n: Spec(NULLABLE) for n in ("reserve", "callback", "fn", "info", "task_info")},
 }
 
 OVERRIDES: dict[tuple[str, str], Spec] = {

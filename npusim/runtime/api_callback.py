@@ -304,8 +304,8 @@ the subscription ``aclrtLaunchHostFunc`` makes for a stream."""
 def launch_host_func(sh, fn, args=None) -> int:
     """aclrtLaunchHostFunc: ``fn(args)`` runs on the host when the stream reaches this task, and
     the stream waits until it returned (a blocking callback on the runtime's own callback
-    thread, ``ApiImpl::LaunchHostFunc``). Checks: NULL ``fn`` 107000; a stream a user thread
-    subscribed to (aclrtSubscribeReport) 107011 (``RT_ERROR_SUBSCRIBE_STREAM``); no context
+    thread, ``ApiImpl::LaunchHostFunc``). Checks: the handle 107017; NULL ``fn`` 107000; a stream
+    a user thread subscribed to (aclrtSubscribeReport) 107011 (``RT_ERROR_SUBSCRIBE_STREAM``); no context
     107002; NULL is the default stream; another context's stream 107003. On a capturing stream
     the host function becomes two tasks of the graph and runs at every replay (module text).
 
@@ -313,11 +313,11 @@ def launch_host_func(sh, fn, args=None) -> int:
     when a host wait (synchronize, a blocking copy, ...) finds the device stopped at it — on the
     waiting thread, before anything that waits on its stream goes on."""
     _live()
-    if fn is None or not callable(fn):
-        return ERR.ACL_ERROR_RT_PARAM_INVALID
-    s, code = AS.lookup(sh)
+    s, code = AS.lookup(sh)             # the handle first (rtsLaunchHostFunc, api_c.cc:4126)
     if code:
         return code
+    if fn is None or not callable(fn):
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
     sub = SUBS.get(s) if s is not None else None
     if sub is not None and sub.thread_id != RUNTIME_THREAD:
         return ERR.ACL_ERROR_RT_STREAM_SUBSCRIBE

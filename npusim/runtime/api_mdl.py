@@ -465,13 +465,15 @@ def ri_destroy_register_callback(model_ri, func, user_data=None) -> int:
 
 
 def _callback_model(model_ri, func):
-    """ApiErrorDecorator::ModelDestroy(Un)registerCallback: NULL model or func (anything not
-    callable) 107000, the handle (107017), a sub-graph 207000: (model, code)."""
-    if not model_ri or not callable(func):
-        return None, ERR.ACL_ERROR_RT_PARAM_INVALID
+    """The model handle first (107017: ``RT_VALIDATE_AND_UNWRAP_OBJECT`` in
+    ``rtModelDestroy(Un)registerCallback``, ``api_c_standard_soc.cc:1798-1818``), then
+    ``ApiErrorDecorator::ModelDestroy(Un)registerCallback`` (``api_error.cc:7019-7046``): NULL
+    model or func (anything not callable) 107000, a sub-graph 207000: (model, code)."""
     m, code = model_of(model_ri)
     if code:
         return None, code
+    if m is None or not callable(func):
+        return None, ERR.ACL_ERROR_RT_PARAM_INVALID
     if m.sub:
         return None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
     return m, ERR.ACL_SUCCESS
