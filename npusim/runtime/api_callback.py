@@ -385,6 +385,7 @@ def _capture_host_func(s, fn, args, thread_id: int = -1) -> int:
     reset = s.submit(S.OP_MEM_WRITE_VALUE, s.device.timing.host_api_ns, word, 0, 8)
     if reset < 0:
         return -reset
+    m.inner_tasks.update(((cs, pos), (s.capture.cstream, reset)))  # DEFAULT type (row 298)
     g = GRAPH_FUNCS.get(m)
     if g is None:
         g = GRAPH_FUNCS[m] = GraphHostFuncs(m)

@@ -40,6 +40,15 @@ def _type_of(row, op: int) -> int:
     return _TYPE_OF_OP.get(op, ACL_MODEL_RI_TASK_DEFAULT)
 
 
+def _task_type(t, row) -> int:
+    """``ConvertTaskType`` (``kernel_utils.cc:68-113``) of task ``t`` whose SQE is ``row``: a
+    task the runtime wrote for a captured host function (its inner event's wait and reset,
+    ``TaskOwner::RT_TASK_INNER``) is DEFAULT (docs/fidelity.md row 298)."""
+    if (t.cs, t.pos) in t.model.inner_tasks:
+        return ACL_MODEL_RI_TASK_DEFAULT
+    return _type_of(row, t.model.event_task(row)[0])
+
+
 @dataclass(eq=False)
 class Task:
     cs: object          # CaptureStream
@@ -108,8 +117,7 @@ def ri_task_get_type(task):
         return None, code
     if t.model.sub:
         return None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
-    row = t.row()
-    return _type_of(row, t.model.event_task(row)[0]), ERR.ACL_SUCCESS
+    return _task_type(t, t.row()), ERR.ACL_SUCCESS
 
 
 def ri_task_get_seq_id(task):
@@ -139,7 +147,7 @@ def ri_task_get_params(task):
         return None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
     row = t.row()
     op, ce = t.model.event_task(row)       # a software capture event's tasks are event tasks
-    ty = _type_of(row, op)
+    ty = _task_type(t, row)
     if ty == ACL_MODEL_RI_TASK_DEFAULT:
         return None, ERR.ACL_ERROR_RT_PARAM_INVALID
     p = {"type": ty}
@@ -224,7 +232,7 @@ def ri_task_set_params(task, params: dict) -> int:
     RT.tick(m.device.timing.host_task_update_ns)       # one SQE rebuilt on the host (timing)
     ty = params.get("type")
     row = t.row().copy()
-    cur = _type_of(row, m.event_task(row)[0])           # ConvertTaskType of the task as it is
+    cur = _task_type(t, row)                            # ConvertTaskType of the task as it is
     if ty == ACL_MODEL_RI_TASK_KERNEL:
         if cur != ACL_MODEL_RI_TASK_KERNEL:
             return _fault(m, ERR.ACL_ERROR_RT_PARAM_INVALID,
@@ -298,7 +306,7 @@ def ri_task_disable(task) -> int:
     m = t.model
     m.status = M.UPDATING
     RT.tick(m.device.timing.host_task_update_ns)
-    if _TYPE_OF_OP.get(m.event_task(t.row())[0], 0) == ACL_MODEL_RI_TASK_DEFAULT:
+    if _task_type(t, t.row()) == ACL_MODEL_RI_TASK_DEFAULT:   # ModelTaskDisable (api_impl.cc:9776)
         m.status = M.FAULT
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     row = t.row().copy()

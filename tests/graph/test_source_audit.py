@@ -313,3 +313,34 @@ def args_with(*ptrs) -> int:
     assert ret == OK
     write(p, a)
     return p
+
+
+def test_a_captured_host_function_s_tasks_are_default(stream):
+    """A host function in a graph is the runtime's callback task, then a wait and a reset of an
+    inner event (``ApiImpl::StarsLaunchEventProc``, api_impl.cc:9106-9119, ``EVENT_INNER``), and
+    tasks of an inner event are ``RT_TASK_INNER`` (event_task.cc:249-252, 376-379):
+    ``ConvertTaskType`` gives DEFAULT (kernel_utils.cc:75-84). npusim's wait / write value pair
+    answered VALUE_WAIT / VALUE_WRITE, and set-params could rewrite them (row 298)."""
+    x = new_buf()
+    ran = []
+    begin(stream)
+    assert acl.rt.launch_host_func(stream, ran.append, 1) == OK
+    write_value(stream, x, 4)
+    mh = end(stream)
+    tw, tr, tv = tasks_of(model_streams(mh)[0])
+    for t in (tw, tr):
+        assert acl.mdl.ri_task_get_type(t) == (acl.ACL_MODEL_RI_TASK_DEFAULT, OK)
+        assert acl.mdl.ri_task_get_params(t) == (None, P)
+    assert acl.mdl.ri_task_get_type(tv) == (VW, OK)                  # the user's own task
+    assert acl.mdl.ri_task_set_params(tw, {"type": VW, "dev_addr": x, "value": 1}) == P
+    assert model(mh).status == M.FAULT
+
+
+def test_disable_of_a_host_function_task_is_107000(stream):
+    """``ApiImpl::ModelTaskDisable`` (api_impl.cc:9764-9781): a DEFAULT task -> 107000, FAULT."""
+    begin(stream)
+    assert acl.rt.launch_host_func(stream, print, None) == OK
+    mh = end(stream)
+    tw, _ = tasks_of(model_streams(mh)[0])
+    assert acl.mdl.ri_task_disable(tw) == P
+    assert model(mh).status == M.FAULT
