@@ -64,6 +64,18 @@ class Task:
         st.flush()
         return st.pool[st.row_of(self.cs.sq, self.pos)]
 
+    def info(self):
+        """The task as the runtime's ``TaskInfo`` holds it, which the task APIs read: set-params
+        rewrites it at once (``UpdateKernelParams`` / ``Update*ValueTaskParams`` change the
+        TaskInfo, aclmdlRIUpdate only rebuilds the SQEs), so a staged row is read before the
+        SQE; a disabled task keeps its own type and fields (docs/fidelity.md row 299)."""
+        m, key = self.cs.model, (self.cs, self.pos)
+        staged = m.staged_updates.get(key)
+        if staged is not None and int(staged["op"]) != S.OP_NOP:
+            return staged
+        before = m.disabled_rows.get(key)
+        return before if before is not None else self.row()
+
 
 def _task(h):
     if not h:
@@ -117,7 +129,7 @@ def ri_task_get_type(task):
         return None, code
     if t.model.sub:
         return None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
-    return _task_type(t, t.row()), ERR.ACL_SUCCESS
+    return _task_type(t, t.info()), ERR.ACL_SUCCESS
 
 
 def ri_task_get_seq_id(task):
@@ -145,7 +157,7 @@ def ri_task_get_params(task):
         return None, code
     if t.model.sub:
         return None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
-    row = t.row()
+    row = t.info()
     op, ce = t.model.event_task(row)       # a software capture event's tasks are event tasks
     ty = _task_type(t, row)
     if ty == ACL_MODEL_RI_TASK_DEFAULT:
@@ -231,7 +243,7 @@ def ri_task_set_params(task, params: dict) -> int:
     m.status = M.UPDATING
     RT.tick(m.device.timing.host_task_update_ns)       # one SQE rebuilt on the host (timing)
     ty = params.get("type")
-    row = t.row().copy()
+    row = t.info().copy()
     cur = _task_type(t, row)                            # ConvertTaskType of the task as it is
     if ty == ACL_MODEL_RI_TASK_KERNEL:
         if cur != ACL_MODEL_RI_TASK_KERNEL:
@@ -306,9 +318,11 @@ def ri_task_disable(task) -> int:
     m = t.model
     m.status = M.UPDATING
     RT.tick(m.device.timing.host_task_update_ns)
-    if _task_type(t, t.row()) == ACL_MODEL_RI_TASK_DEFAULT:   # ModelTaskDisable (api_impl.cc:9776)
+    info = t.info()
+    if _task_type(t, info) == ACL_MODEL_RI_TASK_DEFAULT:   # ModelTaskDisable (api_impl.cc:9776)
         m.status = M.FAULT
         return ERR.ACL_ERROR_RT_PARAM_INVALID
+    m.disabled_rows[(t.cs, t.pos)] = info.copy()        # its type and fields stay readable
     row = t.row().copy()
     row["op"] = S.OP_NOP
     m.staged_updates[(t.cs, t.pos)] = row
@@ -322,6 +336,8 @@ def apply_updates(m) -> int:
     st.flush()
     for (cs, pos), row in m.staged_updates.items():
         st.pool[st.row_of(cs.sq, pos)] = row
+        if int(row["op"]) != S.OP_NOP:             # set again after a disable: enabled
+            m.disabled_rows.pop((cs, pos), None)
     m.staged_updates.clear()
     m.release_resources()
     return ERR.ACL_SUCCESS
@@ -356,7 +372,7 @@ def ri_kernel_task_get_attribute(task, attr_id):
     t, code = _task(task)
     if code:
         return None, code
-    row = t.row()
+    row = t.info()
     if int(row["op"]) != S.OP_KERNEL:
         return None, ERR.ACL_ERROR_RT_PARAM_INVALID
     kid = int(row["a0"])

@@ -344,3 +344,38 @@ def test_disable_of_a_host_function_task_is_107000(stream):
     tw, _ = tasks_of(model_streams(mh)[0])
     assert acl.mdl.ri_task_disable(tw) == P
     assert model(mh).status == M.FAULT
+
+
+def test_a_disabled_task_keeps_its_type_and_can_be_set_again(stream):
+    """``ApiImpl::ModelTaskDisable`` (api_impl.cc:9764-9790) only marks the TaskInfo disabled:
+    its type and parameters stay (GetType / GetParams read the TaskInfo), so a later
+    set-params of its own type is accepted and, after aclmdlRIUpdate, the task runs again.
+    npusim's NOP read back as DEFAULT and refused the set-params (row 299)."""
+    x, z = new_buf(), new_buf()
+    begin(stream)
+    write_value(stream, x, 5)
+    mh = end(stream)
+    (t,) = tasks_of(model_streams(mh)[0])
+    assert acl.mdl.ri_task_disable(t) == OK
+    assert acl.mdl.ri_update(mh) == OK
+    run(mh, stream)
+    assert u32(x)[0] == 0                                   # disabled: nothing written
+    assert acl.mdl.ri_task_get_type(t) == (VW, OK)
+    assert acl.mdl.ri_task_get_params(t) == ({"type": VW, "dev_addr": x, "value": 5}, OK)
+    assert acl.mdl.ri_task_set_params(t, {"type": VW, "dev_addr": z, "value": 6}) == OK
+    assert acl.mdl.ri_update(mh) == OK
+    run(mh, stream)
+    assert (u32(x)[0], u32(z)[0]) == (0, 6)
+
+
+def test_set_params_are_read_back_before_the_update(stream):
+    """``Update*TaskParams`` rewrite the TaskInfo at once (memory_task.cc:728-775) and
+    ``TaskGetParams`` reads the TaskInfo: the new values before aclmdlRIUpdate."""
+    x, z = new_buf(), new_buf()
+    begin(stream)
+    write_value(stream, x, 5)
+    mh = end(stream)
+    (t,) = tasks_of(model_streams(mh)[0])
+    assert acl.mdl.ri_task_set_params(t, {"type": VA, "dev_addr": z, "value": 1}) == OK
+    assert acl.mdl.ri_task_get_type(t) == (VA, OK)
+    assert acl.mdl.ri_task_get_params(t)[0]["dev_addr"] == z
