@@ -87,3 +87,13 @@ def test_destroy_callbacks_check_the_model_handle_before_the_function(dev0):
     assert ret == OK
     assert acl.mdl.ri_destroy_register_callback(m, 0, None) == P
     assert acl.mdl.ri_destroy_register_callback(m, print, None) == OK
+
+
+def test_binary_exception_callback_zero_is_null(func):
+    """``aclrtBinarySetExceptionCallbackImpl`` (callback.cpp: ACL_REQUIRES_NOT_NULL on the
+    callback) -> 100000 for NULL; a callback of 0 was registered before (and later called)."""
+    lib, ret = acl.rt.binary_load_from_file(npusim.samples.binary_path())
+    assert ret == OK
+    assert acl.rt.binary_set_exception_callback(lib, 0, None) == A
+    assert acl.rt.binary_set_exception_callback(lib, None, None) == A
+    assert acl.rt.binary_set_exception_callback(lib, print, None) == OK
