@@ -118,7 +118,9 @@ def ri_capture_end(stream):
     code = context_checks(s, ERR.ACL_ERROR_RT_STREAM_CONTEXT)
     if code:
         return None, code
-    if s.is_model:              # §1.3: bound-to-model (107005)
+    if s.is_model or s.bound is not None:
+        # ``stm->Model_() != nullptr`` (api_impl_aclgraph.cc:57-59): a stream bound to a built
+        # model too, before "not capturing" (docs/fidelity.md row 291; it answered 107029)
         return None, ERR.ACL_ERROR_RT_STREAM_MODEL
     if s.is_default:
         return None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT

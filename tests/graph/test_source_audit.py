@@ -122,6 +122,15 @@ def test_task_update_on_a_bound_stream_is_107005(dev0):
     assert acl.mdl.ri_capture_task_update_begin(s, 0x1000) == E.ACL_ERROR_RT_STREAM_MODEL
 
 
+def test_capture_end_on_a_bound_stream_is_107005(dev0):
+    """``ApiImpl::StreamEndCapture`` (api_impl_aclgraph.cc:57-59): ``stm->Model_() != nullptr``
+    -> RT_ERROR_STREAM_MODEL before the context's "not capturing" (it answered 107029), as
+    ``StreamBeginCapture`` (:32-34) does for the begin."""
+    m, s = built_model(new_buf())
+    assert acl.mdl.ri_capture_end(s) == (None, E.ACL_ERROR_RT_STREAM_MODEL)
+    assert acl.mdl.ri_capture_begin(s, 0) == E.ACL_ERROR_RT_STREAM_MODEL
+
+
 def test_tasks_of_a_built_model(dev0):
     """Per-task APIs on a task of a built model: ``ApiImpl::TaskGetSeqId`` (api_impl.cc:
     9926-9928) and ``CheckCaptureModelForUpdate`` (capture_model_utils.cc:248-250, for
