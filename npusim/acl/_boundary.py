@@ -336,8 +336,8 @@ ATTRS = Kind("attrs", "({p} is None)", _attrs)
 _I32, _U32 = (-2 ** 31, 2 ** 31 - 1), (0, 2 ** 32 - 1)
 _TASK_FIELDS = {"type": _I32, "func": (-2 ** 63, U64), "args": (0, U64), "args_size": _U32,
                 "num_blocks": (0, BLOCKS_MAX), "dev_addr": (0, U64), "value": (0, U64),
-                "flag": _U32, "task_grp": (0, U64), "op_info_ptr": (0, U64),
-                "op_info_size": (0, U64)}
+                "flag": _U32, "is_host_args": _U32, "task_grp": (0, U64),
+                "op_info_ptr": (0, U64), "op_info_size": (0, U64)}
 _TASK_POINTERS = ("args", "dev_addr")
 
 

@@ -24,6 +24,7 @@ from ..kernel import loader as L
 from ..kernel.elf import MixType
 from ..kernel.program import BAD_PC_BODY, REG_CPU, REG_NON_CPU, runtime_features
 from . import args as A
+from . import tasks as _TASKS
 from .argcheck import check as _check_args, declared as _declared
 from .api_device import profile
 from .api_kernel import (ACL_RT_LAUNCH_KERNEL_ATTR_BLOCK_TASK_PREFETCH,
@@ -143,6 +144,16 @@ def _launch_cfg(cfg, kernel, rfeats):
             return None, E_PARAM
         setattr(tc, field, value if convert is None else convert(value))
     return tc, OK
+
+
+def _task_params_cfg(cfg, kernel):
+    """The same check and conversion for ``aclmdlRITaskSetParams``' ``kernelTaskParams.cfg``
+    (``UpdateKernelParams``: ``ConvertLaunchCfgToTaskCfg``, kernel_utils.cc:248-250)."""
+    return _launch_cfg(cfg, kernel, runtime_features(profile()))
+
+
+if _task_params_cfg not in _TASKS.LAUNCH_CFG:
+    _TASKS.LAUNCH_CFG.append(_task_params_cfg)
 
 
 def _share_mem_ok(kernel, dyn: int, rfeats) -> bool:

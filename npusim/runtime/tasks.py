@@ -17,6 +17,7 @@ from . import model as M
 from .argcheck import check_task_params
 from .cost import MODELS as COST_MODELS, launch_ns
 from .functions import function_handle_of, resolve_function
+from .hostmem import PAGEABLE, PINNED, host_bytes, locate
 from .runtime import RT, profile
 
 ACL_MODEL_RI_TASK_DEFAULT, ACL_MODEL_RI_TASK_KERNEL = 0, 1
@@ -29,6 +30,10 @@ _TYPE_OF_OP = {S.OP_KERNEL: ACL_MODEL_RI_TASK_KERNEL,
                S.OP_EVENT_RESET: ACL_MODEL_RI_TASK_EVENT_RESET,
                S.OP_MEM_WRITE_VALUE: ACL_MODEL_RI_TASK_VALUE_WRITE,
                S.OP_MEM_WAIT_VALUE: ACL_MODEL_RI_TASK_VALUE_WAIT}
+LAUNCH_CFG: list = []
+"""``[check(cfg, kernel) -> (TaskCfg or None, code)]``: the launch-config check and conversion of
+``api_launch`` (CheckKernelLaunchCfg / ConvertLaunchCfgToTaskCfg), which registers it, for the
+``cfg`` of a kernel task's new parameters."""
 DEFAULT_TYPE_KERNELS: set = set()
 """Kernel ids of runtime-owned bodies that stand for another task type (the DSA random-number
 task, ``api_random``): ``ConvertTaskType`` (``kernel_utils.cc``) gives them RT_TASK_DEFAULT."""
@@ -224,7 +229,10 @@ def ri_task_set_params(task, params: dict) -> int:
     - KERNEL (``UpdateKernelParams``, ``kernel_utils.cc:217-275``): the task must be an AI Core /
       vector kernel task; ``task_grp`` must be NULL; ``func`` a live function handle (107017),
       not NULL, ``args`` not NULL, ``args_size`` not 0 (107000). The task is rebuilt from the
-      new fields (a missing ``num_blocks`` keeps the task's: a 0-block kernel is not simulated).
+      new fields (a missing ``num_blocks`` keeps the task's: a 0-block kernel is not simulated);
+      ``cfg`` is checked and converted as a launch's (107000), None giving the defaults to
+      aclmdlRIKernelTaskGetAttribute; with ``is_host_args`` the ``args_size`` bytes at the host
+      address ``args`` are copied into the model's args memory (not host memory: 107000).
     - VALUE_WRITE / VALUE_WAIT (``UpdateWriteValueTaskParams`` / ``UpdateWaitValueTaskParams``,
       ``memory_task.cc:710-775``): any task whose type is not DEFAULT (a kernel, an event
       task, a value task) becomes a 64-bit value write / wait at ``dev_addr``; ``task_grp``,
@@ -264,9 +272,27 @@ def ri_task_set_params(task, params: dict) -> int:
         if not params.get("args_size"):
             return _fault(m, ERR.ACL_ERROR_RT_PARAM_INVALID,
                           "params->kernelTaskParams.argsSize must be greater than 0")
-        TABLE.ensure(kid)                               # a lazy body: built before use
-        row["a0"], row["a1"], row["a2"] = kid, int(params["args"]), int(params["args_size"])
         k = RT.handles.get("function", func)[0]
+        tc, cfg = None, params.get("cfg")
+        if cfg is not None and LAUNCH_CFG:
+            tc, code = LAUNCH_CFG[0](cfg, k)        # ConvertLaunchCfgToTaskCfg
+            if code:
+                return _fault(m, code, "params->kernelTaskParams.cfg is not a valid launch "
+                                       "configuration")
+        args, size = int(params["args"]), int(params["args_size"])
+        if params.get("is_host_args"):
+            # isNoNeedH2DCopy = 0: the runtime copies the host args into the task's device args
+            # (LoadKernelArgs); memory that is not host memory of argsSize bytes: 107000
+            w = locate(args)
+            if w.kind not in (PINNED, PAGEABLE) or not w.fits(args, size):
+                return _fault(m, ERR.ACL_ERROR_RT_PARAM_INVALID,
+                              "params->kernelTaskParams.args with isHostArgs must be host memory "
+                              "of argsSize bytes")
+            data = host_bytes(w, args, size).copy()
+            args = m.args_alloc(size)
+            m.device.state.mem.view(args, size)[:] = data
+        TABLE.ensure(kid)                               # a lazy body: built before use
+        row["a0"], row["a1"], row["a2"] = kid, args, size
         if k.has_param_summary and check_task_params(k, kid, m.device.state.mem, int(row["a1"]),
                                                      int(row["a2"])):
             m.status = M.FAULT                          # check_args="error" (argcheck.py)
@@ -279,6 +305,11 @@ def ri_task_set_params(task, params: dict) -> int:
                 return -ns
             if ns:
                 row["a3"] = ns
+        # the task's launch configuration is the new one (NULL cfg: the defaults)
+        if tc is None:
+            m.task_cfgs.pop((t.cs, t.pos), None)
+        else:
+            m.task_cfgs[(t.cs, t.pos)] = tc
     elif ty in (ACL_MODEL_RI_TASK_VALUE_WRITE, ACL_MODEL_RI_TASK_VALUE_WAIT):
         if cur == ACL_MODEL_RI_TASK_DEFAULT:
             return _fault(m, ERR.ACL_ERROR_RT_PARAM_INVALID,

@@ -388,3 +388,45 @@ def test_set_params_are_read_back_before_the_update(stream):
     assert acl.mdl.ri_task_set_params(t, {"type": VA, "dev_addr": z, "value": 1}) == OK
     assert acl.mdl.ri_task_get_type(t) == (VA, OK)
     assert acl.mdl.ri_task_get_params(t)[0]["dev_addr"] == z
+
+
+def test_kernel_params_with_host_args_copy_them(stream):
+    """``UpdateKernelParams`` (kernel_utils.cc:238-241): ``isHostArgs`` 1 makes the runtime copy
+    the args from host memory (``isNoNeedH2DCopy = 0``); npusim read them as a device address."""
+    mh = kernel_model(stream)
+    (t,) = tasks_of(model_streams(mh)[0])
+    y = new_buf()
+    write(y, np.array([9], np.uint32))
+    host = np.array([y], np.uint64)
+    p = {**easy_opf_params(new_buf()), "args": acl.util.numpy_to_ptr(host), "is_host_args": 1}
+    assert acl.mdl.ri_task_set_params(t, p) == OK
+    host[0] = 0                                      # copied at the call
+    assert acl.mdl.ri_update(mh) == OK
+    run(mh, stream)
+    assert u32(y)[0] == 10
+
+
+def test_kernel_params_host_args_that_are_not_host_memory_are_107000(stream):
+    mh = kernel_model(stream)
+    (t,) = tasks_of(model_streams(mh)[0])
+    p = {**easy_opf_params(new_buf()), "is_host_args": 1}        # args: device memory
+    assert acl.mdl.ri_task_set_params(t, p) == P
+    assert model(mh).status == M.FAULT
+
+
+def test_kernel_params_cfg_replaces_the_task_s_configuration(stream):
+    """``ConvertLaunchCfgToTaskCfg(taskCfg, kernelTaskParams->cfg)`` (kernel_utils.cc:248-250):
+    the task's launch configuration is the new one, the defaults for a NULL cfg — the timeout
+    attribute reads it back; an invalid cfg is 107000 and FAULT."""
+    mh = kernel_model(stream)
+    (t,) = tasks_of(model_streams(mh)[0])
+    timeout_us = acl.ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT_US
+    default, ret = acl.mdl.ri_kernel_task_get_attribute(t, timeout_us)
+    assert ret == OK
+    p = easy_opf_params(new_buf())
+    assert acl.mdl.ri_task_set_params(t, {**p, "cfg": {timeout_us: 77}}) == OK
+    assert acl.mdl.ri_kernel_task_get_attribute(t, timeout_us) == (77, OK)
+    assert acl.mdl.ri_task_set_params(t, p) == OK
+    assert acl.mdl.ri_kernel_task_get_attribute(t, timeout_us) == (default, OK)
+    assert acl.mdl.ri_task_set_params(t, {**p, "cfg": {9999: 1}}) == P
+    assert model(mh).status == M.FAULT
