@@ -121,6 +121,7 @@ def ri_capture_end(stream):
     if s.is_model or s.bound is not None:
         # ``stm->Model_() != nullptr`` (api_impl_aclgraph.cc:57-59): a stream bound to a built
         # model too, before "not capturing" (docs/fidelity.md row 291; it answered 107029)
+        RT.tls.explain(f"Stream end capture: {s.describe()} is already bound to a model")
         return None, ERR.ACL_ERROR_RT_STREAM_MODEL
     if s.is_default:
         return None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
