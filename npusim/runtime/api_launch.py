@@ -322,8 +322,11 @@ def submit_kernel(kernel, s, kid: int, num_blocks: int, args_addr: int, args_siz
                    args_size, dur, 0, num_blocks & 0xFFFF)
     if pos < 0:
         return -pos
-    if tc is not None and s.capture is not None:   # kept for GetAttribute (§13.4)
-        s.capture.model.task_cfgs[(s.capture.cstream, pos)] = tc
+    if tc is not None:                              # kept for GetAttribute (§13.4)
+        if s.capture is not None:
+            s.capture.model.task_cfgs[(s.capture.cstream, pos)] = tc
+        elif s.bound is not None:     # a built model's task keeps its TaskCfg too (row 292)
+            s.bound.model.task_cfgs[(s.bound, pos)] = tc
     return OK
 
 

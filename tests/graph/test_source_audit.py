@@ -430,3 +430,19 @@ def test_kernel_params_cfg_replaces_the_task_s_configuration(stream):
     assert acl.mdl.ri_kernel_task_get_attribute(t, timeout_us) == (default, OK)
     assert acl.mdl.ri_task_set_params(t, {**p, "cfg": {9999: 1}}) == P
     assert model(mh).status == M.FAULT
+
+
+def test_a_built_model_s_kernel_task_keeps_its_launch_configuration(dev0):
+    """``ApiImpl::KernelTaskGetAttribute`` reads the task's TaskCfg (kernel_utils.cc
+    ``GetKernelAttribute``) whatever the model's kind: a kernel launched with a configuration
+    on a bound stream answers it (it answered the defaults: only captured launches kept it)."""
+    x = new_buf()
+    lib, ret = acl.rt.binary_load_from_file(npusim.samples.binary_path())
+    f, ret = acl.rt.binary_get_function(lib, "EasyOPf")
+    m, ret = acl.mdl.ri_build_begin(0)
+    s = new_stream(PERSISTENT)
+    assert acl.mdl.ri_bind_stream(m, s, HEAD) == OK
+    timeout_us = acl.ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT_US
+    assert acl.rt.launch_kernel_v2(f, 1, args_with(x), 8, {timeout_us: 55}, s) == OK
+    (t,) = tasks_of(s)
+    assert acl.mdl.ri_kernel_task_get_attribute(t, timeout_us) == (55, OK)
