@@ -482,6 +482,8 @@ def persistent_task_clean(stream) -> int:
     for h in cs.task_handles.values():
         RT.handles.remove(h)
     cs.task_handles = {}
+    for key in [k for k in m.task_cfgs if k[0] is cs]:     # the dropped tasks' configurations
+        del m.task_cfgs[key]
     RT.tick(s.device.timing.host_api_ns)
     return ERR.ACL_SUCCESS
 
