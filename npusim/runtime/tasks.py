@@ -1,10 +1,13 @@
 """Per-task APIs of captured models and ``aclmdlRIUpdate`` (``spec/aclgraph.md`` §7.1, §1.9).
 
-A task handle names one SQE of a capture stream (stream, position). Get-params reads the SQE;
-set-params and disable only *stage* a change (the model goes UPDATING) and ``aclmdlRIUpdate``
-applies every staged change to the SQEs at once, releasing the model's SQ/CQ resources so the next
-launch rebuilds them (``CaptureModel::Update``). A failing set-params or disable leaves the model
-FAULT, which only destroy leaves.
+A task handle names one SQE of a capture stream (stream, position). The task APIs read the task
+as the runtime's TaskInfo holds it (``Task.info``: a set-params shows at once, a disabled task
+keeps its type and fields); set-params and disable *stage* the SQE change (the model goes
+UPDATING) and ``aclmdlRIUpdate`` applies every staged change to the SQEs at once, releasing the
+model's SQ/CQ resources so the next launch rebuilds them (``CaptureModel::Update``). A failing
+set-params or disable leaves the model FAULT, which only destroy leaves. The source audit of
+these functions (per-type update functions, built models' tasks, the runtime's inner tasks) is
+docs/fidelity.md rows 292, 294, 298, 299.
 """
 from __future__ import annotations
 
