@@ -55,7 +55,10 @@ placeholders ``aclrtPlaceHolderInfo[]``     None, (addrOffset, dataOffset) a pai
 struct     ``aclmdlRITaskParams*``          None, a dict (its known fields a non-dict, or a field
                                             normalised like parameters;    outside its C range:
                                             the caller's dict is copied)   107000
-any        callbacks, user data, reserve    as is (the runtime checks)
+nullable   reserved ``void*``, callbacks,   an integer 0 (numpy, bool,     --
+           info structs                     0-d) -> None (NULL); others
+                                            as is (the runtime checks)
+any        user data                        as is (the runtime checks)
 ========== ================================ ============================== ======================
 
 A float is refused even when integral (``8.0``): C's integer parameters take no floats, and
@@ -244,6 +247,19 @@ SEQ = Kind("seq", "({p} is None or type({p}) is list or type({p}) is tuple)", _s
 ANY = Kind("any", "True", lambda v, spec: v)
 
 
+def _nullable(v, spec):
+    """A ``void*`` the runtime only tests for NULL (a reserved argument, a callback): an integer
+    0 (``0``, ``False``, a numpy 0, a 0-d integer array) is NULL, passed as None; anything else
+    as is (docs/fidelity.md row 290)."""
+    if v is None or callable(v):
+        return v
+    i = _as_int(v)
+    return None if i == 0 else v
+
+
+NULLABLE = Kind("nullable", "({p} is None or callable({p}))", _nullable)
+
+
 def _int_in(v, lo: int, hi: int, code: int) -> int:
     i = _as_int(v)
     if i is None or not lo <= i <= hi:
@@ -320,7 +336,8 @@ ATTRS = Kind("attrs", "({p} is None)", _attrs)
 _I32, _U32 = (-2 ** 31, 2 ** 31 - 1), (0, 2 ** 32 - 1)
 _TASK_FIELDS = {"type": _I32, "func": (-2 ** 63, U64), "args": (0, U64), "args_size": _U32,
                 "num_blocks": (0, BLOCKS_MAX), "dev_addr": (0, U64), "value": (0, U64),
-                "flag": _U32}
+                "flag": _U32, "is_host_args": _U32, "task_grp": (0, U64),
+                "op_info_ptr": (0, U64), "op_info_size": (0, U64)}
 _TASK_POINTERS = ("args", "dev_addr")
 
 
@@ -379,7 +396,10 @@ PARAMS: dict[str, Spec] = {
     **{n: Spec(ATTRS) for n in ("options", "cfg")},
     "params": Spec(STRUCT),
     # parsed by the runtime
-    **{n: Spec(ANY) for n in ("reserve", "callback", "user_data", "info", "fn", "task_info")},
+    "user_data": Spec(ANY),
+    # pointers the runtime only tests for NULL (reserved, callbacks, info structs): 0 is NULL
+    # (docs/fidelity.md row 290)
+    **{n: Spec(NULLABLE) for n in ("reserve", "callback", "fn", "info", "task_info")},
 }
 
 OVERRIDES: dict[tuple[str, str], Spec] = {
@@ -420,9 +440,9 @@ OVERRIDES: dict[tuple[str, str], Spec] = {
     ("ri_get_streams", "num_streams"): Spec(U32, optional=True),  # uint32_t *numStreams
     # acl.media (runtime/api_dvpp.py): size_t size checked by the acl layer, void *devPtr
     ("dvpp_malloc", "size"): Spec(SIZE, E_ACL), ("dvpp_free", "dev_ptr"): Spec(POINTER),
-    ("ri_destroy_register_callback", "func"): Spec(ANY),    # aclrtCallback: a Python callable
+    ("ri_destroy_register_callback", "func"): Spec(NULLABLE),   # aclrtCallback: a callable
     ("launch_host_func", "args"): Spec(ANY),                # void* args: the user's data
-    ("ri_destroy_unregister_callback", "func"): Spec(ANY),
+    ("ri_destroy_unregister_callback", "func"): Spec(NULLABLE),
     # chapter 11-03 / 11-01 (runtime/api_memcopy.py)
     **{(f, n): Spec(SEQ) for f in ("memcpy_batch", "memcpy_batch_v2", "memcpy_batch_async",
                                    "memcpy_batch_async_v2")
@@ -436,7 +456,7 @@ OVERRIDES: dict[tuple[str, str], Spec] = {
     ("set_memcpy_desc", "count"): Spec(SIZE, E_ACL),
     **{(f, "desc"): Spec(POINTER) for f in ("set_memcpy_desc", "memcpy_async_with_desc")},
     **{("set_memcpy_desc", n): Spec(POINTER) for n in ("src_addr", "dst_addr")},
-    ("set_memcpy_desc", "config"): Spec(ANY),               # void* config (reserved, NULL)
+    ("set_memcpy_desc", "config"): Spec(NULLABLE),          # void* config (reserved, NULL)
     **{("memcpy_async_with_offset", n): Spec(SIZE) for n in ("dst_data_offset",
                                                               "src_data_offset")},
     ("memset_d32_async", "value"): Spec(U32),               # uint32_t value

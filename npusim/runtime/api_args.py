@@ -98,6 +98,12 @@ def kernel_args_init(func):
     return h.handle, OK
 
 
+def _null(v) -> bool:
+    """A NULL ``void*``: None, or an integer 0 (what the facade passes for a NULL host pointer,
+    docs/fidelity.md row 290)."""
+    return v is None or (isinstance(v, (int, np.integer)) and not v)
+
+
 def _positive_size(size, data=None) -> int | None:
     """A size argument the acl layer accepts (> 0; ``None`` with ``data``: its length), else
     None (the caller returns 100000)."""
@@ -143,10 +149,8 @@ def kernel_args_init_by_user_mem(func, args_handle_mem, user_host_mem, actual_ar
     the user's buffer (``user_host_mem``: host pointer or writable array) with at most
     userParaNum (AI Core) or 128 (CPU) parameters. ``args_handle_mem`` (the handle's memory in C)
     is checked for NULL only; the handle comes back as the output."""
-    if not func or args_handle_mem is None or user_host_mem is None:
-        return None, E_ACL
-    if isinstance(user_host_mem, (int, np.integer)) and not user_host_mem:
-        return None, E_ACL
+    if not func or _null(args_handle_mem) or _null(user_host_mem):
+        return None, E_ACL                      # kernel.cpp:296-298 (argsHandle NULL was taken)
     size = _positive_size(actual_args_size)
     if size is None:
         return None, E_ACL
@@ -320,8 +324,8 @@ def kernel_args_get_place_holder_buffer(args, param, data_size):
 def kernel_args_para_update(args, param, data, param_size=None) -> int:
     """aclrtKernelArgsParaUpdate: only normal parameters of the same size (107000); the handle
     must be finalized again before a launch."""
-    if not args or not param or data is None:
-        return E_ACL
+    if not args or not param or _null(data):
+        return E_ACL                            # kernel.cpp:371-373 (param 0 was 107000)
     size = _positive_size(param_size, data)
     if size is None:
         return E_ACL

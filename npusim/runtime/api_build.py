@@ -144,11 +144,21 @@ def _bound_stream(model_ri, stream):
 
 # ---- aclmdlRIEndTask ----
 def ri_end_task(model_ri, stream) -> int:
-    """aclmdlRIEndTask (``rtsEndGraph`` -> ``ModelEndGraph`` -> ``Context::ModelAddEndGraph``):
-    the model's EndGraph task at the end of ``stream``'s tasks. After the checks of
-    ``_bound_stream``: context 107002, a stream of another context 107003, the model's 107004;
-    a second EndGraph (``endGraphNum_ >= 1``, RT_ERROR_MODEL_ENDGRAPH) 507000; a stream not
-    bound to this model 107005."""
+    """aclmdlRIEndTask (``rtsEndGraph`` -> ``ModelEndGraph`` -> ``Context::ModelAddEndGraph``,
+    ``context.cc:2088-2159``; on the 950 ``MdlAddEndGraph``, ``model_c.cc:673-720``): a record
+    of the model's EndGraph notify at the end of ``stream``'s tasks. After the checks of
+    ``_bound_stream``: context 107002, a stream of another context 107003, the model's 107004.
+
+    STARS chips (910B / 910_93 / 950): a stream not bound to this model is
+    RT_ERROR_STREAM_INVALID, 507000. Their path records the notify without counting it in
+    ``endGraphNum_`` (only the HWTS task path calls ``IncEndGraphNum``, ``context.cc:2154``), so
+    the "one EndGraph" check (``endGraphNum >= 1``) never refuses there: a second EndTask — on
+    the same or another bound stream — records the same notify again (docs/fidelity.md row 89).
+
+    310P (HWTS, ``RT_FEATURE_MODEL_EXECUTOR_WITH_QUEUE``): the runtime submits no EndGraph at all
+    and returns 0 (``context.cc:2092-2101``), the TS ends the model; npusim writes its EndGraph
+    for the first EndTask on a bound stream (its stand-in for the TS's end of the model) and
+    answers 0 without a task for every other call (row 293)."""
     m, s, code = _bound_stream(model_ri, stream)
     if code:
         return code
@@ -159,13 +169,15 @@ def ri_end_task(model_ri, stream) -> int:
         return ERR.ACL_ERROR_RT_STREAM_CONTEXT
     if m.ctx is not ctx:
         return ERR.ACL_ERROR_RT_MODEL_CONTEXT
-    if m.has_endgraph:
-        RT.tls.explain("The model must have only one end graph (aclmdlRIEndTask once per model)")
-        return ERR.ACL_ERROR_RT_INTERNAL_ERROR
     cs = m.bindings.get(s)
-    if cs is None:
-        RT.tls.explain("aclmdlRIEndTask: the stream is not bound to this model")
-        return ERR.ACL_ERROR_RT_STREAM_MODEL
+    if not m.device.profile.software_sq:               # 310P: no EndGraph task is submitted
+        if cs is None or m.has_endgraph:
+            RT.tick(m.device.timing.host_api_ns)
+            return ERR.ACL_SUCCESS
+    elif cs is None:
+        RT.tls.explain(f"aclmdlRIEndTask: {s.describe()} must be bound to the model "
+                       f"(RT_ERROR_STREAM_INVALID)")
+        return ERR.ACL_ERROR_RT_INTERNAL_ERROR
     pos = cs.append_task(S.OP_END_GRAPH, m.endgraph_slot)
     if pos < 0:
         return -pos
@@ -470,6 +482,8 @@ def persistent_task_clean(stream) -> int:
     for h in cs.task_handles.values():
         RT.handles.remove(h)
     cs.task_handles = {}
+    for key in [k for k in m.task_cfgs if k[0] is cs]:     # the dropped tasks' configurations
+        del m.task_cfgs[key]
     RT.tick(s.device.timing.host_api_ns)
     return ERR.ACL_SUCCESS
 

@@ -116,11 +116,32 @@ def _stream(sh):
     return AS.resolve(s)
 
 
+def _runtime_subscribed(s) -> bool:
+    """``stm->GetSubscribeFlag() == SUBSCRIBE_RUNTIME``: ``aclrtLaunchHostFunc`` subscribed the
+    stream to the runtime's own callback thread (``Runtime::SubscribeCallback``,
+    ``runtime.cc:5970-5977``) and the flag stays until the stream goes. The decorators test a
+    non-NULL stream argument only (``api_error.cc:4700-4745``)."""
+    sub = SUBS.get(s) if s is not None else None
+    if sub is None or sub.thread_id != RUNTIME_THREAD:
+        return False
+    RT.tls.explain(f"{s.describe()} is in the host callback process (aclrtLaunchHostFunc "
+                   f"subscribed it to the runtime's callback thread): aclrtSubscribeReport, "
+                   f"aclrtLaunchCallback and aclrtUnSubscribeReport are refused on it")
+    return True
+
+
 def subscribe_report(thread_id: int, sh) -> int:
     """aclrtSubscribeReport: bind ``thread_id`` (a ``pthread_self`` value: a Python thread's
-    ``ident``, or what ``acl.util.start_thread`` returned) to the stream."""
+    ``ident``, or what ``acl.util.start_thread`` returned) to the stream. Order: the handle
+    (107017, ``rtSubscribeReport``), a stream aclrtLaunchHostFunc subscribed 107011
+    (``ApiErrorDecorator::SubscribeReport``), then ``ApiImpl::SubscribeReport``."""
     _live()
-    s, code = _stream(sh)
+    s, code = AS.lookup(sh)
+    if code:
+        return code
+    if _runtime_subscribed(s):
+        return ERR.ACL_ERROR_RT_STREAM_SUBSCRIBE
+    s, code = AS.resolve(s)
     if code:
         return code
     if s in SUBS:
@@ -134,9 +155,17 @@ def subscribe_report(thread_id: int, sh) -> int:
 
 
 def unsubscribe_report(thread_id: int, sh) -> int:
-    """aclrtUnSubscribeReport: callbacks not yet run are dropped (blocking ones released)."""
+    """aclrtUnSubscribeReport: callbacks not yet run are dropped (blocking ones released).
+    Order: the handle (107017), a stream aclrtLaunchHostFunc subscribed 107011
+    (``ApiErrorDecorator::UnSubscribeReport``: the runtime's own subscription is not the
+    user's to cancel, whatever ``thread_id``), then ``ApiImpl::UnSubscribeReport``."""
     _live()
-    s, code = _stream(sh)
+    s, code = AS.lookup(sh)
+    if code:
+        return code
+    if _runtime_subscribed(s):
+        return ERR.ACL_ERROR_RT_STREAM_SUBSCRIBE
+    s, code = AS.resolve(s)
     if code:
         return code
     sub = SUBS.get(s)
@@ -151,16 +180,25 @@ def unsubscribe_report(thread_id: int, sh) -> int:
 
 def launch_callback(fn, user_data, block_type: int, sh) -> int:
     """aclrtLaunchCallback: ``fn(user_data)`` runs on the subscribed thread when the stream
-    reaches this task (pyACL passes its ``user_data_list`` as that one argument)."""
+    reaches this task (pyACL passes its ``user_data_list`` as that one argument). Order: block
+    type 100000 (acl); the handle 107017 (``rtCallbackLaunch``, ``api_c.cc:2187``); NULL ``fn``
+    107000, a stream aclrtLaunchHostFunc subscribed 107011 (``ApiErrorDecorator::CallbackLaunch``);
+    no context 107002, another context's stream 107003, no subscription 107015
+    (``ApiImpl::CallbackLaunch``)."""
     _live()
     if block_type not in (ACL_CALLBACK_NO_BLOCK, ACL_CALLBACK_BLOCK):
         return ERR.ACL_ERROR_INVALID_PARAM
+    s, code = AS.lookup(sh)
+    if code:
+        return code
     if fn is None or not callable(fn):
         return ERR.ACL_ERROR_RT_PARAM_INVALID
+    if _runtime_subscribed(s):
+        return ERR.ACL_ERROR_RT_STREAM_SUBSCRIBE
     ctx = RT.current_context
     if ctx is None:
         return ERR.ACL_ERROR_RT_CONTEXT_NULL
-    s, code = _stream(sh)
+    s, code = AS.resolve(s)
     if code:
         return code
     if s.ctx is not ctx:
@@ -266,8 +304,8 @@ the subscription ``aclrtLaunchHostFunc`` makes for a stream."""
 def launch_host_func(sh, fn, args=None) -> int:
     """aclrtLaunchHostFunc: ``fn(args)`` runs on the host when the stream reaches this task, and
     the stream waits until it returned (a blocking callback on the runtime's own callback
-    thread, ``ApiImpl::LaunchHostFunc``). Checks: NULL ``fn`` 107000; a stream a user thread
-    subscribed to (aclrtSubscribeReport) 107011 (``RT_ERROR_SUBSCRIBE_STREAM``); no context
+    thread, ``ApiImpl::LaunchHostFunc``). Checks: the handle 107017; NULL ``fn`` 107000; a stream
+    a user thread subscribed to (aclrtSubscribeReport) 107011 (``RT_ERROR_SUBSCRIBE_STREAM``); no context
     107002; NULL is the default stream; another context's stream 107003. On a capturing stream
     the host function becomes two tasks of the graph and runs at every replay (module text).
 
@@ -275,11 +313,11 @@ def launch_host_func(sh, fn, args=None) -> int:
     when a host wait (synchronize, a blocking copy, ...) finds the device stopped at it — on the
     waiting thread, before anything that waits on its stream goes on."""
     _live()
-    if fn is None or not callable(fn):
-        return ERR.ACL_ERROR_RT_PARAM_INVALID
-    s, code = AS.lookup(sh)
+    s, code = AS.lookup(sh)             # the handle first (rtsLaunchHostFunc, api_c.cc:4126)
     if code:
         return code
+    if fn is None or not callable(fn):
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
     sub = SUBS.get(s) if s is not None else None
     if sub is not None and sub.thread_id != RUNTIME_THREAD:
         return ERR.ACL_ERROR_RT_STREAM_SUBSCRIBE
@@ -347,6 +385,7 @@ def _capture_host_func(s, fn, args, thread_id: int = -1) -> int:
     reset = s.submit(S.OP_MEM_WRITE_VALUE, s.device.timing.host_api_ns, word, 0, 8)
     if reset < 0:
         return -reset
+    m.inner_tasks.update(((cs, pos), (s.capture.cstream, reset)))  # DEFAULT type (row 298)
     g = GRAPH_FUNCS.get(m)
     if g is None:
         g = GRAPH_FUNCS[m] = GraphHostFuncs(m)

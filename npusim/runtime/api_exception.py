@@ -31,6 +31,7 @@ from .api_kernel import ACL_ERROR_INVALID_EXCEPTION_INFO
 from .device import AFTER_RUN_HOOKS
 from .functions import function_handle_of
 from .runtime import RT
+from .stream import last_eager_task
 
 OK = ERR.ACL_SUCCESS
 ACL_RT_THREAD_LEVEL, ACL_RT_CONTEXT_LEVEL = 0, 1         # aclrtLastErrLevel (acl_rt.h)
@@ -122,25 +123,25 @@ def get_error_verbose(dev_id):
 
 # ---- the thread's last task ----
 def get_thread_last_task_id():
-    """aclrtGetThreadLastTaskId -> (task id, code): the id of the task submitted last on a user
-    stream (eager; the default stream included) — read from what the streams keep (each
-    stream's last SQE: its task id and doorbell time), so no launch pays for it. npusim keeps
-    no submitting thread per task: with several threads submitting it is the process's last
-    task, the thread's own when one thread submits (fidelity row 107). 0 before any task.
-    A task this thread wrote into a built model (a stream bound with aclmdlRIBindStream: its
-    position in the model stream) counts at the host time it was issued (fidelity row 168)."""
-    best_t, best_id = -1, 0
-    for dev in RT.devices.values():
-        st = dev.state
-        st.flush()                          # staged SQEs into their rings (as before a run)
-        for s in dev.streams.values():
-            if s.destroyed or (not s.handle and not s.is_default) or s.task_seq == 0:
-                continue                    # runtime-owned SQs (report releasers) have no handle
-            row = st.pool[st.row_of(s.sq, s.tail - 1)]
-            t = int(row["t_submit"])
-            if t > best_t:
-                best_t, best_id = t, int(row["task_id"])
-    bound = RT.tls.last_bound_task            # a task kept in a built model (aclmdlRIBindStream)
+    """aclrtGetThreadLastTaskId -> (task id, code): the id of the task the calling thread
+    submitted last on a user stream (eager; the default stream included), as
+    ``InnerThreadLocalContainer::GetLastTaskId`` keeps it per thread (``ApiImpl::
+    GetThreadLastTaskId``). While one thread uses the runtime it is read from what the streams
+    keep (each stream's last SQE: its task id and doorbell time), so no launch pays for it; once
+    a second thread does, each submit notes it in the thread's state (``stream.note_task``;
+    the first thread's tasks from before are the process's last task then). 0 before any task
+    (docs/fidelity.md rows 107, 296). A task this thread wrote into a built model (a stream
+    bound with aclmdlRIBindStream: its position in the model stream) counts at the host time
+    it was issued (fidelity row 168)."""
+    tls = RT.tls
+    if RT.threads <= 1:
+        best_t, best_id = last_eager_task()
+    else:
+        best = tls.last_task
+        if best is None and tls.first:      # nothing since a second thread came: the earlier
+            best = RT.pre_thread_last or last_eager_task()   # tasks were this thread's
+        best_t, best_id = best if best is not None else (-1, 0)
+    bound = tls.last_bound_task               # a task kept in a built model (aclmdlRIBindStream)
     if bound is not None and bound[0] >= best_t:
         best_id = bound[1]
     return best_id, OK

@@ -24,6 +24,7 @@ from ..kernel import loader as L
 from ..kernel.elf import MixType
 from ..kernel.program import BAD_PC_BODY, REG_CPU, REG_NON_CPU, runtime_features
 from . import args as A
+from . import tasks as _TASKS
 from .argcheck import check as _check_args, declared as _declared
 from .api_device import profile
 from .api_kernel import (ACL_RT_LAUNCH_KERNEL_ATTR_BLOCK_TASK_PREFETCH,
@@ -143,6 +144,16 @@ def _launch_cfg(cfg, kernel, rfeats):
             return None, E_PARAM
         setattr(tc, field, value if convert is None else convert(value))
     return tc, OK
+
+
+def _task_params_cfg(cfg, kernel):
+    """The same check and conversion for ``aclmdlRITaskSetParams``' ``kernelTaskParams.cfg``
+    (``UpdateKernelParams``: ``ConvertLaunchCfgToTaskCfg``, kernel_utils.cc:248-250)."""
+    return _launch_cfg(cfg, kernel, runtime_features(profile()))
+
+
+if _task_params_cfg not in _TASKS.LAUNCH_CFG:
+    _TASKS.LAUNCH_CFG.append(_task_params_cfg)
 
 
 def _share_mem_ok(kernel, dyn: int, rfeats) -> bool:
@@ -311,8 +322,11 @@ def submit_kernel(kernel, s, kid: int, num_blocks: int, args_addr: int, args_siz
                    args_size, dur, 0, num_blocks & 0xFFFF)
     if pos < 0:
         return -pos
-    if tc is not None and s.capture is not None:   # kept for GetAttribute (§13.4)
-        s.capture.model.task_cfgs[(s.capture.cstream, pos)] = tc
+    if tc is not None:                              # kept for GetAttribute (§13.4)
+        if s.capture is not None:
+            s.capture.model.task_cfgs[(s.capture.cstream, pos)] = tc
+        elif s.bound is not None:     # a built model's task keeps its TaskCfg too (row 292)
+            s.bound.model.task_cfgs[(s.bound, pos)] = tc
     return OK
 
 

@@ -118,7 +118,10 @@ def ri_capture_end(stream):
     code = context_checks(s, ERR.ACL_ERROR_RT_STREAM_CONTEXT)
     if code:
         return None, code
-    if s.is_model:              # §1.3: bound-to-model (107005)
+    if s.is_model or s.bound is not None:
+        # ``stm->Model_() != nullptr`` (api_impl_aclgraph.cc:57-59): a stream bound to a built
+        # model too, before "not capturing" (docs/fidelity.md row 291; it answered 107029)
+        RT.tls.explain(f"Stream end capture: {s.describe()} is already bound to a model")
         return None, ERR.ACL_ERROR_RT_STREAM_MODEL
     if s.is_default:
         return None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
@@ -183,12 +186,19 @@ def ri_capture_thread_exchange_mode(mode):
 
 
 def stream_add_to_model(stream, model_ri) -> int:
-    """rtStreamAddToModel (§4.5)."""
+    """rtStreamAddToModel (§4.5). Order (``ApiErrorDecorator::StreamAddToModel``,
+    ``src/runtime/feature/aclgraph/api_error_aclgraph.cc:139-158``): NULL 107000; a model that
+    is not an ACL Graph (a built model) 107000 before the stream's flags (507000) and before a
+    sub-graph (207000); then ``ApiImpl::StreamAddToModel`` (``api_impl_aclgraph.cc:151-167``)."""
     if not stream or not model_ri:
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     s, m, code = _stream_and_model(stream, model_ri)
     if code:
         return code
+    if m.normal:                # RT_MODEL_CAPTURE_MODEL only (api_error_aclgraph.cc:145-147)
+        RT.tls.explain("rtStreamAddToModel: Non ACL Graph mode is not supported (the model was "
+                       "built with aclmdlRIBuildBegin)")
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
     if bad_capture_flags(s):
         return ERR.ACL_ERROR_RT_INTERNAL_ERROR
     if m.sub:
@@ -458,13 +468,15 @@ def ri_destroy_register_callback(model_ri, func, user_data=None) -> int:
 
 
 def _callback_model(model_ri, func):
-    """ApiErrorDecorator::ModelDestroy(Un)registerCallback: NULL model or func (anything not
-    callable) 107000, the handle (107017), a sub-graph 207000: (model, code)."""
-    if not model_ri or not callable(func):
-        return None, ERR.ACL_ERROR_RT_PARAM_INVALID
+    """The model handle first (107017: ``RT_VALIDATE_AND_UNWRAP_OBJECT`` in
+    ``rtModelDestroy(Un)registerCallback``, ``api_c_standard_soc.cc:1798-1818``), then
+    ``ApiErrorDecorator::ModelDestroy(Un)registerCallback`` (``api_error.cc:7019-7046``): NULL
+    model or func (anything not callable) 107000, a sub-graph 207000: (model, code)."""
     m, code = model_of(model_ri)
     if code:
         return None, code
+    if m is None or not callable(func):
+        return None, ERR.ACL_ERROR_RT_PARAM_INVALID
     if m.sub:
         return None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
     return m, ERR.ACL_SUCCESS

@@ -96,6 +96,9 @@ def ri_cond_handle_create(model_ri, default_value, flag):
     flag = _as_int(flag)
     if flag is None or flag > 1 or flag < 0:
         return None, ERR.ACL_ERROR_RT_PARAM_INVALID
+    if m.normal:    # api_error_aclgraph.cc:200-202: not an ACL Graph -> RT_ERROR_FEATURE_NOT_SUPPORT
+        RT.tls.explain("aclmdlRICondHandleCreate: the modelRI is not an ACL Graph (a built model)")
+        return None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
     if m.status != M.CAPTURE_ACTIVE:
         return None, ERR.ACL_ERROR_RT_PARAM_INVALID
     ctx = RT.current_context

@@ -272,7 +272,8 @@ class CaptureModel:
                  "taskgrp_err", "cond_handles", "capture_progress", "begun_at", "invalidated_by",
                  "staged_updates", "last_debug_lines", "slots", "last_run_stream",
                  "seq_runs", "seq_last", "next_seq", "task_cfgs", "ext_records", "ext_waits",
-                 "destroy_callbacks", "sw_events", "_default_conds", "_runs_trim_at")
+                 "destroy_callbacks", "sw_events", "_default_conds", "_runs_trim_at",
+                 "inner_tasks", "disabled_rows")
 
     normal = False
     """True for a model built with aclmdlRIBuildBegin (``BuildModel``, RT_MODEL_NORMAL); a
@@ -333,6 +334,14 @@ class CaptureModel:
         self.seq_last = None
         self.next_seq = 0
         self.task_cfgs: dict = {}              # (capture stream, pos) -> TaskCfg of a kernel
+        # (capture stream, pos) of the tasks the runtime writes for a captured host function or
+        # blocking callback: the runtime's inner event's wait and reset (TaskOwner RT_TASK_INNER,
+        # event_task.cc:249-252, 376-379), whose type the task APIs give as DEFAULT
+        self.inner_tasks: set = set()
+        # (capture stream, pos) -> the task's own SQE before aclmdlRITaskDisable: a disabled
+        # task keeps its type and parameters (only its update flag changes, api_impl.cc:
+        # 9764-9790) while npusim's SQE is a NOP (tasks.Task.info)
+        self.disabled_rows: dict = {}
                                                # launched with a config (§13.4)
         # external record / wait tasks (§9.4): user event -> (capture stream, pos), rebound to
         # the event at every launch (api_mdl.refresh_external)

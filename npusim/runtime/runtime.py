@@ -41,6 +41,16 @@ class _ThreadState(threading.local):
         self.last_error = 0               # aclrtGetLastError: the last runtime code returned
         self.last_bound_task = None       # (host time, task id) of the last task this thread
         #                                   wrote into a built model (aclrtGetThreadLastTaskId)
+        # aclrtGetThreadLastTaskId is per thread (InnerThreadLocalContainer::GetLastTaskId):
+        # once a second thread uses the runtime, each eager task a thread submits is noted here
+        # as (doorbell ns, task id) (stream.note_task); ``first``: this thread used the runtime
+        # first, so the tasks submitted before a second thread came are its own
+        # (docs/fidelity.md row 296)
+        self.last_task = None
+        rt = globals().get("RT")              # None while the Runtime itself is being made
+        self.first = rt is None or rt.threads == 0
+        if rt is not None:
+            rt.threads += 1
 
     @property
     def context(self):
@@ -80,7 +90,7 @@ class Runtime:
                  "profile", "devices", "handles", "tls", "host_ns", "lock", "trace_on",
                  "host_trace", "markers", "device_options", "pageable", "progress", "users",
                  "stalled", "stall_wait_s", "op_wait_timeout_s", "op_execute_timeout_us",
-                 "stream_state_callbacks", "task_fail_callback")
+                 "stream_state_callbacks", "task_fail_callback", "threads", "pre_thread_last")
 
     def __init__(self):
         self.initialized = False
@@ -92,6 +102,9 @@ class Runtime:
         self.devices: dict = {}           # device id -> Device (opened by set_device/create ctx)
         self.handles = Registry()
         self.tls = _ThreadState()
+        self.threads = 1        # thread states made since the last reset (the tls docstring)
+        self.pre_thread_last = None  # (doorbell ns, task id): the last eager task before a
+        #                              second thread used the runtime (stream.note_task)
         self.host_ns = 0
         self.lock = threading.RLock()
         self.trace_on = False
@@ -220,6 +233,7 @@ class Runtime:
         self.devices.clear()
         self.handles.clear()
         self.pageable.clear()
+        self.threads, self.pre_thread_last = 0, None
         self.tls = _ThreadState()
         self.users = {}
         self.initialized = self.finalized = False

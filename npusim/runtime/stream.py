@@ -215,6 +215,8 @@ class Stream(SqStream):
             self.room = self.depth - st.pending(self.sq) - 1
         t = RT.host_ns + dev.timing.doorbell_ns
         task_id = self.task_seq & 0xFFFF
+        if RT.threads > 1:                  # aclrtGetThreadLastTaskId is per thread
+            note_task(self, t, task_id)
         self.task_seq += 1
         if REC.on or op == _OP_KERNEL:
             if REC.on:                  # analysis: host epoch and source site in a4/a5
@@ -258,6 +260,8 @@ class Stream(SqStream):
         self.room -= 1
         t = host + timing.doorbell_ns
         task_id = self.task_seq & 0xFFFF
+        if RT.threads > 1:                  # aclrtGetThreadLastTaskId is per thread
+            note_task(self, t, task_id)
         self.task_seq += 1
         if _TABLE.entries[a0].func is None:     # a lazy kernel body is built before its SQE
             _TABLE.ensure(a0)
@@ -291,6 +295,37 @@ class Stream(SqStream):
             mem.free(addr)
         self.args_ring, self.extra_args = None, []
         RT.handles.remove(self.handle)
+
+
+# ---- the thread's last task (aclrtGetThreadLastTaskId) ----
+def last_eager_task() -> tuple[int, int]:
+    """(doorbell ns, task id) of the task submitted last on a user stream (the default stream
+    included; runtime-owned SQs such as report releasers have no handle), read from each
+    stream's last SQE; (-1, 0) before any."""
+    best_t, best_id = -1, 0
+    for dev in RT.devices.values():
+        st = dev.state
+        st.flush()                          # staged SQEs into their rings (as before a run)
+        for s in dev.streams.values():
+            if s.destroyed or (not s.handle and not s.is_default) or s.task_seq == 0:
+                continue
+            row = st.pool[st.row_of(s.sq, s.tail - 1)]
+            t = int(row["t_submit"])
+            if t > best_t:
+                best_t, best_id = t, int(row["task_id"])
+    return best_t, best_id
+
+
+def note_task(s, t: int, task_id: int) -> None:
+    """Note an eager task as the submitting thread's last (``GET_THREAD_TASKID_AND_STREAMID``
+    keeps it in ``InnerThreadLocalContainer``). Called only while two or more threads use the
+    runtime; the first such task first keeps the process's last task until then, which the
+    first thread submitted (docs/fidelity.md row 296)."""
+    if not s.handle and not s.is_default:
+        return                              # a runtime-owned SQ: no user task
+    if RT.pre_thread_last is None:
+        RT.pre_thread_last = last_eager_task()
+    RT.tls.last_task = (t, task_id)
 
 
 # ---- stream handles as the APIs take them ----

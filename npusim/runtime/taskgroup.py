@@ -269,7 +269,11 @@ def _update_stream(stream):
         return None, code
     if s.capture is not None:
         return None, ERR.ACL_ERROR_RT_STREAM_CAPTURED
-    if s.is_model:
+    if s.is_model or s.bound is not None:
+        # Stream::IsModelStream (model_ != nullptr) is true for a stream bound to a built model
+        # too (api_error_aclgraph.cc:93, 108; stream.hpp:332)
+        RT.tls.explain(f"{s.describe()} is a model stream (bound to a model): task update is "
+                       f"not supported on it")
         return None, ERR.ACL_ERROR_RT_STREAM_MODEL
     return resolve_same_ctx(s)
 

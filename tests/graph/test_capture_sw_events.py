@@ -120,10 +120,11 @@ def test_software_event_tasks_report_event_types_and_params(dev0):
     assert p["event"] == user[m.capture_events[1].addr].handle
     p, ret = acl.mdl.ri_task_get_params(t[4])
     assert ret == OK and p["type"] == X and p["reset_flag"] == 0
-    # not value-write tasks for set-params (as a hardware event task: 107000, model FAULT)
+    # event tasks for set-params, as a hardware event task: EVENT_* parameters are refused
+    # (107000, model FAULT); VALUE_WRITE ones convert any task that is not DEFAULT
+    # (UpdateWriteValueTaskParams, docs/fidelity.md row 294; this was 107000)
     assert acl.mdl.ri_task_set_params(
-        t[1], {"type": T.ACL_MODEL_RI_TASK_VALUE_WRITE, "dev_addr": 0, "value": 0}) == \
-        acl.ACL_ERROR_RT_PARAM_INVALID
+        t[1], {"type": T.ACL_MODEL_RI_TASK_VALUE_WRITE, "dev_addr": 0, "value": 0}) == OK
     # dumps name them EVENT_RECORD / EVENT_WAIT / EVENT_RESET with the software event id
     lines = dump.debug_lines(m)
     types = [ln.split("task_type=")[1].split(",")[0].rstrip(".") for ln in lines[1:-1]]

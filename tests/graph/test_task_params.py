@@ -213,9 +213,10 @@ def test_set_params_kernel_takes_effect_after_update(stream):
     assert acl.mdl.ri_task_set_params(t1, p) == OK
     assert RT.host_ns - h0 == RT.profile.timing.host_task_update_ns
     assert model(mh).status == M.UPDATING
-    # staged, not applied: the SQE still holds the old kernel, and the model cannot run
-    assert acl.mdl.ri_task_get_params(t1)[0]["args_size"] == 8
-    assert acl.mdl.ri_task_get_params(t1)[0]["num_blocks"] == 1
+    # the task's parameters are the new ones at once (UpdateKernelParams rewrites the TaskInfo,
+    # kernel_utils.cc:217-257; docs/fidelity.md row 299 — they read the old SQE before), the
+    # SQE is rebuilt at aclmdlRIUpdate, and the model cannot run until then
+    assert acl.mdl.ri_task_get_params(t1)[0]["num_blocks"] == 2
     assert acl.mdl.ri_execute_async(mh, stream) == E.ACL_ERROR_RT_MODEL_EXECUTE
     assert acl.mdl.ri_update(mh) == OK
     assert model(mh).status == M.READY
@@ -253,7 +254,7 @@ def test_set_params_value_write_and_wait(stream):
     assert acl.mdl.ri_task_set_params(ta, {"type": T.ACL_MODEL_RI_TASK_VALUE_WAIT,
                                            "dev_addr": z, "value": 9,
                                            "flag": S.WAIT_EQ}) == OK
-    assert acl.mdl.ri_task_get_params(tw)[0]["dev_addr"] == x          # not yet applied
+    assert acl.mdl.ri_task_get_params(tw)[0]["dev_addr"] == z    # the TaskInfo (row 299)
     assert acl.mdl.ri_update(mh) == OK
     assert acl.mdl.ri_task_get_params(tw) == \
         ({"type": T.ACL_MODEL_RI_TASK_VALUE_WRITE, "dev_addr": z, "value": 9}, OK)
@@ -264,10 +265,11 @@ def test_set_params_value_write_and_wait(stream):
 
 
 @pytest.mark.parametrize("ty", [T.ACL_MODEL_RI_TASK_EVENT_RECORD, T.ACL_MODEL_RI_TASK_EVENT_WAIT,
-                                T.ACL_MODEL_RI_TASK_EVENT_RESET, T.ACL_MODEL_RI_TASK_DEFAULT, 99,
-                                T.ACL_MODEL_RI_TASK_VALUE_WRITE])
+                                T.ACL_MODEL_RI_TASK_EVENT_RESET, T.ACL_MODEL_RI_TASK_DEFAULT, 99])
 def test_set_params_unsupported_type_is_107000_and_faults(stream, ty):
-    """EVENT_* and unknown types are refused; a VALUE_WRITE on a kernel task fails the update."""
+    """EVENT_* and unknown types are refused (``ApiImpl::TaskSetParams``, api_impl.cc:9645-9666).
+    A VALUE_WRITE on a kernel task converts it (``UpdateWriteValueTaskParams``): see
+    tests/graph/test_source_audit.py."""
     x = new_buf()
     mh, (t0, t1) = two_kernel_graph(stream, x, x)
     assert acl.mdl.ri_task_set_params(t0, {"type": ty, "dev_addr": x, "value": 1}) == \
