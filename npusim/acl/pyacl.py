@@ -333,7 +333,7 @@ def table_markdown(acl) -> str:
 
 
 # ---- the drop-in ----
-SUBMODULES = ("rt", "mdl", "util", "media", "prof", "op")
+SUBMODULES = ("rt", "mdl", "util", "media", "prof", "op", "tdt", "dump", "log", "sys", "platform")
 _SAVED: dict[str, types.ModuleType | None] = {}
 
 

@@ -85,3 +85,9 @@ from ..runtime.api_refused import facade_name as _facade_name, refusal as _refus
 for _c in _BY_DESIGN:                     # refused by design (docs/api_coverage.md): 207000
     if _facade_name(_c).startswith("acl.rt."):
         globals()[_facade_name(_c)[7:]] = _refusal(_c)
+
+# chapters 02-24 beyond the capture surface (issue 36 item 3): callbacks of chapters 04 / 13
+from ..runtime.api_devstate import (reg_device_state_callback,  # noqa: F401,E402
+                                    set_device_task_abort_callback)
+from ..runtime.api_exception import (exception_info_callback_register,  # noqa: F401,E402
+                                     exception_info_callback_unregister)
