@@ -237,6 +237,7 @@ def refusal(name: str):
     refused.__annotations__ = {"return": None if outputs < 0 else int if outputs == 0 else tuple}
     refused.__name__ = refused.__qualname__ = facade_name(name).rsplit(".", 1)[1]
     refused.__refused_area__ = why       # what ``docs/pyacl.md`` names as the area
+    refused.__outputs__ = outputs         # its result's shape (acl/_boundary.outputs_of)
     refused.__wrapped_api__ = True        # no trace or injection point: it does nothing
     refused.__boundary__ = ()             # and it reads no argument, so none is normalised
     return refused
