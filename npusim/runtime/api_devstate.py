@@ -24,10 +24,10 @@ OK = ERR.ACL_SUCCESS
 (ACL_RT_DEVICE_STATE_SET_PRE, ACL_RT_DEVICE_STATE_SET_POST, ACL_RT_DEVICE_STATE_RESET_PRE,
  ACL_RT_DEVICE_STATE_RESET_POST) = range(4)
 
-STATE_CALLBACKS: dict[str, tuple[object, object]] = {}
-"""regName -> (callback, args): the runtime's DeviceStateCallbackManager (process-wide)."""
-ABORT_CALLBACKS: dict[str, tuple[object, object]] = {}
-"""regName -> (callback, args) of aclrtSetDeviceTaskAbortCallback."""
+def _table(api: str) -> dict:
+    """regName -> (callback, args) of ``api``: the runtime's DeviceStateCallbackManager /
+    the task-abort callbacks, process-wide (``RT.callbacks``)."""
+    return RT.callbacks.setdefault(api, {})
 
 
 def _register(table: dict, reg_name, callback, args) -> int:
@@ -51,17 +51,17 @@ def reg_device_state_callback(reg_name, callback, args) -> int:
     """aclrtRegDeviceStateCallback: ``callback(device_id, state, args)`` on every
     ACL_RT_DEVICE_STATE_SET_PRE (a device opened), SET_POST (after each aclrtSetDevice),
     RESET_PRE / RESET_POST (around the last aclrtResetDevice). NULL callback: unregisters."""
-    return _register(STATE_CALLBACKS, reg_name, callback, args)
+    return _register(_table("aclrtRegDeviceStateCallback"), reg_name, callback, args)
 
 
 def set_device_task_abort_callback(reg_name, callback, args) -> int:
     """aclrtSetDeviceTaskAbortCallback: registers ``callback`` under ``reg_name`` (NULL
     callback: unregisters). It is never called: aclrtDeviceTaskAbort is refused (207000)."""
-    return _register(ABORT_CALLBACKS, reg_name, callback, args)
+    return _register(_table("aclrtSetDeviceTaskAbortCallback"), reg_name, callback, args)
 
 
 def _notify(dev_id: int, state: int) -> None:
-    for name, (cb, args) in list(STATE_CALLBACKS.items()):
+    for name, (cb, args) in list(_table("aclrtRegDeviceStateCallback").items()):
         try:
             cb(dev_id, state, args)
         except Exception as e:          # noqa: BLE001 -- a user callback must not break a set

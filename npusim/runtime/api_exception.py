@@ -50,11 +50,13 @@ def set_exception_info_callback(callback) -> int:
     return OK
 
 
-REGISTERED: dict = {}
-"""aclrtExceptionInfoCallbackRegister's callbacks, by themselves (the runtime's registration name
-is the callback's address, ``callback.cpp:26``: the same function twice is one registration,
-unregistering it erases it, ``task_fail_callback_data_manager.cc:55``). Process-wide like the
-runtime's ``TaskFailCallBackManager``: they outlive aclFinalize."""
+def _registered() -> dict:
+    """aclrtExceptionInfoCallbackRegister's callbacks, by themselves (the runtime's registration
+    name is the callback's address, ``callback.cpp:26``: the same function twice is one
+    registration, unregistering it erases it, ``task_fail_callback_data_manager.cc:55``).
+    Process-wide like the runtime's ``TaskFailCallBackManager`` (``RT.callbacks``): they outlive
+    aclFinalize."""
+    return RT.callbacks.setdefault("aclrtExceptionInfoCallbackRegister", {})
 
 
 def exception_info_callback_register(callback) -> int:
@@ -68,7 +70,7 @@ def exception_info_callback_register(callback) -> int:
                        f"callback {callback!r} cannot be called")
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     try:
-        REGISTERED[callback] = None
+        _registered()[callback] = None
     except TypeError:                    # unhashable: no name the runtime could give it
         RT.tls.explain(f"callback {callback!r} cannot be registered (unhashable)")
         return ERR.ACL_ERROR_RT_PARAM_INVALID
@@ -82,7 +84,7 @@ def exception_info_callback_unregister(callback) -> int:
         RT.tls.explain("callback is NULL")
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     try:
-        REGISTERED.pop(callback, None)
+        _registered().pop(callback, None)
     except TypeError:                    # an unhashable object was never registered
         pass
     return OK
@@ -189,7 +191,7 @@ def get_thread_last_task_id():
 def _on_device_run(device) -> None:
     faults = new_kernel_faults(device)
     cbs = ([RT.task_fail_callback] if RT.task_fail_callback is not None else []) + \
-        list(REGISTERED)
+        list(_registered())
     if not cbs:
         return
     for f in faults:

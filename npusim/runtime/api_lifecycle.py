@@ -33,12 +33,12 @@ OK = ERR.ACL_SUCCESS
  ACL_REG_TYPE_ACL_DVPP, ACL_REG_TYPE_ACL_RETR) = range(8)
 ACL_REG_TYPE_OTHER = 0xFFFF
 
-INIT_CALLBACKS: list[tuple[int, object, object]] = []
-"""(type, callback, user data) in registration order: the runtime's ``initCallbackMap_``
-(a multimap: registration order within a type). Process-wide, like its singleton."""
-FINALIZE_CALLBACKS: list[tuple[int, object, object]] = []
-CONFIG = [""]
-"""The config string the last successful aclInit read (what a late init callback gets)."""
+def _table(name: str) -> list:
+    """``"init"`` / ``"finalize"``: (type, callback, user data) in registration order, the
+    runtime's ``initCallbackMap_`` / ``finalizeCallbackMap_`` (multimaps: registration order
+    within a type); ``"config"``: [the config string the last successful aclInit read, what a
+    late init callback gets]. Process-wide like its singleton (``RT.callbacks``)."""
+    return RT.callbacks.setdefault(f"acl{name}", [""] if name == "config" else [])
 
 
 def _register(table: list, reg_type, callback, user_data) -> int:
@@ -81,30 +81,31 @@ def _call(callback, *args) -> int:
 def init_callback_register(reg_type, callback, user_data) -> int:
     """aclInitCallbackRegister: ``callback(config_str, length, user_data)`` runs in aclInit
     (types MODEL, OP_EXECUTOR with a config path, DVPP, OTHER) — at once if aclInit has run."""
-    code = _register(INIT_CALLBACKS, reg_type, callback, user_data)
+    code = _register(_table("init"), reg_type, callback, user_data)
     if code == OK and RT.init_refs > 0:
-        _call(callback, CONFIG[0], len(CONFIG[0]), user_data)       # its result is ignored
+        config = _table("config")[0]
+        _call(callback, config, len(config), user_data)         # its result is ignored
     return code
 
 
 def init_callback_un_register(reg_type, callback) -> int:
     """aclInitCallbackUnRegister: NULL 100000; not registered under ``reg_type`` 500000."""
-    return _unregister(INIT_CALLBACKS, reg_type, callback)
+    return _unregister(_table("init"), reg_type, callback)
 
 
 def finalize_callback_register(reg_type, callback, user_data) -> int:
     """aclFinalizeCallbackRegister: ``callback(user_data)`` runs in aclFinalize (types
     OP_COMPILER, MODEL, DVPP, OTHER, in that order)."""
-    return _register(FINALIZE_CALLBACKS, reg_type, callback, user_data)
+    return _register(_table("finalize"), reg_type, callback, user_data)
 
 
 def finalize_callback_un_register(reg_type, callback) -> int:
     """aclFinalizeCallbackUnRegister: NULL 100000; not registered under ``reg_type`` 500000."""
-    return _unregister(FINALIZE_CALLBACKS, reg_type, callback)
+    return _unregister(_table("finalize"), reg_type, callback)
 
 
 def _notify_init(reg_type, config: str) -> int:
-    for t, cb, data in list(INIT_CALLBACKS):
+    for t, cb, data in list(_table("init")):
         if t == reg_type:
             code = _call(cb, config, len(config), data)
             if code:
@@ -113,7 +114,7 @@ def _notify_init(reg_type, config: str) -> int:
 
 
 def _notify_finalize(reg_type) -> int:
-    for t, cb, data in list(FINALIZE_CALLBACKS):
+    for t, cb, data in list(_table("finalize")):
         if t == reg_type:
             code = _call(cb, data)
             if code:
@@ -148,7 +149,7 @@ def init(config_path=None) -> int:
             RT.init_refs = 0               # aclInitRefCount is set only at the end (acl.cpp:535)
             RT.initialized = False
             return code
-    CONFIG[0] = config
+    _table("config")[0] = config
     return OK
 
 

@@ -108,7 +108,7 @@ def float_to_float16(value):
         with np.errstate(over="ignore"):
             f32 = np.float32(value)
     except OverflowError:                                 # an int beyond any double
-        f32 = np.float32(math.copysign(math.inf, value))
+        f32 = np.float32(math.inf if value > 0 else -math.inf)
     bits = int(np.array(f32, dtype=np.float32).view(np.uint32))
     sign = bits >> 31
     e = (bits >> 23) & 0xFF
