@@ -465,6 +465,13 @@ OVERRIDES: dict[tuple[str, str], Spec] = {
                                         "set_device_task_abort_callback")},
     **{(f, "value"): Spec(ANY) for f in ("float16_to_float", "float_to_float16")},
     ("get_device_capability", "device_id"): Spec(U32, E_ACL),
+    **{(f, n): Spec(I32) for f, n in (
+        ("get_logic_dev_id_by_phy_dev_id", "phy_dev_id"),
+        ("get_user_dev_id_by_phy_dev_id", "phy_dev_id"),
+        ("get_phy_dev_id_by_logic_dev_id", "logic_dev_id"),
+        ("get_user_dev_id_by_logic_dev_id", "logic_dev_id"),
+        ("get_phy_dev_id_by_user_dev_id", "user_dev_id"),
+        ("get_logic_dev_id_by_user_dev_id", "user_dev_id"))},
     ("get_device_capability", "device_info"): Spec(ENUM, E_ACL),
 }
 

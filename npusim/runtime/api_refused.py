@@ -79,8 +79,7 @@ _PROF = ("profiling data collection (msprof / msproftx): npusim's own timeline i
          "(docs/timing.md)")
 _SNAP = "process snapshots (locking, backing up and restoring a process's device state)"
 
-_HWID = ("hardware ids, PCI bus ids and atomic capabilities of a real machine's devices "
-         "(npusim.acl.pyacl refuses the other id mappings for the same reason)")
+_HWID = "PCI bus ids and atomic capabilities of a real machine's devices"
 _OVERFLOW = "floating-point overflow status memory of a real device"
 _ALLOCATOR = ("user memory allocators registered on a stream (aclrtAllocatorRegister is refused "
               "too)")
@@ -116,9 +115,7 @@ BY_DESIGN: dict[str, tuple[int, str]] = {
     "aclrtProcessHostFunc": (0, _HOSTFUNC),
     "aclrtUnSubscribeHostFunc": (0, _HOSTFUNC),
     # ---- chapter 04 / 05 / 11-08 ----
-    **{c: (1, _HWID) for c in ("aclrtGetLogicDevIdByPhyDevId", "aclrtGetPhyDevIdByLogicDevId",
-                               "aclrtGetUserDevIdByPhyDevId", "aclrtGetPhyDevIdByUserDevId",
-                               "aclrtDeviceGetPCIBusId", "aclrtDeviceGetByPCIBusId",
+    **{c: (1, _HWID) for c in ("aclrtDeviceGetPCIBusId", "aclrtDeviceGetByPCIBusId",
                                "aclrtDeviceGetHostAtomicCapabilities",
                                "aclrtDeviceGetP2PAtomicCapabilities")},
     "aclrtCtxGetFloatOverflowAddr": (1, _OVERFLOW),

@@ -340,3 +340,16 @@ def test_every_refusal_of_the_new_chapters_names_its_area():
         fn = _resolve(c)
         fn(None)
         assert why in acl.get_recent_err_msg(), c
+
+
+# ---- chapter 04: device id mappings ----
+@pytest.mark.parametrize("name,negative", [
+    ("get_logic_dev_id_by_phy_dev_id", 107000), ("get_phy_dev_id_by_logic_dev_id", 107000),
+    ("get_user_dev_id_by_phy_dev_id", 107000), ("get_phy_dev_id_by_user_dev_id", 107000),
+    ("get_user_dev_id_by_logic_dev_id", 107001), ("get_logic_dev_id_by_user_dev_id", 107001)])
+def test_device_ids_map_to_themselves_with_the_runtime_s_checks(name, negative):
+    fn = getattr(acl.rt, name)
+    count = acl.rt.get_device_count()[0]
+    assert [fn(i) for i in range(count)] == [(i, OK) for i in range(count)]
+    assert fn(-1) == (None, negative)
+    assert fn(count) == (None, acl.ACL_ERROR_RT_INVALID_DEVICEID)
