@@ -92,7 +92,6 @@ _COMPACT = ("not supported on the chips npusim simulates (Atlas A2 / A3, Ascend 
             "it is the compact runtime's API (src/acl/aclrt_c)")
 _CANNPKG = ("versions and attributes of installed CANN packages and SoC platform files: npusim "
             "has no CANN installation")
-_LOGCB = "log callbacks of the plog library (acllogRecord writes to Python's logging instead)"
 
 BY_DESIGN: dict[str, tuple[int, str]] = {
     # C name: (outputs before the code, why npusim does not simulate it)
@@ -128,8 +127,6 @@ BY_DESIGN: dict[str, tuple[int, str]] = {
                                    ("aclrtDestroyLabel", 0), ("aclrtCreateLabelList", 1),
                                    ("aclrtDestroyLabelList", 0), ("aclrtSwitchLabelByIndex", 0))},
     # ---- chapters 23 / 24 ----
-    "acllogRegisterCallback": (1, _LOGCB),
-    "acllogUnregisterCallback": (0, _LOGCB),
     "aclrtCreateStreamV2": (1, _COMPACT),
     "aclrtSetStreamConfigOpt": (0, _COMPACT),
     **{c: (n, _CANNPKG) for c, n in (("aclsysGetCANNVersion", 1), ("aclsysGetVersionNum", 1),

@@ -220,3 +220,45 @@ def _format(fmt: str, args) -> str:
         return fmt % tuple(args) if args else fmt
     except (TypeError, ValueError):
         return f"{fmt} {tuple(args)!r}"          # the runtime reports a bad format string
+
+
+# ---- plog's record callbacks (acllogRegisterCallback / acllogUnregisterCallback) ----
+OUTPUT_TYPE_DEBUG, OUTPUT_TYPE_RUN, OUTPUT_TYPE_BOTH, OUTPUT_TYPE_MAX = 0, 1, 2, 3
+ACLLOG_SUCCESS, ACLLOG_FAILURE = 0, -1
+MAX_LOG_CALLBACKS = 16
+
+
+def _log_callbacks() -> dict:
+    """{"next": the next handle, "entries": [(handle, callback, user data, output type)]}: plog's
+    ``g_callbacks`` (process-wide, ``RT.callbacks``)."""
+    return RT.callbacks.setdefault("acllogRegisterCallback", {"next": 1, "entries": []})
+
+
+def log_register_callback(callback_func, user_data, output_log_type):
+    """acllogRegisterCallback -> (handle, result): a NULL or uncallable callback, an output type
+    outside DEBUG / RUN / BOTH, or 16 registered already: (None, -1); else a handle counting
+    from 1 (``plog_callback.cpp:69``). plog calls them with the *device's* log records
+    (``PlogDispatchDeviceLogCallback``); the simulated devices write no log, so they are never
+    called (docs/fidelity.md row 239)."""
+    t = _int(output_log_type)
+    table = _log_callbacks()
+    if callback_func is None or not callable(callback_func) or t is None or \
+            not 0 <= t < OUTPUT_TYPE_MAX or len(table["entries"]) >= MAX_LOG_CALLBACKS:
+        RT.tls.explain("callbackFunc is NULL, the output type is not 0..2, or 16 callbacks are "
+                       "registered")
+        return None, ACLLOG_FAILURE
+    handle = table["next"]
+    table["next"] = handle + 1 if handle + 1 < 2 ** 64 else 1
+    table["entries"].append((handle, callback_func, user_data, t))
+    return handle, ACLLOG_SUCCESS
+
+
+def log_unregister_callback(callback):
+    """acllogUnregisterCallback -> 0, or -1 for a handle not registered."""
+    entries = _log_callbacks()["entries"]
+    for i, e in enumerate(entries):
+        if e[0] == callback:
+            del entries[i]
+            return ACLLOG_SUCCESS
+    RT.tls.explain(f"callback handle {callback!r} is not registered")
+    return ACLLOG_FAILURE

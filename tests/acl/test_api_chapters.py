@@ -353,3 +353,17 @@ def test_device_ids_map_to_themselves_with_the_runtime_s_checks(name, negative):
     assert [fn(i) for i in range(count)] == [(i, OK) for i in range(count)]
     assert fn(-1) == (None, negative)
     assert fn(count) == (None, acl.ACL_ERROR_RT_INVALID_DEVICEID)
+
+
+def test_log_callbacks_register_like_plog():
+    f = lambda data, kind, text, n: 0                    # noqa: E731
+    handles = [acl.log.register_callback(f, None, t) for t in (0, 1, 2)]
+    assert handles == [(1, 0), (2, 0), (3, 0)]
+    assert acl.log.register_callback(None, None, 0) == (None, -1)
+    assert acl.log.register_callback(f, None, 3) == (None, -1)
+    for _ in range(13):
+        assert acl.log.register_callback(f, None, 0)[1] == 0
+    assert acl.log.register_callback(f, None, 0) == (None, -1)      # 16 at most
+    assert acl.log.unregister_callback(2) == 0
+    assert acl.log.unregister_callback(2) == -1
+    assert acl.log.register_callback(f, None, 0) == (17, 0)
