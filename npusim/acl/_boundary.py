@@ -465,6 +465,10 @@ OVERRIDES: dict[tuple[str, str], Spec] = {
                                         "set_device_task_abort_callback")},
     **{(f, "value"): Spec(ANY) for f in ("float16_to_float", "float_to_float16")},
     ("get_device_capability", "device_id"): Spec(U32, E_ACL),
+    **{(f, "cnt_notify"): Spec(HANDLE) for f in (
+        "cnt_notify_destroy", "cnt_notify_record", "cnt_notify_reset", "cnt_notify_get_id",
+        "cnt_notify_wait_with_timeout")},
+    ("cnt_notify_create", "flag"): Spec(U64K),              # uint64_t flag
     **{(f, n): Spec(I32) for f, n in (
         ("get_logic_dev_id_by_phy_dev_id", "phy_dev_id"),
         ("get_user_dev_id_by_phy_dev_id", "phy_dev_id"),

@@ -124,3 +124,12 @@ from ..runtime.api_util import (ACL_BOOL, ACL_COMPLEX32, ACL_COMPLEX64,  # noqa:
                                 ACL_DEVICE_INFO_VECTOR_CORE_NUM, ACL_DOUBLE, ACL_DT_UNDEFINED,
                                 ACL_ERROR, ACL_FLOAT8_E4M3FN, ACL_FLOAT8_E5M2, ACL_FLOAT8_E8M0,
                                 ACL_HIFLOAT8, ACL_INFO, ACL_STRING, ACL_UINT1, ACL_WARNING)
+from ..runtime.api_cntnotify import (ACL_RT_CNT_NOTIFY_RECORD_ADD_MODE,  # noqa: F401,E402
+                                     ACL_RT_CNT_NOTIFY_RECORD_BIT_AND_MODE,
+                                     ACL_RT_CNT_NOTIFY_RECORD_BIT_OR_MODE,
+                                     ACL_RT_CNT_NOTIFY_RECORD_SET_VALUE_MODE,
+                                     ACL_RT_CNT_NOTIFY_WAIT_BIGGER_MODE,
+                                     ACL_RT_CNT_NOTIFY_WAIT_BIGGER_OR_EQUAL_MODE,
+                                     ACL_RT_CNT_NOTIFY_WAIT_EQUAL_MODE,
+                                     ACL_RT_CNT_NOTIFY_WAIT_EQUAL_WITH_BITMASK_MODE,
+                                     ACL_RT_CNT_NOTIFY_WAIT_LESS_MODE)

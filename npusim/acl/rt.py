@@ -95,3 +95,6 @@ from ..runtime.api_devid import (get_logic_dev_id_by_phy_dev_id,  # noqa: F401,E
                                  get_logic_dev_id_by_user_dev_id,
                                  get_phy_dev_id_by_logic_dev_id, get_phy_dev_id_by_user_dev_id,
                                  get_user_dev_id_by_logic_dev_id, get_user_dev_id_by_phy_dev_id)
+from ..runtime.api_cntnotify import (cnt_notify_create, cnt_notify_destroy,  # noqa: F401,E402
+                                     cnt_notify_get_id, cnt_notify_record, cnt_notify_reset,
+                                     cnt_notify_wait_with_timeout)

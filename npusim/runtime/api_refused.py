@@ -85,9 +85,6 @@ _ALLOCATOR = ("user memory allocators registered on a stream (aclrtAllocatorRegi
               "too)")
 _LABEL = ("labels of GE-built models (aclrtSetLabel / aclrtSwitchLabelByIndex jump inside a model "
           "stream): npusim's engine has no jumps within a stream")
-_CNT = ("counting notifies: not supported on Atlas A2 / A3 (their runtime answers 207000: "
-        "api_c_stub.cc rtCntNotifyCreateServer, api_impl_standard_soc.cc:55), and not yet "
-        "simulated on Ascend 950 (a counting wait needs an engine opcode)")
 _COMPACT = ("not supported on the chips npusim simulates (Atlas A2 / A3, Ascend 950: chapter 24); "
             "it is the compact runtime's API (src/acl/aclrt_c)")
 _CANNPKG = ("versions and attributes of installed CANN packages and SoC platform files: npusim "
@@ -119,10 +116,7 @@ BY_DESIGN: dict[str, tuple[int, str]] = {
                                "aclrtDeviceGetP2PAtomicCapabilities")},
     "aclrtCtxGetFloatOverflowAddr": (1, _OVERFLOW),
     "aclrtAllocatorGetByStream": (6, _ALLOCATOR),
-    # ---- chapters 09 / 10 ----
-    **{c: (n, _CNT) for c, n in (("aclrtCntNotifyCreate", 1), ("aclrtCntNotifyRecord", 0),
-                                 ("aclrtCntNotifyWaitWithTimeout", 0), ("aclrtCntNotifyReset", 0),
-                                 ("aclrtCntNotifyGetId", 1), ("aclrtCntNotifyDestroy", 0))},
+    # ---- chapter 10 ----
     **{c: (n, _LABEL) for c, n in (("aclrtCreateLabel", 1), ("aclrtSetLabel", 0),
                                    ("aclrtDestroyLabel", 0), ("aclrtCreateLabelList", 1),
                                    ("aclrtDestroyLabelList", 0), ("aclrtSwitchLabelByIndex", 0))},

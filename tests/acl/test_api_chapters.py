@@ -73,13 +73,113 @@ def test_refused_functions_have_the_c_function_s_output_count():
     assert "AI Core groups" in acl.get_recent_err_msg()
 
 
-@pytest.mark.parametrize("profile", ["Ascend910B", "Ascend910_93", "Ascend950"])
-def test_counting_notifies_answer_207000_with_the_chip_s_reason(profile):
+@pytest.mark.parametrize("profile", ["Ascend910B", "Ascend910_93"])
+def test_counting_notifies_answer_207000_on_a2_and_a3(profile):
     npusim.reset()
     npusim.configure(profile=profile)
     assert acl.init() == OK and acl.rt.set_device(0) == OK
     assert acl.rt.cnt_notify_create(0) == (None, 207000)
-    assert "not supported on Atlas A2 / A3" in acl.get_recent_err_msg()
+    assert "Ascend 950 only" in acl.get_recent_err_msg()
+    assert acl.rt.cnt_notify_record(1, None, None) == acl.ACL_ERROR_INVALID_PARAM   # acl first
+    assert acl.rt.cnt_notify_record(1, None, {"mode": 0}) == 207000
+    assert acl.rt.cnt_notify_get_id(1) == (None, 207000)
+
+
+# ---- chapter 09: counting notifies on Ascend 950 ----
+@pytest.fixture
+def on_950():
+    npusim.reset()
+    npusim.configure(profile="Ascend950")
+    assert acl.init() == OK and acl.rt.set_device(0) == OK
+    s1, _ = acl.rt.create_stream()
+    s2, _ = acl.rt.create_stream()
+    n, ret = acl.rt.cnt_notify_create(0)
+    assert ret == OK
+    return n, s1, s2
+
+
+def _counter(n) -> int:
+    from npusim.runtime.runtime import RT
+    return RT.handles.get("cnt_notify", n)[0].value()
+
+
+def _done(s) -> bool:
+    return acl.rt.stream_query(s) == (acl.ACL_STREAM_STATUS_COMPLETE, OK)
+
+
+def _wait(n, s, mode, value, clear=0):
+    return acl.rt.cnt_notify_wait_with_timeout(
+        n, s, {"mode": mode, "value": value, "timeout": 0, "isClear": clear})
+
+
+def _record(n, s, mode, value):
+    return acl.rt.cnt_notify_record(n, s, {"mode": mode, "value": value})
+
+
+def test_a_wait_holds_its_stream_until_the_adds_reach_its_value(on_950):
+    n, s1, s2 = on_950
+    assert _wait(n, s1, acl.ACL_RT_CNT_NOTIFY_WAIT_BIGGER_OR_EQUAL_MODE, 3, clear=1) == OK
+    for _ in range(2):
+        assert _record(n, s2, acl.ACL_RT_CNT_NOTIFY_RECORD_ADD_MODE, 1) == OK
+    assert acl.rt.synchronize_stream(s2) == OK
+    assert _counter(n) == 2 and not _done(s1)
+    assert _record(n, s2, acl.ACL_RT_CNT_NOTIFY_RECORD_ADD_MODE, 1) == OK
+    assert acl.rt.synchronize_stream(s1) == OK
+    assert _counter(n) == 0                          # isClear
+    assert acl.rt.cnt_notify_destroy(n) == OK
+
+
+@pytest.mark.parametrize("mode,records,value,released", [
+    ("EQUAL", [("SET_VALUE", 5)], 5, True),
+    ("EQUAL", [("SET_VALUE", 6)], 5, False),
+    ("LESS", [("SET_VALUE", 9), ("BIT_AND", 3)], 4, True),           # 9 & 3 = 1 < 4
+    ("LESS", [("SET_VALUE", 9)], 4, False),
+    ("BIGGER", [("SET_VALUE", 4)], 4, False),
+    ("BIGGER", [("ADD", 0xFFFFFFFF), ("ADD", 6)], 4, True),           # uint32: 5 > 4
+    ("EQUAL_WITH_BITMASK", [("BIT_OR", 0b0100), ("BIT_OR", 0b0001)], 0b0101, True),
+    ("EQUAL_WITH_BITMASK", [("BIT_OR", 0b0100)], 0b0101, False)])
+def test_wait_modes_against_record_modes(on_950, mode, records, value, released):
+    n, s1, s2 = on_950
+    for m, v in records:
+        assert _record(n, s2, getattr(acl, f"ACL_RT_CNT_NOTIFY_RECORD_{m}_MODE"), v) == OK
+    assert acl.rt.synchronize_stream(s2) == OK
+    assert _wait(n, s1, getattr(acl, f"ACL_RT_CNT_NOTIFY_WAIT_{mode}_MODE"), value) == OK
+    if released:
+        assert acl.rt.synchronize_stream(s1) == OK
+    else:                                            # never released: a deadlock, reported
+        assert acl.rt.synchronize_stream(s1) == acl.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
+        assert acl.rt.cnt_notify_reset(n, s2) == OK  # release it: counter 0 ...
+        assert _record(n, s2, acl.ACL_RT_CNT_NOTIFY_RECORD_SET_VALUE_MODE,
+                       {"EQUAL": 5, "LESS": 0, "BIGGER": 5, "EQUAL_WITH_BITMASK": 5}[mode]) == OK
+        assert acl.rt.synchronize_stream(s1) == OK
+
+
+def test_reset_sets_the_counter_to_zero_in_stream_order(on_950):
+    n, _, s2 = on_950
+    assert _record(n, s2, acl.ACL_RT_CNT_NOTIFY_RECORD_SET_VALUE_MODE, 7) == OK
+    assert acl.rt.synchronize_stream(s2) == OK and _counter(n) == 7
+    assert acl.rt.cnt_notify_reset(n, s2) == OK
+    assert acl.rt.synchronize_stream(s2) == OK and _counter(n) == 0
+    assert acl.rt.cnt_notify_record(n, None, {"mode": 1, "value": 2}) == OK   # default stream
+    assert acl.rt.synchronize_device() == OK and _counter(n) == 2
+
+
+def test_counting_notify_codes_on_950(on_950):
+    n, s1, _ = on_950
+    assert acl.rt.cnt_notify_create(1) == (None, acl.ACL_ERROR_RT_PARAM_INVALID)
+    assert acl.rt.cnt_notify_record(n, s1, None) == acl.ACL_ERROR_INVALID_PARAM
+    assert acl.rt.cnt_notify_record(None, s1, {"mode": 0}) == acl.ACL_ERROR_RT_PARAM_INVALID
+    assert acl.rt.cnt_notify_record(n, s1, {"mode": 3}) == acl.ACL_ERROR_RT_PARAM_INVALID
+    assert _wait(n, s1, 5, 1) == acl.ACL_ERROR_RT_PARAM_INVALID
+    assert acl.rt.cnt_notify_record(s1, s1, {"mode": 0}) == acl.ACL_ERROR_RT_INVALID_HANDLE
+    assert acl.rt.cnt_notify_record(n, n, {"mode": 0}) == acl.ACL_ERROR_RT_INVALID_HANDLE
+    slot, ret = acl.rt.cnt_notify_get_id(n)
+    assert ret == OK and isinstance(slot, int)
+    before = npusim.census()
+    assert acl.rt.cnt_notify_destroy(n) == OK
+    assert npusim.census().diff(before) == {"handles cnt_notify": -1, "device 0 sync slots": -1}
+    assert acl.rt.cnt_notify_destroy(n) == acl.ACL_ERROR_RT_INVALID_HANDLE
+    assert acl.rt.cnt_notify_get_id(n) == (None, acl.ACL_ERROR_RT_INVALID_HANDLE)
 
 
 def test_labels_answer_207000_naming_the_missing_jumps(stream):
