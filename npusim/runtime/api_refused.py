@@ -128,7 +128,7 @@ BY_DESIGN: dict[str, tuple[int, str]] = {
                                      ("aclGetCannAttribute", 1),
                                      ("aclplatformGetDeviceInfo", 1),
                                      ("aclplatformGetInstructionInfo", 1))},
-    **{c: (0, _PROF) for c in ("aclrtCacheLastTaskOpInfo", "aclrtCacheLastTaskExtendInfo")},
+    **{c: (0, _OPINFO) for c in ("aclrtCacheLastTaskOpInfo", "aclrtCacheLastTaskExtendInfo")},
     # ---- chapters 11-06 / 11-07 (cache maintenance, IPC) ----
     **{c: (n, _CMO) for c, n in (("aclrtCmoAsyncWithBarrier", 0), ("aclrtCmoWaitBarrier", 0),
                                  ("aclrtCmoGetDescSize", 1), ("aclrtCmoSetDesc", 0),
