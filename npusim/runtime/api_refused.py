@@ -90,6 +90,10 @@ _COMPACT = ("not supported on the chips npusim simulates (Atlas A2 / A3, Ascend 
 _CANNPKG = ("versions and attributes of installed CANN packages and SoC platform files: npusim "
             "has no CANN installation")
 
+_OPINFO = ("the operator information of a graph's last captured task, kept for msprof's shape "
+           "reports (capture_model.cc CacheLastTaskOpInfo / ReportShapeInfoForProfiling): "
+           "profiling is not simulated")
+
 BY_DESIGN: dict[str, tuple[int, str]] = {
     # C name: (outputs before the code, why npusim does not simulate it)
     "aclrtIpcGetEventHandle": (1, _IPC),
