@@ -3,10 +3,15 @@ instead of an ``AttributeError``, and returning 207000 (``ACL_ERROR_RT_FEATURE_N
 the reason as the thread's recent error message (``acl.get_recent_err_msg()``).
 
 What is refused is what a one-process simulator cannot mean: events, notifies and memory shared
-with other processes (IPC), cache maintenance of real hardware, and host memory mapped into the
-device's address space. ``docs/api_coverage.md`` lists every function of the chapters capture
-programs use, these among them; ``npusim.acl.rt`` / ``npusim.acl.mdl`` make one function per row
-(:func:`refusal`).
+with other processes (IPC), cache maintenance of real hardware, host memory mapped into the
+device's address space, and the areas of chapters 02-24 with no simulated counterpart (tdt
+channels and queues, mbufs, groups, dumps, profiling, snapshots, labels, UCE repair, installed
+package versions ...: docs/fidelity.md row 236). ``docs/api_coverage.md`` lists every function of
+chapters 02-24 with its status; :func:`install` puts one :func:`refusal` per row in the facade
+module its name falls in (``acl``, ``acl.rt``, ``acl.tdt``, ``acl.prof`` ...).
+
+The module also owns the naming rule (:func:`facade_name`, :func:`c_name`; docs/pyacl.md
+"Naming").
 """
 from __future__ import annotations
 
