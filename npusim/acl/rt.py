@@ -91,7 +91,8 @@ from ..runtime.api_devstate import (reg_device_state_callback,  # noqa: F401,E40
                                     set_device_task_abort_callback)
 from ..runtime.api_exception import (exception_info_callback_register,  # noqa: F401,E402
                                      exception_info_callback_unregister)
-from ..runtime.api_devid import (get_logic_dev_id_by_phy_dev_id,  # noqa: F401,E402
+from ..runtime.api_devid import (ctx_get_float_overflow_addr,  # noqa: F401,E402
+                                 get_logic_dev_id_by_phy_dev_id,
                                  get_logic_dev_id_by_user_dev_id,
                                  get_phy_dev_id_by_logic_dev_id, get_phy_dev_id_by_user_dev_id,
                                  get_user_dev_id_by_logic_dev_id, get_user_dev_id_by_phy_dev_id)

@@ -1,4 +1,5 @@
-"""Chapter 04 device id mappings: logical, physical and user device ids.
+"""Chapter 04 device id mappings (logical, physical and user device ids) and chapter 05's
+``aclrtCtxGetFloatOverflowAddr``.
 
 npusim simulates a machine whose devices are all visible in their physical order (no
 ``ASCEND_RT_VISIBLE_DEVICES``), so the three ids of a device are equal; what a program can
@@ -12,6 +13,7 @@ id check 107001). docs/fidelity.md row 225.
 from __future__ import annotations
 
 from .. import errors as ERR
+from .api_args import _overflow_addr as overflow_addr   # the word kernels' overflow slot holds
 from .runtime import RT, profile
 
 OK = ERR.ACL_SUCCESS
@@ -59,3 +61,14 @@ def get_user_dev_id_by_logic_dev_id(logic_dev_id):
 def get_logic_dev_id_by_user_dev_id(user_dev_id):
     """aclrtGetLogicDevIdByUserDevId -> (logical id, code): negative or beyond 107001."""
     return _same(user_dev_id, ERR.ACL_ERROR_RT_INVALID_DEVICEID, "userDevId")
+
+
+def ctx_get_float_overflow_addr():
+    """aclrtCtxGetFloatOverflowAddr (chapter 05) -> (device address, code): the current
+    context's floating-point overflow-status memory — the address the runtime puts in the
+    overflow slot of AI Core kernels' arguments (``api_args``, ProcessOverFlowArgs), allocated
+    with the context's first use of it. No context 107002 (``api_impl.cc:7091``)."""
+    ctx = RT.current_context
+    if ctx is None:
+        return None, ERR.ACL_ERROR_RT_CONTEXT_NULL
+    return overflow_addr(ctx), OK

@@ -85,7 +85,6 @@ _PROF = ("profiling data collection (msprof / msproftx): npusim's own timeline i
 _SNAP = "process snapshots (locking, backing up and restoring a process's device state)"
 
 _HWID = "PCI bus ids and atomic capabilities of a real machine's devices"
-_OVERFLOW = "floating-point overflow status memory of a real device"
 _ALLOCATOR = ("user memory allocators registered on a stream (aclrtAllocatorRegister is refused "
               "too)")
 _LABEL = ("labels of GE-built models (aclrtSetLabel / aclrtSwitchLabelByIndex jump inside a model "
@@ -123,7 +122,6 @@ BY_DESIGN: dict[str, tuple[int, str]] = {
     **{c: (1, _HWID) for c in ("aclrtDeviceGetPCIBusId", "aclrtDeviceGetByPCIBusId",
                                "aclrtDeviceGetHostAtomicCapabilities",
                                "aclrtDeviceGetP2PAtomicCapabilities")},
-    "aclrtCtxGetFloatOverflowAddr": (1, _OVERFLOW),
     "aclrtAllocatorGetByStream": (6, _ALLOCATOR),
     # ---- chapter 10 ----
     **{c: (n, _LABEL) for c, n in (("aclrtCreateLabel", 1), ("aclrtSetLabel", 0),

@@ -467,3 +467,15 @@ def test_log_callbacks_register_like_plog():
     assert acl.log.unregister_callback(2) == 0
     assert acl.log.unregister_callback(2) == -1
     assert acl.log.register_callback(f, None, 0) == (17, 0)
+
+
+def test_ctx_float_overflow_addr_is_the_word_kernels_get(acl):
+    from helpers.acl import in_fresh_thread
+    addr, ret = acl.rt.ctx_get_float_overflow_addr()
+    assert ret == OK and addr
+    assert acl.rt.ctx_get_float_overflow_addr() == (addr, OK)            # one per context
+    ctx, _ = acl.rt.create_context(0)
+    other, ret = acl.rt.ctx_get_float_overflow_addr()                    # the new current one
+    assert ret == OK and other != addr
+    assert acl.rt.destroy_context(ctx) == OK
+    assert in_fresh_thread(acl.rt.ctx_get_float_overflow_addr) == (None, 107002)
