@@ -73,12 +73,12 @@ _HOSTFUNC = ("not supported on the chips npusim simulates (Atlas A2 / A3, Ascend
 
 _UCE = ("repairing HBM uncorrectable ECC errors (UCE): simulated device memory has no hardware "
         "faults")
-_GROUP = ("AI Core groups (partitions of a device's cores set up by the driver): the simulated "
-          "device has no group configuration")
+_GROUP = ("AI Core groups: not supported on the chips npusim simulates (Atlas A2 / A3, Ascend "
+          "950: chapter 16), whose runtime answers 207000 too")
 _TDT = ("tensor data transfer channels and shared queues between host and device processes "
         "(the device's queue service): npusim simulates one process and no queue service")
-_MBUF = ("shared buffers (mbufs) of the device's queue service: npusim simulates no queue "
-         "service")
+_MBUF = ("shared buffers (mbufs) of the device's queue service: acltdt*Buf are not supported on "
+         "the chips npusim simulates (chapter 17-03), and npusim simulates no queue service")
 _DUMP = "data dumps to files (model, operator and exception dumps of a real device)"
 _PROF = ("profiling data collection (msprof / msproftx): npusim's own timeline is npusim.trace "
          "(docs/timing.md)")
