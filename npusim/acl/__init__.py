@@ -11,7 +11,6 @@ the value C would see, or a code, before anything runs), the host trace and capt
 from __future__ import annotations
 
 from .. import errors as _errors
-from ..runtime import api_device as _dev  # noqa: F401
 from ..runtime import api_lifecycle as _life
 from ..runtime.runtime import profile as _profile
 from . import mdl, rt, util

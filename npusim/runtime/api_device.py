@@ -26,7 +26,7 @@ def current_context():
     return RT.current_context
 
 
-# ---- init / finalize ----
+# ---- device state callbacks (aclInit / aclFinalize: runtime/api_lifecycle.py) ----
 DEVICE_STATE_HOOKS: list = []
 """Called ``(device id, aclrtDeviceState)`` as devices are set and reset (runtime/api_devstate.py
 registers the aclrtRegDeviceStateCallback notifier)."""
@@ -35,14 +35,6 @@ registers the aclrtRegDeviceStateCallback notifier)."""
 def _device_state(dev_id: int, state: int) -> None:
     for hook in DEVICE_STATE_HOOKS:
         hook(dev_id, state)
-
-
-def init(config_path=None) -> int:
-    return RT.init()
-
-
-def finalize() -> int:
-    return RT.finalize()
 
 
 # ---- devices ----
