@@ -479,3 +479,29 @@ def test_ctx_float_overflow_addr_is_the_word_kernels_get(acl):
     assert ret == OK and other != addr
     assert acl.rt.destroy_context(ctx) == OK
     assert in_fresh_thread(acl.rt.ctx_get_float_overflow_addr) == (None, 107002)
+
+
+@pytest.mark.parametrize("hostile", [float("nan"), "x", -1, 2 ** 70, object(), b"\0", [1, 2]],
+                         ids=["nan", "str", "neg", "huge", "object", "bytes", "list"])
+def test_no_function_of_the_new_modules_raises_on_hostile_arguments(hostile):
+    """The acl-level functions and the submodules of chapters 02-24 (``acl.tdt`` ... and the
+    new ``acl.rt`` ones) with one hostile value in every argument: a code or a C value, never
+    an exception (the facade fuzz walks acl.rt / acl.mdl with more)."""
+    modules = {"acl": acl, "tdt": acl.tdt, "dump": acl.dump, "log": acl.log, "sys": acl.sys,
+               "platform": acl.platform}
+    escapes = len(B.ESCAPES)
+    for ch, c in ROWS:
+        fn = _resolve(c)
+        name = facade_name(c)
+        if fn is None or name.split(".")[1] not in modules and not any(
+                ch.startswith(p) for p in ("02", "04", "09", "13", "23", "24")):
+            continue
+        if name in ("acl.init", "acl.finalize", "acl.finalize_reference"):
+            continue                                     # they would end the session's init
+        kinds = [p.kind for p in inspect.signature(fn).parameters.values()]
+        n = kinds.count(inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        r = fn(*[hostile] * (2 if inspect.Parameter.VAR_POSITIONAL in kinds and not n else n))
+        assert r is None or isinstance(r, (int, float, str, tuple)), (c, r)
+        if isinstance(r, tuple):
+            assert isinstance(r[-1], int), (c, r)
+    assert len(B.ESCAPES) == escapes, B.ESCAPES[-1]
