@@ -41,8 +41,8 @@ ACL_HIFLOAT8, ACL_FLOAT8_E5M2, ACL_FLOAT8_E4M3FN, ACL_FLOAT8_E8M0 = 34, 35, 36, 
 _SIZES = {ACL_STRING: 0, ACL_DT_UNDEFINED: 0, ACL_UINT1: 1, 29: 1,               # INT4
           ACL_BOOL: 1, 2: 1, 4: 1, ACL_HIFLOAT8: 1, ACL_FLOAT8_E5M2: 1, ACL_FLOAT8_E4M3FN: 1,
           ACL_FLOAT8_E8M0: 1,
-          1: 2, 6: 2, 7: 2, 27: 2,                                             # FLOAT16 INT16 UINT16 BF16
-          0: 4, 3: 4, 8: 4, ACL_COMPLEX32: 4,                                  # FLOAT INT32 UINT32
+          1: 2, 6: 2, 7: 2, 27: 2,                       # FLOAT16 INT16 UINT16 BF16
+          0: 4, 3: 4, 8: 4, ACL_COMPLEX32: 4,            # FLOAT INT32 UINT32
           ACL_COMPLEX128: 16}
 """aclDataTypeSize's switch; every other value (INT64, UINT64, DOUBLE, COMPLEX64 and the values
 it does not name, e.g. the fp6 / fp4 types) is its ``default``: 8."""

@@ -287,8 +287,9 @@ def test_a_failing_finalize_callback_is_acl_finalize_s_result():
     assert acl.finalize_callback_register(acl.ACL_REG_TYPE_OTHER, lambda d: 500000, None) == OK
     assert acl.init() == OK
     assert acl.finalize() == 500000
-    assert acl.finalize_callback_un_register(acl.ACL_REG_TYPE_OTHER, acl.finalize_callback_register) \
-        == acl.ACL_ERROR_INTERNAL_ERROR
+    never = acl.finalize_callback_register                # a callable never registered
+    assert acl.finalize_callback_un_register(acl.ACL_REG_TYPE_OTHER, never) == \
+        acl.ACL_ERROR_INTERNAL_ERROR
 
 
 # ---- chapter 04: device state callbacks ----
@@ -366,7 +367,8 @@ def test_float16_to_float_is_exact_for_every_half():
     ref = halves.view(np.float16).astype(np.float32)
     got = np.array([acl.float16_to_float(int(h)) for h in halves], dtype=np.float32)
     finite = np.isfinite(ref)
-    assert np.array_equal(got[finite].view(np.uint32), ref[finite].view(np.uint32))  # -0, subnormals
+    # every finite half exactly, -0.0 and the subnormals included
+    assert np.array_equal(got[finite].view(np.uint32), ref[finite].view(np.uint32))
     # exponent 31 is read as a number (fp16_impl.cpp:81): no Inf, no NaN
     e31 = ~finite
     h = halves[e31].astype(np.int64)
