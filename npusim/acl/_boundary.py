@@ -477,6 +477,8 @@ OVERRIDES: dict[tuple[str, str], Spec] = {
         ("get_phy_dev_id_by_user_dev_id", "user_dev_id"),
         ("get_logic_dev_id_by_user_dev_id", "user_dev_id"))},
     ("get_device_capability", "device_info"): Spec(ENUM, E_ACL),
+    ("prof_trace", "userdata"): Spec(ANY),                  # void*: bytes or a host pointer
+    ("prof_trace", "length"): Spec(I32),                    # int32_t length
 }
 
 

@@ -99,3 +99,4 @@ from ..runtime.api_devid import (ctx_get_float_overflow_addr,  # noqa: F401,E402
 from ..runtime.api_cntnotify import (cnt_notify_create, cnt_notify_destroy,  # noqa: F401,E402
                                      cnt_notify_get_id, cnt_notify_record, cnt_notify_reset,
                                      cnt_notify_wait_with_timeout)
+from ..runtime.api_util import prof_trace  # noqa: F401,E402

@@ -180,7 +180,7 @@ BY_DESIGN: dict[str, tuple[int, str]] = {
         ("aclprofGetOpType", 1), ("aclprofGetOpNameLen", 1), ("aclprofGetOpName", 1),
         ("aclprofGetOpStart", -1), ("aclprofGetOpEnd", -1), ("aclprofGetOpDuration", -1),
         ("aclprofGetModelId", -1), ("aclprofGetOpFlag", -1), ("aclprofGetOpAttriValue", -1),
-        ("aclprofGetStepTimestamp", 0), ("aclrtProfTrace", 0))},
+        ("aclprofGetStepTimestamp", 0))},
     # ---- chapter 21: snapshots ----
     **{c: (0, _SNAP) for c in ("aclrtSnapShotProcessLock", "aclrtSnapShotProcessBackup",
                                "aclrtSnapShotProcessRestore", "aclrtSnapShotProcessUnlock",

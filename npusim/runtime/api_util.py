@@ -262,3 +262,39 @@ def log_unregister_callback(callback):
             return ACLLOG_SUCCESS
     RT.tls.explain(f"callback handle {callback!r} is not registered")
     return ACLLOG_FAILURE
+
+
+# ---- aclrtProfTrace (chapter 24) ----
+PROF_TRACE_USER_DATA_SIZE = 24
+"""sizeof(rtProfTraceUserData): uint64 id, uint64 modelId, uint16 tagId, padded
+(``src/runtime/api/api.hpp:99``)."""
+
+
+def prof_trace(userdata, length, stream) -> int:
+    """aclrtProfTrace: a PROFILER_TRACE_EX task in stream order — it always takes its place in
+    the stream (and in a graph when the stream captures); what it would tell msprof is not
+    simulated, so it runs as a NOP. ``userdata``: the rtProfTraceUserData bytes (bytes-like)
+    or a host pointer. Checks (``dfx.cpp:24``, ``api_c.cc:4080-4106``, ``api_impl.cc:5180``):
+    NULL userdata 100000; ``length`` outside (0, 24] 107000 (a bytes-like shorter than
+    ``length`` too: C would read past it); the stream handle 107017; no context 107002; another
+    context's stream 107003 (NULL: the default stream)."""
+    from ..device import sqe as S            # deferred: the helpers above need no device
+    from . import stream as ST
+    if userdata is None or (isinstance(userdata, int) and not isinstance(userdata, bool)
+                            and userdata == 0):
+        RT.tls.explain("userdata is NULL")
+        return ERR.ACL_ERROR_INVALID_PARAM
+    n = _int(length)
+    given = len(userdata) if isinstance(userdata, (bytes, bytearray, memoryview)) else \
+        userdata.nbytes if isinstance(userdata, np.ndarray) else None
+    if n is None or not 0 < n <= PROF_TRACE_USER_DATA_SIZE or (given is not None and given < n):
+        RT.tls.explain(f"length {length!r} is not in (0, {PROF_TRACE_USER_DATA_SIZE}] or exceeds "
+                       "the userdata given")
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
+    s, code = ST.lookup(stream)
+    if code:
+        return code
+    s, code = ST.resolve_same_ctx(s)
+    if code:
+        return code
+    return ST.refused(s.submit(S.OP_NOP, s.device.timing.host_api_ns))

@@ -507,3 +507,18 @@ def test_no_function_of_the_new_modules_raises_on_hostile_arguments(hostile):
         if isinstance(r, tuple):
             assert isinstance(r[-1], int), (c, r)
     assert len(B.ESCAPES) == escapes, B.ESCAPES[-1]
+
+
+def test_prof_trace_is_a_task_in_stream_order(stream):
+    data = (1).to_bytes(8, "little") + (2).to_bytes(8, "little") + (3).to_bytes(8, "little")
+    assert acl.rt.prof_trace(data, 24, stream) == OK
+    assert acl.rt.get_thread_last_task_id() == (0, OK)             # the stream's first task
+    assert acl.rt.prof_trace(data, 24, stream) == OK
+    assert acl.rt.get_thread_last_task_id() == (1, OK)
+    assert acl.rt.synchronize_stream(stream) == OK
+    assert acl.rt.prof_trace(None, 24, stream) == acl.ACL_ERROR_INVALID_PARAM
+    assert acl.rt.prof_trace(data, 25, stream) == acl.ACL_ERROR_RT_PARAM_INVALID
+    assert acl.rt.prof_trace(data, 0, stream) == acl.ACL_ERROR_RT_PARAM_INVALID
+    assert acl.rt.prof_trace(data[:8], 16, stream) == acl.ACL_ERROR_RT_PARAM_INVALID
+    assert acl.rt.prof_trace(data, 24, 0x5A20_0000_7777) == acl.ACL_ERROR_RT_INVALID_HANDLE
+    assert acl.rt.prof_trace(data, 24, None) == OK                   # the default stream
