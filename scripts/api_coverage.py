@@ -25,24 +25,16 @@ from npusim.runtime.api_refused import BY_DESIGN, facade_name
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 TABLE = ROOT / "docs" / "api_coverage.md"
 
-CHAPTERS = ("06_stream_management", "07_event_management", "08_notify_management",
-            "11-01_device_memory_malloc_and_free", "11-02_host_memory_management",
-            "11-03_memory_copy_and_set", "11-09_stream_memory_operation",
-            "12_execution_control", "14_Kernel_loading_and_execution",
-            "15_model_running_instance__management")
-"""The chapters issue "the rest of the runtime surface" names: what capture programs call."""
+CHAPTER_RE = r"(0[2-9]|1[0-9]|2[0-4])(-[0-9]+)?_"
+"""Chapters 02-24 of the API reference (01 is the overview, 25 the data types, 26 C++): every
+public function of the runtime's C API, one ``## aclXxx`` heading each."""
 
-EXTRA = (("13_exception_handling", "aclGetRecentErrMsg"),
-         ("24_other_APIs", "aclrtSubscribeHostFunc"), ("24_other_APIs", "aclrtProcessHostFunc"),
-         ("24_other_APIs", "aclrtUnSubscribeHostFunc"))
-"""Functions of other chapters that belong to the same surface."""
 
 HEADER = """# API coverage
 
-Every public function of the API reference chapters that capture programs touch (`hicann/runtime`
-`docs/zh/api_ref/`: 06 stream, 07 event, 08 notify, 11-01/02/03/09 memory, 12 execution control,
-14 kernel, 15 model RI, `aclGetRecentErrMsg` of chapter 13 and the host-function subscription of
-chapter 24), with the `npusim.acl` name it has
+Every public function of chapters 02-24 of the runtime's API reference (`hicann/runtime`
+`docs/zh/api_ref/`: initialization to other APIs; 01 is the overview, 25 the data types), with
+the `npusim.acl` name it has (`npusim.runtime.api_refused.facade_name`, docs/pyacl.md "Naming")
 and its status:
 
 - **implemented**: simulated; the codes and checks are the runtime's (`docs/fidelity.md`).
@@ -58,15 +50,14 @@ file and the facade disagree.
 
 
 def read_api_ref(folder: pathlib.Path) -> list[tuple[str, str]]:
+    """(chapter, C name) of every ``## acl...`` heading of chapters 02-24, in chapter order."""
     out = []
-    for ch in CHAPTERS:
-        text = (folder / f"{ch}.md").read_text(encoding="utf-8")
-        for m in re.finditer(r"^## (acl\w+)", text, re.M):
-            out.append((ch, m.group(1)))
-    for ch, fn in EXTRA:
-        text = (folder / f"{ch}.md").read_text(encoding="utf-8")
-        assert re.search(rf"^## {fn}\b", text, re.M), f"{fn} not in {ch}"
-        out.append((ch, fn))
+    for path in sorted(folder.glob("*.md")):
+        if not re.match(CHAPTER_RE, path.name):
+            continue
+        for m in re.finditer(r"^## (acl\w+)", path.read_text(encoding="utf-8"), re.M):
+            if (path.stem, m.group(1)) not in out:
+                out.append((path.stem, m.group(1)))
     return out
 
 

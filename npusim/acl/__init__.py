@@ -11,7 +11,7 @@ the value C would see, or a code, before anything runs), the host trace and capt
 from __future__ import annotations
 
 from .. import errors as _errors
-from ..runtime import api_device as _dev
+from ..runtime import api_lifecycle as _life
 from ..runtime.runtime import ERROR_WATCHERS as _ERROR_WATCHERS
 from ..runtime.runtime import profile as _profile
 from . import mdl, rt, util
@@ -44,12 +44,14 @@ def _told(api: str, code: int) -> int:
 
 
 def init(config_path=None) -> int:
-    """aclInit: fixes the chip profile (NPUSIM_PROFILE / npusim.configure)."""
-    return _told("acl.init", _dev.init(config_path))
+    """aclInit: fixes the chip profile (NPUSIM_PROFILE / npusim.configure) and calls the init
+    callbacks (aclInitCallbackRegister, runtime/api_lifecycle.py)."""
+    return _told("acl.init", _life.init(config_path))
 
 
 def finalize() -> int:
-    return _told("acl.finalize", _dev.finalize())
+    """aclFinalize: calls the finalize callbacks (aclFinalizeCallbackRegister)."""
+    return _told("acl.finalize", _life.finalize())
 
 
 def get_recent_err_msg():
@@ -78,9 +80,28 @@ finalize = _boundary.wrap("acl.finalize", "finalize", finalize, 0)
 get_soc_name = _boundary.wrap("acl.get_soc_name", "get_soc_name", get_soc_name, -1)
 get_version = _boundary.wrap("acl.get_version", "get_version", get_version, 3)
 
+# chapters 02 / 24 (issue 36 item 3): the acl-level functions beyond init / finalize; C
+# functions that return a value (aclDataTypeSize, the fp16 conversions) return it
+from ..runtime import api_util as _util  # noqa: E402
+from ..runtime.api_refused import install as _install_refused  # noqa: E402
+
+for _attr, _fn, _outs in (
+        ("init_callback_register", _life.init_callback_register, 0),
+        ("init_callback_un_register", _life.init_callback_un_register, 0),
+        ("finalize_callback_register", _life.finalize_callback_register, 0),
+        ("finalize_callback_un_register", _life.finalize_callback_un_register, 0),
+        ("finalize_reference", _life.finalize_reference, 1),
+        ("data_type_size", _util.data_type_size, -1),
+        ("float16_to_float", _util.float16_to_float, -1),
+        ("float_to_float16", _util.float_to_float16, -1),
+        ("get_device_capability", _util.get_device_capability, 1)):
+    globals()[_attr] = _boundary.wrap(f"acl.{_attr}", _attr, _fn, _outs)
+app_log = _util.app_log          # void, varargs: it checks its own arguments
+_install_refused(globals(), "")  # aclGetCannAttribute / aclGetCannAttributeList: 207000
+
 # pyACL's spellings (docs/pyacl.md): the same wrapped function under a second name; pyACL
 # functions of areas npusim does not simulate return 207000 with a message
-from . import media, op, prof, pyacl  # noqa: E402
+from . import dump, log, media, op, platform, prof, pyacl, sys, tdt  # noqa: E402
 from .pyacl import install_as_acl, uninstall_as_acl  # noqa: E402,F401
 
 # acl.media.dvpp_malloc / dvpp_free (the rest of acl.media is refused): wrapped like acl.rt's
@@ -96,4 +117,5 @@ __getattr__ = pyacl.refused_getattr("acl")          # aclCreateDataBuffer ...
 
 
 __all__ = ["init", "finalize", "get_recent_err_msg", "get_soc_name", "get_version", "rt", "mdl",
-           "util", "media", "prof", "op", "install_as_acl", "uninstall_as_acl"]
+           "util", "media", "prof", "op", "tdt", "dump", "log", "sys", "platform",
+           "install_as_acl", "uninstall_as_acl"]

@@ -478,6 +478,29 @@ OVERRIDES: dict[tuple[str, str], Spec] = {
     # chapter 13 (runtime/api_exception.py)
     # they return the code itself (no output shape): the function checks its level
     **{(f, "level"): Spec(ANY) for f in ("peek_at_last_error", "get_last_error")},
+    # chapters 02 / 04 / 13 / 24 callbacks and helpers (runtime/api_lifecycle.py,
+    # api_devstate.py, api_util.py)
+    **{(f, "reg_type"): Spec(ENUM, E_ACL) for f in (
+        "init_callback_register", "init_callback_un_register", "finalize_callback_register",
+        "finalize_callback_un_register")},
+    **{(f, "args"): Spec(ANY) for f in ("reg_device_state_callback",
+                                        "set_device_task_abort_callback")},
+    **{(f, "value"): Spec(ANY) for f in ("float16_to_float", "float_to_float16")},
+    ("get_device_capability", "device_id"): Spec(U32, E_ACL),
+    **{(f, "cnt_notify"): Spec(HANDLE) for f in (
+        "cnt_notify_destroy", "cnt_notify_record", "cnt_notify_reset", "cnt_notify_get_id",
+        "cnt_notify_wait_with_timeout")},
+    ("cnt_notify_create", "flag"): Spec(U64K),              # uint64_t flag
+    **{(f, n): Spec(I32) for f, n in (
+        ("get_logic_dev_id_by_phy_dev_id", "phy_dev_id"),
+        ("get_user_dev_id_by_phy_dev_id", "phy_dev_id"),
+        ("get_phy_dev_id_by_logic_dev_id", "logic_dev_id"),
+        ("get_user_dev_id_by_logic_dev_id", "logic_dev_id"),
+        ("get_phy_dev_id_by_user_dev_id", "user_dev_id"),
+        ("get_logic_dev_id_by_user_dev_id", "user_dev_id"))},
+    ("get_device_capability", "device_info"): Spec(ENUM, E_ACL),
+    ("prof_trace", "userdata"): Spec(ANY),                  # void*: bytes or a host pointer
+    ("prof_trace", "length"): Spec(I32),                    # int32_t length
 }
 
 
@@ -493,12 +516,16 @@ OUTPUTS = {"launch_kernel": 0, "launch_kernel_v2": 0, "launch_kernel_with_args_a
            **{f"get_{x}_from_exception_info": -1
               for x in ("task_id", "stream_id", "thread_id", "device_id", "error_code")},
            "peek_at_last_error": -1, "get_last_error": -1,
-           "launch_simt_kernel_with_host_args": 0, "launch_simt_kernel_with_args_array": 0}
+           "launch_simt_kernel_with_host_args": 0, "launch_simt_kernel_with_args_array": 0,
+           "data_type_size": -1, "float16_to_float": -1, "float_to_float16": -1,
+           "get_device_capability": 1, "finalize_reference": 1}
 
 
 def outputs_of(attr: str, fn) -> int:
     if attr in OUTPUTS:
         return OUTPUTS[attr]
+    if hasattr(fn, "__outputs__"):        # a refusal (runtime/api_refused.py) says its shape
+        return fn.__outputs__
     return 0 if inspect.signature(fn).return_annotation in (int, "int") else 1
 
 

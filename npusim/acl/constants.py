@@ -107,3 +107,29 @@ from ..runtime.api_random import (ACL_INT64, ACL_UINT64,  # noqa: F401,E402
                                   ACL_RT_RANDOM_NUM_FUNC_TYPE_TRUNCATED_NORMAL_DIS,
                                   ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS,
                                   ACL_RT_UPDATE_AIC_AIV_TASK, ACL_RT_UPDATE_RANDOM_TASK)
+
+# chapters 02 / 04 / 23 / 24 (issue 36 item 3): registration types, device states, data types,
+# device info types and log levels with their C values
+from ..runtime.api_lifecycle import (ACL_REG_TYPE_ACL_DVPP,  # noqa: F401,E402
+                                     ACL_REG_TYPE_ACL_MODEL, ACL_REG_TYPE_ACL_OP_CBLAS,
+                                     ACL_REG_TYPE_ACL_OP_COMPILER, ACL_REG_TYPE_ACL_OP_EXECUTOR,
+                                     ACL_REG_TYPE_ACL_RETR, ACL_REG_TYPE_ACL_TDT_CHANNEL,
+                                     ACL_REG_TYPE_ACL_TDT_QUEUE, ACL_REG_TYPE_OTHER)
+from ..runtime.api_devstate import (ACL_RT_DEVICE_STATE_RESET_POST,  # noqa: F401,E402
+                                    ACL_RT_DEVICE_STATE_RESET_PRE,
+                                    ACL_RT_DEVICE_STATE_SET_POST, ACL_RT_DEVICE_STATE_SET_PRE)
+from ..runtime.api_util import (ACL_BOOL, ACL_COMPLEX32, ACL_COMPLEX64,  # noqa: F401,E402
+                                ACL_COMPLEX128, ACL_DEBUG, ACL_DEVICE_INFO_AI_CORE_NUM,
+                                ACL_DEVICE_INFO_L2_SIZE, ACL_DEVICE_INFO_UNDEFINED,
+                                ACL_DEVICE_INFO_VECTOR_CORE_NUM, ACL_DOUBLE, ACL_DT_UNDEFINED,
+                                ACL_ERROR, ACL_FLOAT8_E4M3FN, ACL_FLOAT8_E5M2, ACL_FLOAT8_E8M0,
+                                ACL_HIFLOAT8, ACL_INFO, ACL_STRING, ACL_UINT1, ACL_WARNING)
+from ..runtime.api_cntnotify import (ACL_RT_CNT_NOTIFY_RECORD_ADD_MODE,  # noqa: F401,E402
+                                     ACL_RT_CNT_NOTIFY_RECORD_BIT_AND_MODE,
+                                     ACL_RT_CNT_NOTIFY_RECORD_BIT_OR_MODE,
+                                     ACL_RT_CNT_NOTIFY_RECORD_SET_VALUE_MODE,
+                                     ACL_RT_CNT_NOTIFY_WAIT_BIGGER_MODE,
+                                     ACL_RT_CNT_NOTIFY_WAIT_BIGGER_OR_EQUAL_MODE,
+                                     ACL_RT_CNT_NOTIFY_WAIT_EQUAL_MODE,
+                                     ACL_RT_CNT_NOTIFY_WAIT_EQUAL_WITH_BITMASK_MODE,
+                                     ACL_RT_CNT_NOTIFY_WAIT_LESS_MODE)

@@ -7,3 +7,7 @@ pyACL program fails with a code, not an ``AttributeError`` (``pyacl.py``).
 from .pyacl import refused_getattr
 
 __getattr__ = refused_getattr("op")
+
+from ..runtime.api_refused import install as _install  # noqa: E402
+
+_install(globals(), "op")      # BY_DESIGN: the reason in acl.get_recent_err_msg()

@@ -164,8 +164,6 @@ REFUSED: list[tuple[str, str, str, int, str]] = [
     ("rt", "query_device_status", "aclrtQueryDeviceStatus", 1, _HW),
     ("rt", "device_get_uuid", "aclrtDeviceGetUuid", 1, _HW),
     ("rt", "device_get_bare_tgid", "aclrtDeviceGetBareTgid", 1, _HW),
-    ("rt", "get_user_dev_id_by_logic_dev_id", "aclrtGetUserDevIdByLogicDevId", 1, _HW),
-    ("rt", "get_logic_dev_id_by_user_dev_id", "aclrtGetLogicDevIdByUserDevId", 1, _HW),
     ("rt", "set_device_sat_mode", "aclrtSetDeviceSatMode", 0, _SAT),
     ("rt", "get_device_sat_mode", "aclrtGetDeviceSatMode", 1, _SAT),
     ("rt", "get_overflow_status", "aclrtGetOverflowStatus", 0, _SAT),
@@ -339,7 +337,7 @@ def table_markdown(acl) -> str:
 
 
 # ---- the drop-in ----
-SUBMODULES = ("rt", "mdl", "util", "media", "prof", "op")
+SUBMODULES = ("rt", "mdl", "util", "media", "prof", "op", "tdt", "dump", "log", "sys", "platform")
 _SAVED: dict[str, types.ModuleType | None] = {}
 
 

@@ -85,3 +85,18 @@ from ..runtime.api_refused import facade_name as _facade_name, refusal as _refus
 for _c in _BY_DESIGN:                     # refused by design (docs/api_coverage.md): 207000
     if _facade_name(_c).startswith("acl.rt."):
         globals()[_facade_name(_c)[7:]] = _refusal(_c)
+
+# chapters 02-24 beyond the capture surface (issue 36 item 3): callbacks of chapters 04 / 13
+from ..runtime.api_devstate import (reg_device_state_callback,  # noqa: F401,E402
+                                    set_device_task_abort_callback)
+from ..runtime.api_exception import (exception_info_callback_register,  # noqa: F401,E402
+                                     exception_info_callback_unregister)
+from ..runtime.api_devid import (ctx_get_float_overflow_addr,  # noqa: F401,E402
+                                 get_logic_dev_id_by_phy_dev_id,
+                                 get_logic_dev_id_by_user_dev_id,
+                                 get_phy_dev_id_by_logic_dev_id, get_phy_dev_id_by_user_dev_id,
+                                 get_user_dev_id_by_logic_dev_id, get_user_dev_id_by_phy_dev_id)
+from ..runtime.api_cntnotify import (cnt_notify_create, cnt_notify_destroy,  # noqa: F401,E402
+                                     cnt_notify_get_id, cnt_notify_record, cnt_notify_reset,
+                                     cnt_notify_wait_with_timeout)
+from ..runtime.api_util import prof_trace  # noqa: F401,E402

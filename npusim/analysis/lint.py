@@ -96,6 +96,9 @@ ADVICE: dict[int, str] = {
             "pointer, a count of 0): check the call's arguments against its C signature",
     100002: "acl.init (or a binary load) was called again: call it once per process",
     100037: "acl.finalize was called again: finalize once, after every resource is released",
+    500000: "an internal ACL-layer failure: an init / finalize callback of that type is registered "
+            "already or not at all (aclInitCallbackRegister ...), or a callback failed; see the "
+            "message for which",
     107000: "an argument the runtime checks is invalid (a size, a flag, an enum, a NULL the "
             "runtime layer refuses, an unknown kernel name): see the call's check order in "
             "docs/eager_api_checks.md",

@@ -770,8 +770,47 @@ def _fill_d32(mem, d, n, value):
 def _op_record(e, op, sqs, pool, sync, tree, sch, lhead, end):
     """EVENT_RECORD (value a1), NOTIFY_RECORD and END_GRAPH (value 1): set slot a0 at the SQE's
     end and wake what is parked on it."""
+    if op == S.OP_EVENT_RECORD and (e.flag & S.CNT) != 0:
+        return _cnt_record(e, sqs, pool, sync, tree, sch, lhead, end)
     v = e.a1 if op == S.OP_EVENT_RECORD else 1
     return _set_slot(sqs, pool, sync, tree, sch, lhead, e.a0, v, end)
+
+
+@njit(cache=True)
+def _cnt_record(e, sqs, pool, sync, tree, sch, lhead, end):
+    """A counting notify's record (EVENT_RECORD with CNT): the uint32 counter in slot a0
+    becomes a1, old + a1, old | a1 or old & a1 (the mode in the flag's low bits) — it may go
+    down, unlike an event's slot — and what is parked on the slot re-checks its condition."""
+    old = sync[e.a0, Y_VAL]
+    mode = e.flag & 7
+    v = e.a1 & 0xFFFFFFFF
+    if mode == S.CNT_RECORD_ADD:
+        v = (old + v) & 0xFFFFFFFF
+    elif mode == S.CNT_RECORD_OR:
+        v = old | v
+    elif mode == S.CNT_RECORD_AND:
+        v = old & v
+    sync[e.a0, Y_VAL] = v
+    sync[e.a0, Y_TIME] = end
+    if sync[e.a0, Y_WAITERS] > 0:
+        sync[e.a0, Y_WAITERS] = 0
+        _wake(sqs, pool, tree, sch, lhead, e.a0)
+        return X_YIELD
+    return X_DONE
+
+
+@njit(cache=True, inline="always")
+def _cnt_holds(cur, value, mode):
+    """A counting notify's wait condition (aclrtCntNotifyWaitMode)."""
+    if mode == S.CNT_WAIT_LESS:
+        return cur < value
+    if mode == S.CNT_WAIT_EQ:
+        return cur == value
+    if mode == S.CNT_WAIT_BIGGER:
+        return cur > value
+    if mode == S.CNT_WAIT_GEQ:
+        return cur >= value
+    return (cur & value) == value                # CNT_WAIT_MASK
 
 
 @njit(cache=True)
@@ -782,12 +821,13 @@ def _op_event_reset(e, sync):
 
 @njit(cache=True, forceinline=True)
 def _op_sync_wait(e, op, sqs, sync, sch, lhead, ctx, tc, q, start, rec_on):
-    """EVENT_WAIT (slot a0 >= a1), NOTIFY_WAIT and COND_NOTIFY_WAIT (slot a0 >= 1): park until
-    it holds. Satisfied at once, it starts no earlier than the record; woken, a wakeup after it
+    """EVENT_WAIT (slot a0 >= a1; with CNT a counting notify's condition, ``_cnt_holds``),
+    NOTIFY_WAIT and COND_NOTIFY_WAIT (slot a0 >= 1): park until it holds. Satisfied at once, it starts no earlier than the record; woken, a wakeup after it
     (the trace row then starts when the wait began). Notify waits (and WAIT_RESET) consume."""
     slot = e.a0
     want = e.a1 if op == S.OP_EVENT_WAIT else 1
-    if sync[slot, Y_VAL] < want:
+    if (sync[slot, Y_VAL] < want) if (op != S.OP_EVENT_WAIT or (e.flag & S.CNT) == 0) else \
+            not _cnt_holds(sync[slot, Y_VAL], e.a1 & 0xFFFFFFFF, (e.flag >> 1) & 7):
         _park(sqs, ctx, sch, lhead, q, slot, start, rec_on)
         sync[slot, Y_WAITERS] += 1
         return X_PARK, start, start

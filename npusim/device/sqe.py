@@ -15,6 +15,7 @@ MEMCPY              a0 dst address, a1 src address, a2 byte count, flag = memcpy
 MEMSET              a0 dst address, a1 byte value (flag MEMSET_D32: the 32-bit word), a2 bytes
 EVENT_RECORD        a0 sync slot, a1 value written (a record's sequence number; 1 for hardware)
 EVENT_WAIT          a0 sync slot, a1 value waited for (slot >= a1); flag WAIT_RESET clears after
+                    (flag CNT: a counting-notify wait, its mode in bits 1-3)
 EVENT_RESET         a0 sync slot
 NOTIFY_RECORD       a0 sync slot (the slot is set to 1)
 NOTIFY_WAIT         a0 sync slot; waits for the slot >= 1 and consumes it (resets to 0)
@@ -98,6 +99,13 @@ for _n, _v, _ in OPCODES:
 
 # EVENT_WAIT flag bits
 WAIT_RESET = 1            # clear the slot once the wait is satisfied (hardware event, notify)
+# counting notifies (chapter 09, aclrtCntNotify*): EVENT_RECORD / EVENT_WAIT with CNT set. A
+# record's low 3 bits are aclrtCntNotifyRecordMode (the slot becomes a1, old + a1, old | a1,
+# old & a1, as uint32); a wait's bits 1-3 are aclrtCntNotifyWaitMode (slot < a1, ==, >, >=,
+# (slot & a1) == a1) and bit 0 WAIT_RESET its isClear
+CNT = 0x80
+CNT_RECORD_SET, CNT_RECORD_ADD, CNT_RECORD_OR, CNT_RECORD_AND = 0, 1, 2, 4
+CNT_WAIT_LESS, CNT_WAIT_EQ, CNT_WAIT_BIGGER, CNT_WAIT_GEQ, CNT_WAIT_MASK = 0, 1, 2, 3, 4
 
 # MEM_WAIT_VALUE comparisons, the STARS value-wait flags (chapter 11-09 aclrtValueWait: GEQ
 # ``(int64)(*a - v) >= 0``, EQ, AND ``(*a & v) != 0``, NOR ``~(*a | v) != 0``); capture event

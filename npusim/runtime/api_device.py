@@ -26,13 +26,15 @@ def current_context():
     return RT.current_context
 
 
-# ---- init / finalize ----
-def init(config_path=None) -> int:
-    return RT.init()
+# ---- device state callbacks (aclInit / aclFinalize: runtime/api_lifecycle.py) ----
+DEVICE_STATE_HOOKS: list = []
+"""Called ``(device id, aclrtDeviceState)`` as devices are set and reset (runtime/api_devstate.py
+registers the aclrtRegDeviceStateCallback notifier)."""
 
 
-def finalize() -> int:
-    return RT.finalize()
+def _device_state(dev_id: int, state: int) -> None:
+    for hook in DEVICE_STATE_HOOKS:
+        hook(dev_id, state)
 
 
 # ---- devices ----
@@ -46,12 +48,14 @@ def set_device(dev_id) -> int:
     RT.tick(profile().timing.host_api_ns)
     d = device(dev_id)
     if d.primary is None or d.primary.destroyed:
+        _device_state(dev_id, 0)          # ACL_RT_DEVICE_STATE_SET_PRE (runtime.cc:3173)
         d.primary = Context(d, primary=True)
         RT.handles.add("context", d.primary)
     d.set_count += 1
     RT.note_user()
     RT.tls.context = None
     RT.tls.primary = d.primary
+    _device_state(dev_id, 1)              # SET_POST (api_impl.cc:3458)
     return ERR.ACL_SUCCESS
 
 
@@ -63,10 +67,12 @@ def reset_device(dev_id) -> int:
         return ERR.ACL_ERROR_RT_CONTEXT_RELEASE_ERROR
     d.set_count -= 1
     if d.set_count == 0:
+        _device_state(dev_id, 2)   # RESET_PRE (runtime.cc:2761)
         _teardown(d.primary)
         d.primary = None
         d.reset_res_limit()        # a device opened again starts from the hardware's counts
         d.state.reset_cores()      # ... and with every core free
+        _device_state(dev_id, 3)   # RESET_POST (runtime.cc:2768)
     return ERR.ACL_SUCCESS
 
 

@@ -1,5 +1,6 @@
 """Chapter 13 (exception handling) as the callback samples use it, and the thread's last task id
-(chapter 12): ``aclrtSetExceptionInfoCallback``, ``aclrtGet{TaskId,StreamId,ThreadId,DeviceId,
+(chapter 12): ``aclrtSetExceptionInfoCallback``, ``aclrtExceptionInfoCallback{Register,
+Unregister}``, ``aclrtGet{TaskId,StreamId,ThreadId,DeviceId,
 ErrorCode}FromExceptionInfo``, ``aclrtPeekAtLastError`` / ``aclrtGetLastError``,
 ``aclrtGetErrorVerbose`` and ``aclrtGetThreadLastTaskId``.
 
@@ -47,6 +48,46 @@ def set_exception_info_callback(callback) -> int:
     if callback is not None and not callable(callback):
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     RT.task_fail_callback = callback
+    return OK
+
+
+def _registered() -> dict:
+    """aclrtExceptionInfoCallbackRegister's callbacks, by themselves (the runtime's registration
+    name is the callback's address, ``callback.cpp:26``: the same function twice is one
+    registration, unregistering it erases it, ``task_fail_callback_data_manager.cc:55``).
+    Process-wide like the runtime's ``TaskFailCallBackManager`` (``RT.callbacks``): they outlive
+    aclFinalize."""
+    return RT.callbacks.setdefault("aclrtExceptionInfoCallbackRegister", {})
+
+
+def exception_info_callback_register(callback) -> int:
+    """aclrtExceptionInfoCallbackRegister (chapter 13, the replacement of the deprecated
+    aclrtSetExceptionInfoCallback): ``callback(info)`` is called for every kernel task that fails
+    on a device, after the one aclrtSetExceptionInfoCallback set and after the callbacks
+    registered before it. NULL: 107000 (``callback.cpp:57``); a Python object that cannot be
+    called: 107000; the same callback again: one registration."""
+    if callback is None or not callable(callback):
+        RT.tls.explain("callback is NULL" if callback is None else
+                       f"callback {callback!r} cannot be called")
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
+    try:
+        _registered()[callback] = None
+    except TypeError:                    # unhashable: no name the runtime could give it
+        RT.tls.explain(f"callback {callback!r} cannot be registered (unhashable)")
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
+    return OK
+
+
+def exception_info_callback_unregister(callback) -> int:
+    """aclrtExceptionInfoCallbackUnregister: erases ``callback``'s registration; one never
+    registered: success, as the runtime's map erase (``callback.cpp:70``). NULL: 107000."""
+    if callback is None:
+        RT.tls.explain("callback is NULL")
+        return ERR.ACL_ERROR_RT_PARAM_INVALID
+    try:
+        _registered().pop(callback, None)
+    except TypeError:                    # an unhashable object was never registered
+        pass
     return OK
 
 
@@ -150,16 +191,19 @@ def get_thread_last_task_id():
 # ---- the callback, after every engine run ----
 def _on_device_run(device) -> None:
     faults = new_kernel_faults(device)
-    cb = RT.task_fail_callback
-    if cb is None:
+    cbs = ([RT.task_fail_callback] if RT.task_fail_callback is not None else []) + \
+        list(_registered())
+    if not cbs:
         return
     for f in faults:
         func = function_handle_of(f.kernel)
         k = RT.handles.get("function", func)[0] if func is not None else None
-        try:
-            cb(exception_info(device, f, func, k))
-        except Exception as e:          # noqa: BLE001 -- a user callback must not break a sync
-            print(f"npusim: exception info callback raised {e!r}", file=sys.stderr)
+        info = exception_info(device, f, func, k)
+        for cb in cbs:
+            try:
+                cb(info)
+            except Exception as e:      # noqa: BLE001 -- a user callback must not break a sync
+                print(f"npusim: exception info callback raised {e!r}", file=sys.stderr)
 
 
 if _on_device_run not in AFTER_RUN_HOOKS:

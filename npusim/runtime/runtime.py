@@ -90,7 +90,8 @@ class Runtime:
                  "profile", "devices", "handles", "tls", "host_ns", "lock", "trace_on",
                  "host_trace", "markers", "device_options", "pageable", "progress", "users",
                  "stalled", "stall_wait_s", "op_wait_timeout_s", "op_execute_timeout_us",
-                 "stream_state_callbacks", "task_fail_callback", "threads", "pre_thread_last")
+                 "stream_state_callbacks", "task_fail_callback", "threads", "pre_thread_last",
+                 "callbacks")
 
     def __init__(self):
         self.initialized = False
@@ -117,6 +118,10 @@ class Runtime:
         # aclrtRegStreamStateCallback: name -> (callback, args), process-wide (runtime/stream.py)
         self.stream_state_callbacks: dict = {}
         self.task_fail_callback = None       # aclrtSetExceptionInfoCallback (the acl module's)
+        # the other process-wide callback registries (chapters 02 / 04 / 13): registry name ->
+        # its table, owned and filled by its runtime module (api_lifecycle, api_devstate,
+        # api_exception); emptied by ``reset`` like everything of the process
+        self.callbacks: dict = {}
         # threads (docs/architecture.md, "Threads"): every facade call holds ``lock``; a thread
         # whose wait nothing queued can satisfy waits on ``progress`` while another user thread
         # (one that set a device or context) is alive and not itself stalled
@@ -245,6 +250,7 @@ class Runtime:
         self.op_wait_timeout_s = 0
         self.op_execute_timeout_us = 0
         self.task_fail_callback = None
+        self.callbacks = {}
 
     # ---- contexts ----
     @property

@@ -419,7 +419,19 @@ def op_memset(m, t):
 
 
 def op_event_record(m, t):
-    """EVENT_RECORD: slot a0 takes the value a1 (if larger) at the task's end."""
+    """EVENT_RECORD: slot a0 takes the value a1 (if larger) at the task's end; with CNT (a
+    counting notify) the uint32 counter becomes a1, old + a1, old | a1 or old & a1."""
+    if t.flag & S.CNT:
+        y = m.Y[t.a0]
+        old, v, mode = y[Y_VAL], t.a1 & 0xFFFFFFFF, t.flag & 7
+        y[Y_VAL] = {S.CNT_RECORD_ADD: (old + v) & 0xFFFFFFFF, S.CNT_RECORD_OR: old | v,
+                    S.CNT_RECORD_AND: old & v}.get(mode, v)
+        y[Y_TIME] = t.end
+        if y[Y_WAITERS] > 0:
+            y[Y_WAITERS] = 0
+            _wake(m, t.a0)
+            return X_YIELD
+        return X_DONE
     return _set_slot(m, t.a0, t.a1, t.end)
 
 
@@ -434,12 +446,19 @@ def op_event_reset(m, t):
     return X_DONE
 
 
-def _sync_wait(m, t, want, consume):
-    """Park until slot a0 >= ``want``. Satisfied at once, the task starts no earlier than the
-    record; woken, a wakeup after it (the trace row starts when the wait began)."""
+_CNT_HOLDS = {S.CNT_WAIT_LESS: lambda c, v: c < v, S.CNT_WAIT_EQ: lambda c, v: c == v,
+              S.CNT_WAIT_BIGGER: lambda c, v: c > v, S.CNT_WAIT_GEQ: lambda c, v: c >= v,
+              S.CNT_WAIT_MASK: lambda c, v: (c & v) == v}
+
+
+def _sync_wait(m, t, want, consume, cnt_mode=-1):
+    """Park until slot a0 >= ``want`` (a counting notify, ``cnt_mode`` >= 0: until its
+    condition holds). Satisfied at once, the task starts no earlier than the record; woken, a
+    wakeup after it (the trace row starts when the wait began)."""
     slot = t.a0
     y, qr = m.Y[slot], m.Q[t.q]
-    if y[Y_VAL] < want:
+    if (y[Y_VAL] < want) if cnt_mode < 0 else \
+            not _CNT_HOLDS.get(cnt_mode, _CNT_HOLDS[S.CNT_WAIT_MASK])(y[Y_VAL], want & 0xFFFFFFFF):
         y[Y_WAITERS] += 1
         return _park(m, t, slot)
     if qr[Q_WAIT] == slot:
@@ -455,7 +474,8 @@ def _sync_wait(m, t, want, consume):
 
 def op_event_wait(m, t):
     """EVENT_WAIT: wait for slot a0 >= a1; the flag WAIT_RESET consumes it."""
-    return _sync_wait(m, t, t.a1, t.flag & S.WAIT_RESET)
+    return _sync_wait(m, t, t.a1, t.flag & S.WAIT_RESET,
+                      (t.flag >> 1) & 7 if t.flag & S.CNT else -1)
 
 
 def op_notify_wait(m, t):

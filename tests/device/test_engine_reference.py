@@ -800,3 +800,31 @@ def test_reference_counts_scheduler_turns():
     stats = {}
     assert R.run(*engine_args(d), stats=stats) == E.R_IDLE
     assert stats["turns"] == 6 and d.st[E.E_STEPS] == 6
+
+
+@pytest.mark.parametrize("records,mode,value,clear,released", [
+    ([(S.CNT_RECORD_ADD, 1)] * 3, S.CNT_WAIT_GEQ, 3, 1, True),
+    ([(S.CNT_RECORD_ADD, 1)] * 2, S.CNT_WAIT_GEQ, 3, 0, False),
+    ([(S.CNT_RECORD_SET, 9), (S.CNT_RECORD_AND, 3)], S.CNT_WAIT_LESS, 4, 0, True),
+    ([(S.CNT_RECORD_SET, 9)], S.CNT_WAIT_LESS, 4, 0, True),          # 0 < 4 before the record
+    ([(S.CNT_RECORD_SET, 9)] * 2, S.CNT_WAIT_EQ, 0, 0, True),        # the same: 0 == 0
+    ([(S.CNT_RECORD_SET, 6), (S.CNT_RECORD_AND, 4)], S.CNT_WAIT_EQ, 5, 0, False),
+    ([(S.CNT_RECORD_ADD, 0xFFFFFFFF), (S.CNT_RECORD_ADD, 6)], S.CNT_WAIT_BIGGER, 4, 0, True),
+    ([(S.CNT_RECORD_OR, 4), (S.CNT_RECORD_OR, 1)], S.CNT_WAIT_MASK, 5, 1, True),
+    ([(S.CNT_RECORD_SET, 6), (S.CNT_RECORD_SET, 5)], S.CNT_WAIT_EQ, 5, 0, True)])
+def test_counting_notify_records_and_waits_agree(records, mode, value, clear, released):
+    """Counting notifies (EVENT_RECORD / EVENT_WAIT with sqe.CNT): the counter's record modes
+    (set, uint32 add, or, and: it may go down) and the wait's conditions, re-checked at every
+    record, on the engine and the reference alike; isClear (WAIT_RESET) empties it."""
+    d = small_device()
+    slot = d.alloc_slot()
+    waiter, writer = d.alloc_sq(2), d.alloc_sq(4)
+    fill(d, waiter, [dict(op=S.OP_EVENT_WAIT, a0=slot, a1=value,
+                          flag=S.CNT | (mode << 1) | clear, t_submit=0)])
+    fill(d, writer, [dict(op=S.OP_EVENT_RECORD, a0=slot, a1=v, flag=S.CNT | m,
+                          t_submit=1000 * (i + 1)) for i, (m, v) in enumerate(records)])
+    eng, _ = run_both(d)
+    assert (eng[SQS][waiter, E.Q_HEAD] == 1) == released
+    sync = eng[PARAMS.index("sync")]
+    if released and clear:
+        assert sync[slot, E.Y_VAL] == 0
