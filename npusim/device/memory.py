@@ -1,8 +1,18 @@
 """Simulated memory: one byte arena per device, an address space over it, and the allocator.
 
 Device HBM and pinned host memory live in one numpy ``uint8`` arena so that the engine can copy
-between them with a slice assignment. The arena is created with ``np.zeros``, which the OS commits
-lazily, so a multi-GiB arena costs only the pages a program touches.
+between them with a slice assignment. The arena (and the page table below) is an address-space
+reservation: an anonymous ``MAP_NORESERVE`` mapping (:func:`reserve`) that the OS commits page by
+page on first write, so a device of the chip's real size (64 GiB of HBM on A2 / A3, 128 GiB on
+950) costs only the pages a program touches, and an untouched 60 GiB allocation costs nothing.
+Where a reservation is refused (strict overcommit, an ``RLIMIT_AS``), the arrays are ``np.zeros``
+and the runtime layer sizes devices down (``runtime/device.py``).
+
+The device region of the arena is the device's *virtual* address space: ``dev_size`` bytes of
+addresses, twice the HBM (``hbm_size``) where a reservation is possible, so that address ranges
+reserved with ``aclrtReserveMemAddress`` do not use up what ``aclrtMalloc`` can have. What is
+*physical* (``aclrtMalloc`` blocks, the runtime's buffers, ``aclrtMallocPhysical`` handles) is
+counted against ``hbm_size`` (``phys_used``): that is what ``aclrtGetMemInfo`` reports.
 
 ::
 
@@ -24,14 +34,18 @@ from __future__ import annotations
 
 import bisect
 import ctypes
+import gc
 import mmap
+import sys
 import threading
+from functools import cache
 
 import numpy as np
 
 DEV_BASE = 0x12C0_4000_0000
 HOST_BASE = 0x7F4A_0000_0000
-DEV_STRIDE = 1 << 37            # device d's HBM starts at DEV_BASE + d * DEV_STRIDE
+DEV_STRIDE = 1 << 38            # device d's HBM starts at DEV_BASE + d * DEV_STRIDE (256 GiB:
+                                # the 950's 128 GiB of HBM and as many reservable addresses)
 HOST_STRIDE = 1 << 36           # and its pinned host memory at HOST_BASE + d * HOST_STRIDE
 PAGEABLE_BASE = 0x5600_0000_0000   # addresses handed out for registered numpy arrays
 SINK_SIZE = 1 << 20
@@ -263,13 +277,124 @@ def zero_fill(arr: np.ndarray, lo: int, hi: int) -> None:
     arr[lo:hi] = 0
 
 
+MAP_NORESERVE = 0x4000 if sys.platform.startswith("linux") else 0
+
+
+@cache
+def may_reserve() -> bool:
+    """Whether an address-space reservation is free here (checked once per process): not under
+    strict overcommit (``vm.overcommit_memory`` 2, which charges a mapping in full whatever its
+    flags) nor under a limit on the address space (``RLIMIT_AS``)."""
+    if not MAP_NORESERVE:
+        return False
+    try:
+        with open("/proc/sys/vm/overcommit_memory") as f:
+            if f.read().strip() == "2":
+                return False
+    except OSError:
+        pass
+    try:
+        import resource
+        if resource.getrlimit(resource.RLIMIT_AS)[0] != resource.RLIM_INFINITY:
+            return False
+    except (ImportError, OSError, ValueError):
+        pass
+    return True
+
+
+def reserve(nbytes: int):
+    """An anonymous private ``MAP_NORESERVE`` mapping of ``nbytes`` (zero pages, committed on
+    first write), or None where reservations are not free (:func:`may_reserve`) or the address
+    space is full even after a collection (devices dropped but not yet collected still hold
+    theirs: a cycle keeps a Device alive until the cyclic collector runs)."""
+    if not may_reserve() or nbytes <= 0:
+        return None
+    flags = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | MAP_NORESERVE
+    for attempt in range(2):
+        try:
+            return mmap.mmap(-1, nbytes, flags=flags)
+        except (OSError, ValueError, OverflowError):
+            if attempt == 0:
+                gc.collect()
+    return None
+
+
+def reserved_array(nbytes: int, dtype) -> tuple[np.ndarray, object]:
+    """(a zeroed array of ``nbytes`` bytes of ``dtype``, the mapping it views or None): a
+    :func:`reserve` mapping where one is free, else ``np.zeros``."""
+    m = reserve(nbytes)
+    if m is None:
+        return np.zeros(nbytes // np.dtype(dtype).itemsize, dtype), None
+    return np.frombuffer(m, dtype), m
+
+
+# ---- remapping pages of a reservation (linux): shared file pages placed inside the arena ----
+# Physical memory of the virtual-memory APIs (aclrtMallocPhysical) lives in a memfd; mapping it
+# at an address (aclrtMapMem) places the file's pages over that part of the arena with
+# ``mmap(MAP_FIXED | MAP_SHARED)``, so the engine, kernels and host copies see it at the same
+# arena offsets, one handle mapped at two addresses aliases, and its data outlives an unmap. The
+# page table uses the same means for the capped entries of a huge block (below).
+PROT_RW = 3
+_MAP_SHARED, _MAP_FIXED = 0x01, 0x10
+_FALLOC_PUNCH = 0x03                    # FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE
+try:
+    _libc = ctypes.CDLL(None, use_errno=True)
+    _mmap = _libc.mmap
+    _mmap.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+                      ctypes.c_long)
+    _mmap.restype = ctypes.c_void_p
+    _fallocate = _libc.fallocate
+    _fallocate.argtypes = (ctypes.c_int, ctypes.c_int, ctypes.c_long, ctypes.c_long)
+except (OSError, AttributeError):
+    _mmap = _fallocate = None
+
+
+def can_remap() -> bool:
+    """Whether pages of a reservation can be replaced by file pages (linux, memfd, libc mmap)."""
+    return _mmap is not None and hasattr(__import__("os"), "memfd_create") and may_reserve()
+
+
+def map_file(addr: int, nbytes: int, fd: int, offset: int) -> bool:
+    """Place ``nbytes`` of file ``fd`` from ``offset`` at ``addr`` (page-aligned, inside a
+    reservation this process owns), replacing what was there."""
+    r = _mmap(addr, nbytes, PROT_RW, _MAP_SHARED | _MAP_FIXED, fd, offset)
+    return r == addr
+
+
+def map_anon(addr: int, nbytes: int) -> bool:
+    """Put fresh zero pages (reserved, not committed) back at ``addr``: undoes :func:`map_file`."""
+    r = _mmap(addr, nbytes, PROT_RW, mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | MAP_NORESERVE
+              | _MAP_FIXED, -1, 0)
+    return r == addr
+
+
+def punch(fd: int, offset: int, nbytes: int) -> None:
+    """Free the pages of ``[offset, offset + nbytes)`` of file ``fd`` (they read as zeros)."""
+    if _fallocate is not None and nbytes > 0:
+        _fallocate(fd, _FALLOC_PUNCH, offset, nbytes)
+
+
+_CAP_CHUNK = 2 << 20            # bytes of page table one mapping of the capped file covers
+
+
+@cache
+def _capped_file() -> int:
+    """A memfd of _CAP_CHUNK bytes of capped page-table entries (made once per process)."""
+    import os
+    fd = os.memfd_create("npusim-ptab-capped")
+    os.write(fd, np.full(_CAP_CHUNK // 4, _CAPPED, np.int32).tobytes())
+    return fd
+
+
 class Memory:
     """One device's arena, its two allocators and the context array the engine reads."""
 
-    def __init__(self, dev_size: int, host_size: int):
+    def __init__(self, dev_size: int, host_size: int, hbm_size: int | None = None):
         self.dev_size, self.host_size = dev_size, host_size
+        self.hbm_size = dev_size if hbm_size is None else min(hbm_size, dev_size)
+        self.phys_used = 0                    # physical device bytes in use (see module doc)
         self.dev_base, self.host_base = DEV_BASE, HOST_BASE
-        self.arena = np.zeros(dev_size + host_size + SINK_SIZE, np.uint8)
+        self.arena, self.arena_map = reserved_array(dev_size + host_size + SINK_SIZE, np.uint8)
         self.dev = _Region(0, dev_size, DEV_ALIGN)
         self.host = _Region(dev_size, host_size, HOST_ALIGN)
         self._starts: dict[int, int] = {}    # arena end -> start of each live block with a byte
@@ -282,7 +407,10 @@ class Memory:
         self.ctx = np.zeros(CTX_HEADER + CTX_TRAILER, np.int64)
         pt_host = -(-dev_size // DEV_ALIGN)
         self.pt_host = pt_host                # page-table index of the first host granule
-        self.ptab = np.zeros(pt_host + -(-host_size // HOST_ALIGN) + 1, np.int32)
+        n_pt = pt_host + -(-host_size // HOST_ALIGN) + 1
+        self.ptab, self.ptab_map = reserved_array(4 * n_pt, np.int32)
+        self._capped: dict[int, tuple[int, int]] = {}   # block offset -> page-table span mapped
+                                                        # from the capped file (_fill_capped)
         self._pt = memoryview(self.ptab)      # the entries as Python ints (host lookups)
         self.observer = None                  # access recording: told of every malloc/free
         self.labels: dict[int, str] = {}      # allocation start address -> the user's name
@@ -346,7 +474,11 @@ class Memory:
 
     def _malloc(self, nbytes: int, host: bool) -> int:
         region = self.host if host else self.dev
+        if not host and self.phys_used + nbytes > self.hbm_size:
+            raise OutOfMemory(nbytes)           # the HBM is used up (the addresses may not be)
         off = region.alloc(nbytes)
+        if not host:
+            self.phys_used += nbytes
         if nbytes > 0:
             self._starts[off + nbytes] = off
         self._map(off, nbytes, host)
@@ -366,6 +498,7 @@ class Memory:
             raise KeyError(addr)
         nbytes = region.free(off)
         if not host:
+            self.phys_used -= nbytes
             if off in self._user:
                 self.app_bytes -= nbytes
             else:
@@ -396,12 +529,39 @@ class Memory:
             self.ptab[first] = min(nbytes, PT_CAP) + 1
             return
         capped = max(0, min(n, (nbytes - PT_CAP) // g + 1))     # granules whose entry is capped
-        self.ptab[first:first + capped] = _CAPPED
+        self._fill_capped(off, first, capped)
         k = first + capped
         top = nbytes - capped * g + 1                            # entry of granule ``capped``
         self.ptab[k:first + n] = np.arange(top, top - (n - capped) * g, -g, dtype=np.int32)
 
+    def _fill_capped(self, off: int, first: int, capped: int) -> None:
+        """``ptab[first:first + capped] = _CAPPED`` for the block at arena offset ``off``. Past
+        _CAP_CHUNK bytes of entries, the whole pages among them are the capped file mapped in
+        (:func:`_capped_file`; a few hundred mappings for the largest block) instead of
+        written: a huge block that is never touched costs no memory, not 1/128 of its size."""
+        lo, hi = first, first + capped
+        if 4 * capped >= 2 * _CAP_CHUNK and self.ptab_map is not None and can_remap():
+            base = self.ptab.ctypes.data
+            a = -(-(base + 4 * lo) // PAGE) * PAGE
+            b = (base + 4 * hi) // PAGE * PAGE
+            done = a
+            fd = _capped_file()
+            while done < b:
+                n = min(_CAP_CHUNK, b - done)
+                if not map_file(done, n, fd, 0):
+                    break
+                done += n
+            if done > a:
+                self._capped[off] = (a, done)
+                self.ptab[lo:(a - base) // 4] = _CAPPED
+                self.ptab[(done - base) // 4:hi] = _CAPPED
+                return
+        self.ptab[lo:hi] = _CAPPED
+
     def _unmap(self, off: int, nbytes: int, host: bool) -> None:
+        span = self._capped.pop(off, None)
+        if span is not None:                   # zero pages back in place of the capped file
+            map_anon(span[0], span[1] - span[0])
         first, n, _ = self._pages(off, nbytes, host)
         if n == 1:
             self.ptab[first] = 0
@@ -499,6 +659,13 @@ class Memory:
             return ""
         a = self.allocation_of(addr)
         return self.labels.get(a[0], "") if a is not None else ""
+
+    def release(self) -> None:
+        """Give every page of the arena and the page table back to the OS (the device is gone:
+        ``runtime.device.Device.close``). The addresses stay valid (they read as zeros) until the
+        last view of the mappings is collected, which unmaps them."""
+        for arr in (self.arena, self.ptab):
+            zero_fill(arr.view(np.uint8), 0, arr.nbytes)
 
     def n_allocations(self) -> tuple[int, int]:
         """Live allocations: (device, pinned host)."""
