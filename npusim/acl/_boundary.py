@@ -456,6 +456,29 @@ OVERRIDES: dict[tuple[str, str], Spec] = {
     # chapter 13 (runtime/api_exception.py)
     # they return the code itself (no output shape): the function checks its level
     **{(f, "level"): Spec(ANY) for f in ("peek_at_last_error", "get_last_error")},
+    # chapter 11-04 virtual memory (runtime/api_vmm.py)
+    **{(f, "flags"): Spec(U64K) for f in ("reserve_mem_address",
+                                          "reserve_mem_address_no_uc_memory", "malloc_physical",
+                                          "map_mem", "mem_map_no_access",
+                                          "mem_export_to_shareable_handle",
+                                          "mem_export_to_shareable_handle_v2",
+                                          "mem_import_from_shareable_handle_v2")},
+    **{(f, "alignment"): Spec(SIZE) for f in ("reserve_mem_address",
+                                              "reserve_mem_address_no_uc_memory")},
+    **{(f, "expect_ptr"): Spec(POINTER) for f in ("reserve_mem_address",
+                                                  "reserve_mem_address_no_uc_memory")},
+    **{(f, "prop"): Spec(ANY) for f in ("malloc_physical", "mem_get_allocation_granularity")},
+    **{(f, "offset"): Spec(SIZE) for f in ("map_mem", "mem_map_no_access")},
+    ("mem_set_access", "desc"): Spec(ANY),                  # aclrtMemAccessDesc (list)
+    ("mem_set_access", "count"): Spec(SIZE, optional=True),
+    ("mem_get_allocation_granularity", "option"): Spec(ENUM),
+    **{(f, n): Spec(ANY) for f in ("mem_export_to_shareable_handle",
+                                   "mem_export_to_shareable_handle_v2",
+                                   "mem_import_from_shareable_handle",
+                                   "mem_import_from_shareable_handle_v2",
+                                   "mem_set_pid_to_shareable_handle",
+                                   "mem_set_pid_to_shareable_handle_v2")
+       for n in ("handle_type", "share_type", "shareable_handle", "pid", "pid_num")},
 }
 
 

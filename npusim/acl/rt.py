@@ -79,6 +79,18 @@ from ..runtime.api_reduce import reduce_async  # noqa: F401,E402
 from ..runtime.api_random import random_num_async, task_update_async  # noqa: F401,E402
 from ..runtime.api_device import (get_device_res_limit,  # noqa: F401,E402
                                   reset_device_res_limit, set_device_res_limit)
+# chapter 11-04 virtual memory management (runtime/api_vmm.py)
+from ..runtime.api_vmm import (free_physical, malloc_physical, map_mem,  # noqa: F401,E402
+                               mem_export_to_shareable_handle,
+                               mem_export_to_shareable_handle_v2, mem_get_access,
+                               mem_get_address_range, mem_get_allocation_granularity,
+                               mem_get_allocation_properties_from_handle,
+                               mem_import_from_shareable_handle,
+                               mem_import_from_shareable_handle_v2, mem_map_no_access,
+                               mem_retain_allocation_handle, mem_set_access,
+                               mem_set_pid_to_shareable_handle,
+                               mem_set_pid_to_shareable_handle_v2, release_mem_address,
+                               reserve_mem_address, reserve_mem_address_no_uc_memory, unmap_mem)
 from ..runtime.api_refused import BY_DESIGN as _BY_DESIGN  # noqa: E402
 from ..runtime.api_refused import facade_name as _facade_name, refusal as _refusal  # noqa: E402
 

@@ -375,6 +375,7 @@ def punch(fd: int, offset: int, nbytes: int) -> None:
 
 
 _CAP_CHUNK = 2 << 20            # bytes of page table one mapping of the capped file covers
+VMM_GRANULE = 2 << 20           # physical memory and mappings of the virtual-memory APIs
 
 
 @cache
@@ -398,7 +399,7 @@ class Memory:
         self.dev = _Region(0, dev_size, DEV_ALIGN)
         self.host = _Region(dev_size, host_size, HOST_ALIGN)
         self._starts: dict[int, int] = {}    # arena end -> start of each live block with a byte
-        self._lock = threading.Lock()         # API calls may come from several threads
+        self._lock = threading.RLock()        # API calls may come from several threads
         self._user: set = set()               # arena offsets of aclrtMalloc/MallocHost blocks
         # device-memory bytes in use and their peaks: the program's blocks (aclrtMalloc) and
         # the runtime's own (args, cond words, images) — aclrtGetMemUsageInfo's components
@@ -409,6 +410,11 @@ class Memory:
         self.pt_host = pt_host                # page-table index of the first host granule
         n_pt = pt_host + -(-host_size // HOST_ALIGN) + 1
         self.ptab, self.ptab_map = reserved_array(4 * n_pt, np.int32)
+        self._va: dict[int, tuple[int, int]] = {}       # reserved range start (offset) ->
+                                                        # (its region block, size)
+        self._vmaps: dict[int, list] = {}               # mapped address -> [size, accessible]
+        self._phys_fd: int | None = None                # memfd of physical memory, and
+        self._phys: _Region | None = None               # its allocator (made on first use)
         self._capped: dict[int, tuple[int, int]] = {}   # block offset -> page-table span mapped
                                                         # from the capped file (_fill_capped)
         self._pt = memoryview(self.ptab)      # the entries as Python ints (host lookups)
@@ -664,12 +670,113 @@ class Memory:
         """Give every page of the arena and the page table back to the OS (the device is gone:
         ``runtime.device.Device.close``). The addresses stay valid (they read as zeros) until the
         last view of the mappings is collected, which unmaps them."""
-        for arr in (self.arena, self.ptab):
-            zero_fill(arr.view(np.uint8), 0, arr.nbytes)
+        with self._lock:
+            for addr in list(self._vmaps):
+                self.unmap_phys(addr)
+            for arr in (self.arena, self.ptab):
+                zero_fill(arr.view(np.uint8), 0, arr.nbytes)
+            if self._phys_fd is not None:
+                import os
+                os.close(self._phys_fd)
+                self._phys_fd, self._phys = None, None
+
+    # ---- virtual memory (runtime/api_vmm.py): address ranges, physical pages, mappings ----
+    def reserve_va(self, nbytes: int, align: int) -> int:
+        """Reserve ``nbytes`` of device addresses aligned to ``align`` (a power of two): no
+        physical memory, no page-table entry (an access there faults until a mapping). Raises
+        OutOfMemory when no range is free."""
+        with self._lock:
+            raw = self.dev.alloc(nbytes + align)
+            off = -(-(self.dev_base + raw) // align) * align - self.dev_base
+            self._va[off] = (raw, nbytes)
+            return self.dev_base + off
+
+    def va_range(self, addr: int) -> tuple[int, int] | None:
+        """(start, size) of the reserved range holding ``addr``, else None."""
+        off = addr - self.dev_base
+        for start, (_, n) in self._va.items():
+            if start <= off < start + n:
+                return self.dev_base + start, n
+        return None
+
+    def release_va(self, addr: int) -> None:
+        with self._lock:
+            raw, _ = self._va.pop(addr - self.dev_base)
+            self.dev.free(raw)
+
+    def phys_alloc(self, nbytes: int) -> int:
+        """``nbytes`` of physical device memory (an offset in the device's memfd, granule
+        aligned), counted in ``phys_used``; OutOfMemory when the HBM has no room."""
+        import os
+        with self._lock:
+            if self.phys_used + nbytes > self.hbm_size:
+                raise OutOfMemory(nbytes)
+            if self._phys_fd is None:
+                fd = os.memfd_create("npusim-hbm")
+                os.ftruncate(fd, self.hbm_size + VMM_GRANULE)     # sparse: no page until written
+                self._phys_fd, self._phys = fd, _Region(0, self.hbm_size + VMM_GRANULE,
+                                                        VMM_GRANULE)
+            foff = self._phys.alloc(nbytes)
+            self.phys_used += nbytes
+            return foff
+
+    def phys_free(self, foff: int) -> None:
+        """Free physical memory (its pages go back to the OS at once)."""
+        with self._lock:
+            nbytes = self._phys.free(foff)
+            self.phys_used -= nbytes
+            punch(self._phys_fd, foff, -(-nbytes // VMM_GRANULE) * VMM_GRANULE)
+
+    def map_phys(self, addr: int, nbytes: int, foff: int, access: bool = True) -> bool:
+        """Place physical memory ``[foff, foff + nbytes)`` at device address ``addr`` (granule
+        aligned, inside a reserved range, not mapped): the engine and the host read and write
+        the file's pages there. ``access`` False (``aclrtMemMapNoAccess``) leaves it out of
+        the page table until :meth:`set_access`."""
+        off = addr - self.dev_base
+        with self._lock:
+            if not map_file(self.arena.ctypes.data + off, nbytes, self._phys_fd, foff):
+                return False
+            self._vmaps[addr] = [nbytes, False]
+            if access:
+                self._enter(addr)
+            return True
+
+    def _enter(self, addr: int) -> None:
+        entry = self._vmaps[addr]
+        if not entry[1]:
+            off, nbytes = addr - self.dev_base, entry[0]
+            self._starts[off + nbytes] = off
+            self._map(off, nbytes, False)
+            entry[1] = True
+
+    def set_access(self, addr: int, on: bool) -> None:
+        """Let kernels and copies reach a mapping (or no longer)."""
+        with self._lock:
+            entry = self._vmaps[addr]
+            if on:
+                self._enter(addr)
+            elif entry[1]:
+                off = addr - self.dev_base
+                self._starts.pop(off + entry[0], None)
+                self._unmap(off, entry[0], False)
+                entry[1] = False
+
+    def mapping_at(self, addr: int) -> tuple[int, int, bool] | None:
+        """(start, size, accessible) of the mapping holding ``addr``, else None."""
+        for a, (n, acc) in self._vmaps.items():
+            if a <= addr < a + n:
+                return a, n, acc
+        return None
+
+    def unmap_phys(self, addr: int) -> None:
+        """Undo :meth:`map_phys`: the addresses are reserved again (zero pages, no access)."""
+        self.set_access(addr, False)
+        nbytes = self._vmaps.pop(addr)[0]
+        map_anon(self.arena.ctypes.data + addr - self.dev_base, nbytes)
 
     def n_allocations(self) -> tuple[int, int]:
-        """Live allocations: (device, pinned host)."""
-        return len(self.dev.live), len(self.host.live)
+        """Live allocations: (device, pinned host); reserved address ranges are not."""
+        return len(self.dev.live) - len(self._va), len(self.host.live)
 
     def check_range(self, addr: int, nbytes: int) -> bool:
         """True when ``[addr, addr+nbytes)`` lies inside one live allocation."""

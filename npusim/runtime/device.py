@@ -101,8 +101,11 @@ NO_RESERVE_HBM = 4 << 30
 then ``np.zeros``, which strict overcommit charges in full, so it stays at the former 4 GiB."""
 
 CLOSE_HOOKS: list = []
-"""Called with a Device when it closes (``RT.reset``): modules that own per-device resources
-(``api_vmm``, ``api_mempool``) drop them here."""
+"""Called with a Device when it closes (``RT.reset``) and at its last ``aclrtResetDevice``:
+modules that own per-device resources (``api_vmm``, ``api_mempool``) free them here."""
+
+CENSUS_HOOKS: list = []
+"""``hook(device) -> {resource: count}``: what those modules add to ``npusim.census``."""
 
 
 def device_sizes(profile, hbm_option=None) -> tuple[int, int]:
