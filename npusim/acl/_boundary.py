@@ -463,6 +463,10 @@ OVERRIDES: dict[tuple[str, str], Spec] = {
                                           "mem_export_to_shareable_handle",
                                           "mem_export_to_shareable_handle_v2",
                                           "mem_import_from_shareable_handle_v2")},
+    **{(f, "size"): Spec(SIZE, E_ACL) for f in ("reserve_mem_address",     # the acl layer's
+                                               "reserve_mem_address_no_uc_memory",
+                                               "malloc_physical", "map_mem",
+                                               "mem_map_no_access")},   # positive-size check
     **{(f, "alignment"): Spec(SIZE) for f in ("reserve_mem_address",
                                               "reserve_mem_address_no_uc_memory")},
     **{(f, "expect_ptr"): Spec(POINTER) for f in ("reserve_mem_address",
