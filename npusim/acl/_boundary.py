@@ -483,6 +483,13 @@ OVERRIDES: dict[tuple[str, str], Spec] = {
                                    "mem_set_pid_to_shareable_handle",
                                    "mem_set_pid_to_shareable_handle_v2")
        for n in ("handle_type", "share_type", "shareable_handle", "pid", "pid_num")},
+    # chapter 11-10 stream-ordered memory pools (runtime/api_mempool.py)
+    ("mem_pool_create", "pool_props"): Spec(ANY),           # aclrtMemPoolProps
+    **{(f, "mem_pool"): Spec(HANDLE) for f in ("mem_pool_destroy", "mem_pool_set_attr",
+                                               "mem_pool_get_attr", "mem_pool_malloc_async",
+                                               "mem_pool_trim_to")},
+    ("mem_pool_set_attr", "value"): Spec(ANY),              # void* value: the attribute's type
+    ("mem_pool_trim_to", "min_bytes_to_keep"): Spec(SIZE),
 }
 
 
@@ -499,6 +506,7 @@ OUTPUTS = {"launch_kernel": 0, "launch_kernel_v2": 0, "launch_kernel_with_args_a
               for x in ("task_id", "stream_id", "thread_id", "device_id", "error_code")},
            "peek_at_last_error": -1, "get_last_error": -1,
            "launch_simt_kernel_with_host_args": 0, "launch_simt_kernel_with_args_array": 0}
+OUTPUTS.update({"mem_get_access": 2, "mem_get_address_range": 2})   # chapter 11-04 (api_vmm)
 
 
 def outputs_of(attr: str, fn) -> int:

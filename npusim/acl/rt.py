@@ -91,6 +91,10 @@ from ..runtime.api_vmm import (free_physical, malloc_physical, map_mem,  # noqa:
                                mem_set_pid_to_shareable_handle,
                                mem_set_pid_to_shareable_handle_v2, release_mem_address,
                                reserve_mem_address, reserve_mem_address_no_uc_memory, unmap_mem)
+# chapter 11-10 stream-ordered memory pools (runtime/api_mempool.py)
+from ..runtime.api_mempool import (mem_pool_create, mem_pool_destroy,  # noqa: F401,E402
+                                   mem_pool_free_async, mem_pool_get_attr,
+                                   mem_pool_malloc_async, mem_pool_set_attr, mem_pool_trim_to)
 from ..runtime.api_refused import BY_DESIGN as _BY_DESIGN  # noqa: E402
 from ..runtime.api_refused import facade_name as _facade_name, refusal as _refusal  # noqa: E402
 

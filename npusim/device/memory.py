@@ -704,6 +704,39 @@ class Memory:
             raw, _ = self._va.pop(addr - self.dev_base)
             self.dev.free(raw)
 
+    def reserve_block(self, nbytes: int, align: int) -> int:
+        """Reserve ``nbytes`` of addresses (as :meth:`reserve_va`) that are one block of the page
+        table from the start: memory kernels and copies may reach, committed page by page on
+        first write, and charged to the HBM only through :meth:`charge` (a stream-ordered memory
+        pool, ``runtime/api_mempool.py``)."""
+        with self._lock:
+            addr = self.reserve_va(nbytes, align)
+            off = addr - self.dev_base
+            self._starts[off + nbytes] = off
+            self._map(off, nbytes, False)
+            return addr
+
+    def release_block(self, addr: int) -> None:
+        """Undo :meth:`reserve_block`: its pages go back to the OS."""
+        with self._lock:
+            off = addr - self.dev_base
+            nbytes = self._va[off][1]
+            self._starts.pop(off + nbytes, None)
+            self._unmap(off, nbytes, False)
+            zero_fill(self.arena, off, off + nbytes)
+            self.release_va(addr)
+
+    def charge(self, nbytes: int) -> None:
+        """Count ``nbytes`` more of physical HBM in use; OutOfMemory when it has no room."""
+        with self._lock:
+            if self.phys_used + nbytes > self.hbm_size:
+                raise OutOfMemory(nbytes)
+            self.phys_used += nbytes
+
+    def uncharge(self, nbytes: int) -> None:
+        with self._lock:
+            self.phys_used -= nbytes
+
     def phys_alloc(self, nbytes: int) -> int:
         """``nbytes`` of physical device memory (an offset in the device's memfd, granule
         aligned), counted in ``phys_used``; OutOfMemory when the HBM has no room."""
