@@ -490,6 +490,17 @@ OVERRIDES: dict[tuple[str, str], Spec] = {
                                                "mem_pool_trim_to")},
     ("mem_pool_set_attr", "value"): Spec(ANY),              # void* value: the attribute's type
     ("mem_pool_trim_to", "min_bytes_to_keep"): Spec(SIZE),
+    # chapter 11-11 device variables (runtime/api_symbol.py)
+    ("register_variable", "host_var"): Spec(POINTER),
+    ("register_variable", "device_var_name"): Spec(NAME),
+    **{(f, "symbol"): Spec(POINTER) for f in ("get_symbol_address", "get_symbol_size",
+                                              "memcpy_from_symbol", "memcpy_from_symbol_async",
+                                              "memcpy_to_symbol", "memcpy_to_symbol_async")},
+    **{(f, n): Spec(SIZE) for f in ("memcpy_from_symbol", "memcpy_from_symbol_async",
+                                    "memcpy_to_symbol", "memcpy_to_symbol_async")
+       for n in ("dst_max", "offset")},
+    **{(f, "kind"): Spec(ENUM, E_ACL) for f in ("memcpy_from_symbol", "memcpy_from_symbol_async",
+                                                "memcpy_to_symbol", "memcpy_to_symbol_async")},
 }
 
 

@@ -95,6 +95,10 @@ from ..runtime.api_vmm import (free_physical, malloc_physical, map_mem,  # noqa:
 from ..runtime.api_mempool import (mem_pool_create, mem_pool_destroy,  # noqa: F401,E402
                                    mem_pool_free_async, mem_pool_get_attr,
                                    mem_pool_malloc_async, mem_pool_set_attr, mem_pool_trim_to)
+# chapter 11-11 device variables (runtime/api_symbol.py)
+from ..runtime.api_symbol import (get_symbol_address, get_symbol_size,  # noqa: F401,E402
+                                  memcpy_from_symbol, memcpy_from_symbol_async, memcpy_to_symbol,
+                                  memcpy_to_symbol_async, register_variable)
 from ..runtime.api_refused import BY_DESIGN as _BY_DESIGN  # noqa: E402
 from ..runtime.api_refused import facade_name as _facade_name, refusal as _refusal  # noqa: E402
 
