@@ -501,6 +501,25 @@ OVERRIDES: dict[tuple[str, str], Spec] = {
        for n in ("dst_max", "offset")},
     **{(f, "kind"): Spec(ENUM, E_ACL) for f in ("memcpy_from_symbol", "memcpy_from_symbol_async",
                                                 "memcpy_to_symbol", "memcpy_to_symbol_async")},
+    # chapter 11-05 managed memory (runtime/api_managed.py)
+    ("mem_alloc_managed", "size"): Spec(SIZE),
+    **{(f, "size"): Spec(SIZE, E_ACL) for f in ("mem_managed_advise", "mem_managed_get_attr",
+                                               "mem_managed_get_attrs",
+                                               "mem_managed_prefetch_async", "mem_p2p_map")},
+    ("mem_managed_advise", "advise"): Spec(U32),
+    **{(f, "location"): Spec(ANY) for f in ("mem_managed_advise", "mem_managed_prefetch_async")},
+    ("mem_managed_get_attr", "attribute"): Spec(ENUM),
+    ("mem_managed_get_attrs", "attributes"): Spec(SEQ),
+    ("mem_managed_get_attrs", "num_attributes"): Spec(SIZE),
+    ("mem_managed_prefetch_async", "flags"): Spec(U32, E_ACL),
+    **{("mem_managed_prefetch_batch_async", n): Spec(SEQ)
+       for n in ("ptrs", "sizes", "prefetch_locs", "prefetch_loc_idxs")},
+    **{("mem_managed_prefetch_batch_async", n): Spec(SIZE, E_ACL)
+       for n in ("count", "num_prefetch_locs")},
+    ("mem_managed_prefetch_batch_async", "flags"): Spec(U64K, E_ACL),
+    ("mem_p2p_map", "dev_ptr"): Spec(POINTER),
+    ("mem_p2p_map", "dst_dev_id"): Spec(I32),
+    ("mem_p2p_map", "flags"): Spec(U64K, E_ACL),
 }
 
 

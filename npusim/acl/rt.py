@@ -99,6 +99,11 @@ from ..runtime.api_mempool import (mem_pool_create, mem_pool_destroy,  # noqa: F
 from ..runtime.api_symbol import (get_symbol_address, get_symbol_size,  # noqa: F401,E402
                                   memcpy_from_symbol, memcpy_from_symbol_async, memcpy_to_symbol,
                                   memcpy_to_symbol_async, register_variable)
+# chapter 11-05 unified (managed) memory (runtime/api_managed.py)
+from ..runtime.api_managed import (mem_alloc_managed, mem_managed_advise,  # noqa: F401,E402
+                                   mem_managed_get_attr, mem_managed_get_attrs,
+                                   mem_managed_prefetch_async, mem_managed_prefetch_batch_async,
+                                   mem_p2p_map)
 from ..runtime.api_refused import BY_DESIGN as _BY_DESIGN  # noqa: E402
 from ..runtime.api_refused import facade_name as _facade_name, refusal as _refusal  # noqa: E402
 
