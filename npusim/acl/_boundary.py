@@ -459,10 +459,7 @@ OVERRIDES: dict[tuple[str, str], Spec] = {
     # chapter 11-04 virtual memory (runtime/api_vmm.py)
     **{(f, "flags"): Spec(U64K) for f in ("reserve_mem_address",
                                           "reserve_mem_address_no_uc_memory", "malloc_physical",
-                                          "map_mem", "mem_map_no_access",
-                                          "mem_export_to_shareable_handle",
-                                          "mem_export_to_shareable_handle_v2",
-                                          "mem_import_from_shareable_handle_v2")},
+                                          "map_mem", "mem_map_no_access")},
     **{(f, "size"): Spec(SIZE, E_ACL) for f in ("reserve_mem_address",     # the acl layer's
                                                "reserve_mem_address_no_uc_memory",
                                                "malloc_physical", "map_mem",
@@ -476,13 +473,6 @@ OVERRIDES: dict[tuple[str, str], Spec] = {
     ("mem_set_access", "desc"): Spec(ANY),                  # aclrtMemAccessDesc (list)
     ("mem_set_access", "count"): Spec(SIZE, optional=True),
     ("mem_get_allocation_granularity", "option"): Spec(ENUM),
-    **{(f, n): Spec(ANY) for f in ("mem_export_to_shareable_handle",
-                                   "mem_export_to_shareable_handle_v2",
-                                   "mem_import_from_shareable_handle",
-                                   "mem_import_from_shareable_handle_v2",
-                                   "mem_set_pid_to_shareable_handle",
-                                   "mem_set_pid_to_shareable_handle_v2")
-       for n in ("handle_type", "share_type", "shareable_handle", "pid", "pid_num")},
     # chapter 11-10 stream-ordered memory pools (runtime/api_mempool.py)
     ("mem_pool_create", "pool_props"): Spec(ANY),           # aclrtMemPoolProps
     **{(f, "mem_pool"): Spec(HANDLE) for f in ("mem_pool_destroy", "mem_pool_set_attr",

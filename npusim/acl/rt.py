@@ -81,15 +81,10 @@ from ..runtime.api_device import (get_device_res_limit,  # noqa: F401,E402
                                   reset_device_res_limit, set_device_res_limit)
 # chapter 11-04 virtual memory management (runtime/api_vmm.py)
 from ..runtime.api_vmm import (free_physical, malloc_physical, map_mem,  # noqa: F401,E402
-                               mem_export_to_shareable_handle,
-                               mem_export_to_shareable_handle_v2, mem_get_access,
-                               mem_get_address_range, mem_get_allocation_granularity,
-                               mem_get_allocation_properties_from_handle,
-                               mem_import_from_shareable_handle,
-                               mem_import_from_shareable_handle_v2, mem_map_no_access,
-                               mem_retain_allocation_handle, mem_set_access,
-                               mem_set_pid_to_shareable_handle,
-                               mem_set_pid_to_shareable_handle_v2, release_mem_address,
+                               mem_get_access, mem_get_address_range,
+                               mem_get_allocation_granularity,
+                               mem_get_allocation_properties_from_handle, mem_map_no_access,
+                               mem_retain_allocation_handle, mem_set_access, release_mem_address,
                                reserve_mem_address, reserve_mem_address_no_uc_memory, unmap_mem)
 # chapter 11-10 stream-ordered memory pools (runtime/api_mempool.py)
 from ..runtime.api_mempool import (mem_pool_create, mem_pool_destroy,  # noqa: F401,E402
@@ -103,7 +98,7 @@ from ..runtime.api_symbol import (get_symbol_address, get_symbol_size,  # noqa: 
 from ..runtime.api_managed import (mem_alloc_managed, mem_managed_advise,  # noqa: F401,E402
                                    mem_managed_get_attr, mem_managed_get_attrs,
                                    mem_managed_prefetch_async, mem_managed_prefetch_batch_async,
-                                   mem_p2p_map)
+                                   mem_p2p_map, pointer_get_attributes)
 from ..runtime.api_refused import BY_DESIGN as _BY_DESIGN  # noqa: E402
 from ..runtime.api_refused import facade_name as _facade_name, refusal as _refusal  # noqa: E402
 

@@ -1,5 +1,5 @@
 """Unified (managed) memory (API reference chapter 11-05): ``aclrtMemAllocManaged``, advice and
-its attributes, prefetch (single and batch), and ``aclrtMemP2PMap``.
+its attributes, prefetch (single and batch), ``aclrtMemP2PMap`` and ``aclrtPointerGetAttributes``.
 
 Managed memory is reachable from the host and the devices alike; the driver migrates pages on
 a fault (doc 11-05). npusim has one copy of memory that every side already reaches, so: an
@@ -363,3 +363,29 @@ def mem_p2p_map(dev_ptr, size, dst_dev_id, flags=0) -> int:
                      "device")
     return _fail(ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT, f"{who}: peer mappings between devices are "
                  "not simulated (no peer access in npusim)")
+
+
+# ---- where a pointer lives ----
+ACL_MEM_LOCATION_TYPE_HOST, ACL_MEM_LOCATION_TYPE_DEVICE = 0, 1
+ACL_MEM_LOCATION_TYPE_UNREGISTERED, ACL_MEM_LOCATION_TYPE_MANAGED = 2, 3
+
+
+def pointer_get_attributes(ptr):
+    """aclrtPointerGetAttributes: (aclrtPtrAttributes dict, code): ``{"location": {"type",
+    "id"}, "pageSize"}``. Device memory (aclrtMalloc, mapped virtual memory, pool blocks):
+    DEVICE and its device, 2 MiB pages; managed memory: MANAGED and its device; pinned host
+    memory: HOST, id 0; anything else (a registered numpy array, an unknown address): the
+    driver's "user malloc" memory, UNREGISTERED, 4 KiB pages [fidelity.md #283]. NULL 100000."""
+    from .hostmem import DEVICE, PINNED, locate
+    if not ptr:
+        return None, _fail(ERR.ACL_ERROR_INVALID_PARAM, "aclrtPointerGetAttributes: ptr is NULL")
+    w = locate(ptr)
+    if w.kind == DEVICE:
+        t = ACL_MEM_LOCATION_TYPE_MANAGED if _find(w.device, ptr) is not None else \
+            ACL_MEM_LOCATION_TYPE_DEVICE
+        loc, page = {"type": t, "id": w.device.id}, GRANULE
+    elif w.kind == PINNED:
+        loc, page = {"type": ACL_MEM_LOCATION_TYPE_HOST, "id": 0}, 4096
+    else:
+        loc, page = {"type": ACL_MEM_LOCATION_TYPE_UNREGISTERED, "id": 0}, 4096
+    return {"location": loc, "pageSize": page}, ERR.ACL_SUCCESS

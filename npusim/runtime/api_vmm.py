@@ -21,7 +21,8 @@ outputs and inputs, sizes, reserved flags and the property struct give 100000; t
 107001) and the driver, whose checks are not in the repository: what it refuses is 107000
 (``DRV_ERROR_INVALID_VALUE``), no memory 207001 [inferred, as docs/fidelity.md #18].
 
-Sharing a handle with another process (export / import / set pid) is refused with 207000: npusim
+Sharing a handle with another process (export / import / set pid, V1 and V2) is refused with
+207000 by pyACL's table of unsimulated functions (``npusim/acl/pyacl.py``, area IPC): npusim
 simulates one process.
 """
 from __future__ import annotations
@@ -61,7 +62,6 @@ _REPORTED = {AM.ACL_MEM_NORMAL: AM.ACL_HBM_MEM_NORMAL, AM.ACL_MEM_HUGE: AM.ACL_H
              AM.ACL_MEM_P2P_HUGE: 16, 17: 17}
 GIB = 1 << 30
 
-_IPC = "sharing physical memory with another process (IPC): npusim simulates one process"
 
 
 class PhysicalMem:
@@ -534,41 +534,3 @@ def mem_get_allocation_granularity(prop, option=ACL_RT_MEM_ALLOC_GRANULARITY_MIN
         return None, _fail(ERR.ACL_ERROR_RT_PARAM_INVALID, f"{who}: option {option} is not "
                            "MINIMUM or RECOMMENDED")
     return _granule(attr), ERR.ACL_SUCCESS
-
-
-# ---- sharing with other processes: refused ----
-def _ipc(who: str, outputs: int):
-    RT.tls.explain(f"{who}: not simulated by design — {_IPC}")
-    code = ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
-    return code if outputs == 0 else (None,) * outputs + (code,)
-
-
-def mem_export_to_shareable_handle(handle, handle_type=0, flags=0):
-    """aclrtMemExportToShareableHandle: (None, 207000) — IPC is not simulated."""
-    return _ipc("aclrtMemExportToShareableHandle", 1)
-
-
-def mem_export_to_shareable_handle_v2(handle, flags=0, share_type=1):
-    """aclrtMemExportToShareableHandleV2: (None, 207000) — IPC is not simulated."""
-    return _ipc("aclrtMemExportToShareableHandleV2", 1)
-
-
-def mem_import_from_shareable_handle(shareable_handle, dev_id=0):
-    """aclrtMemImportFromShareableHandle: (None, 207000) — IPC is not simulated."""
-    return _ipc("aclrtMemImportFromShareableHandle", 1)
-
-
-def mem_import_from_shareable_handle_v2(shareable_handle, share_type=1, flags=0):
-    """aclrtMemImportFromShareableHandleV2: (None, 207000) — IPC is not simulated."""
-    return _ipc("aclrtMemImportFromShareableHandleV2", 1)
-
-
-def mem_set_pid_to_shareable_handle(shareable_handle, pid=None, pid_num=0) -> int:
-    """aclrtMemSetPidToShareableHandle: 207000 — IPC is not simulated."""
-    return _ipc("aclrtMemSetPidToShareableHandle", 0)
-
-
-def mem_set_pid_to_shareable_handle_v2(shareable_handle, share_type=1, pid=None,
-                                       pid_num=0) -> int:
-    """aclrtMemSetPidToShareableHandleV2: 207000 — IPC is not simulated."""
-    return _ipc("aclrtMemSetPidToShareableHandleV2", 0)

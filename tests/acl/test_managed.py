@@ -110,3 +110,16 @@ def test_census_counts_managed_allocations(dev0):
     assert npusim.census().diff(base)["device 0 managed allocations"] == 1
     assert acl.rt.free(p) == OK
     assert npusim.census().diff(base) == {}
+
+
+def test_pointer_attributes(dev0):
+    p, _ = acl.rt.mem_alloc_managed(64, 1)
+    d, _ = acl.rt.malloc(64, 0)
+    h, _ = acl.rt.malloc_host(64)
+    a = acl.util.numpy_to_ptr(np.zeros(8, np.uint8))
+    assert acl.rt.pointer_get_attributes(d) == ({"location": {"type": 1, "id": 0},
+                                                 "pageSize": 2 * MiB}, OK)
+    assert acl.rt.pointer_get_attributes(p)[0]["location"] == {"type": 3, "id": 0}
+    assert acl.rt.pointer_get_attributes(h)[0]["location"] == {"type": 0, "id": 0}
+    assert acl.rt.pointer_get_attributes(a)[0]["location"] == {"type": 2, "id": 0}
+    assert acl.rt.pointer_get_attributes(0) == (None, E_ACL)

@@ -7,6 +7,7 @@ import pytest
 
 import npusim
 from npusim import acl
+from npusim.acl import pyacl
 from npusim.device.memory import can_remap
 
 pytestmark = pytest.mark.skipif(not can_remap(), reason="no memfd / reservation on this host")
@@ -241,6 +242,10 @@ def test_ipc_is_refused_with_a_reason(dev0):
                  lambda: acl.rt.mem_import_from_shareable_handle(1, 0),
                  lambda: acl.rt.mem_import_from_shareable_handle_v2(1, 1, 0)):
         assert call() == (None, acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT)
-        assert "IPC" in acl.get_recent_err_msg()
+    areas = {name: area for _, name, _, _, area in pyacl.REFUSED}      # pyACL's refusal table
+    for name in ("export_to_shareable_handle", "import_from_shareable_handle",
+                 "set_pid_to_shareable_handle"):
+        for v in ("", "_v2"):
+            assert "IPC" in areas[f"mem_{name}{v}"]
     assert acl.rt.mem_set_pid_to_shareable_handle(1, [1], 1) == 207000
     assert acl.rt.mem_set_pid_to_shareable_handle_v2(1, 1, [1], 1) == 207000
