@@ -173,12 +173,13 @@ def malloc_physical(size, prop, flags=0):
     """aclrtMallocPhysical: (handle, code). Device memory only (location type DEVICE); host
     physical memory is refused with 207000. The size is rounded up to the granularity."""
     who = "aclrtMallocPhysical"
+    if prop is None:
+        return None, _fail(ERR.ACL_ERROR_INVALID_PARAM, f"{who}: prop is NULL")
     if not size:
         return None, _fail(ERR.ACL_ERROR_INVALID_PARAM, f"{who}: size must be positive")
     if flags != 0:
         return None, _fail(ERR.ACL_ERROR_INVALID_PARAM, f"{who}: flags is reserved and must be 0")
-    r = _check_prop(prop, who) if prop is not None else \
-        _fail(ERR.ACL_ERROR_INVALID_PARAM, f"{who}: prop is NULL")
+    r = _check_prop(prop, who)
     if isinstance(r, int):
         return None, r
     fields, (ltype, lid) = r
