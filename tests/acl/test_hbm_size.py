@@ -101,3 +101,23 @@ def test_many_devices_and_resets_keep_memory_flat(acl):
     npusim.reset()
     assert _rss() - before < 512 * 2**20
     assert not RT.devices
+
+
+def test_without_a_reservation_the_former_sizes_apply(acl, monkeypatch):
+    """Strict overcommit or an RLIMIT_AS: np.zeros arrays, the HBM capped at 4 GiB, and the
+    virtual-memory APIs refused (they need the reservation)."""
+    import npusim.device.memory as M
+    import npusim.runtime.device as D
+    npusim.reset()
+    monkeypatch.setattr(M, "may_reserve", lambda: False)
+    monkeypatch.setattr(D, "may_reserve", lambda: False)
+    assert acl.rt.set_device(0) == 0
+    mem = RT.devices[0].state.mem
+    assert mem.arena_map is None and mem.ptab_map is None
+    assert acl.rt.get_mem_info(acl.ACL_HBM_MEM)[1] == 4 * GiB
+    p, ret = acl.rt.malloc(1 << 20, 0)
+    assert ret == 0 and acl.rt.free(p) == 0
+    prop = {"handleType": 0, "allocationType": 0, "memAttr": 4,
+            "location": {"type": 1, "id": 0}, "reserve": 0}
+    assert acl.rt.malloc_physical(2 << 20, prop, 0) == (None, acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT)
+    npusim.reset()
