@@ -691,14 +691,6 @@ class Memory:
             self._va[off] = (raw, nbytes)
             return self.dev_base + off
 
-    def va_range(self, addr: int) -> tuple[int, int] | None:
-        """(start, size) of the reserved range holding ``addr``, else None."""
-        off = addr - self.dev_base
-        for start, (_, n) in self._va.items():
-            if start <= off < start + n:
-                return self.dev_base + start, n
-        return None
-
     def release_va(self, addr: int) -> None:
         with self._lock:
             raw, _ = self._va.pop(addr - self.dev_base)

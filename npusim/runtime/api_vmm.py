@@ -293,11 +293,20 @@ def _reserve(who, size, alignment, expect_ptr, flags):
     return addr, ERR.ACL_SUCCESS
 
 
+def _range_of(st: _DeviceVmm, addr: int) -> tuple[int, int] | None:
+    """(start, size) of the aclrtReserveMemAddress range of ``st`` holding ``addr`` (a memory
+    pool's range is reserved too, but is not one of these)."""
+    for start, n in st.ranges.items():
+        if start <= addr < start + n:
+            return start, n
+    return None
+
+
 def _owner(addr):
     """(device, its _DeviceVmm) whose reserved range holds ``addr``, else (None, None)."""
     for dev in list(RT.devices.values()):
         st = _STATE.get(dev)
-        if st is not None and dev.state.mem.va_range(addr) is not None:
+        if st is not None and _range_of(st, addr) is not None:
             return dev, st
     return None, None
 
@@ -355,7 +364,7 @@ def _map(who, ptr, size, offset, handle, flags, access) -> int:
             return _fail(ERR.ACL_ERROR_RT_PARAM_INVALID, f"{who}: size {size} is not the handle's "
                          f"size {p.size}")
         dev, st = _owner(ptr)
-        rng = None if dev is None else dev.state.mem.va_range(ptr)
+        rng = None if dev is None else _range_of(st, ptr)
         if rng is None or ptr % VMM_GRANULE or ptr + size > rng[0] + rng[1]:
             return _fail(ERR.ACL_ERROR_RT_PARAM_INVALID, f"{who}: [virPtr, virPtr + size) is not a "
                          "2 MiB aligned part of one reserved range")
@@ -504,7 +513,7 @@ def mem_get_address_range(ptr):
     with _LOCK:
         dev, st = _owner(ptr)
         if dev is not None:
-            start, n = dev.state.mem.va_range(ptr)
+            start, n = _range_of(st, ptr)
             return start, n, ERR.ACL_SUCCESS
     from .hostmem import DEVICE, PINNED, locate
     w = locate(ptr)

@@ -249,3 +249,16 @@ def test_ipc_is_refused_with_a_reason(dev0):
             assert "IPC" in areas[f"mem_{name}{v}"]
     assert acl.rt.mem_set_pid_to_shareable_handle(1, [1], 1) == 207000
     assert acl.rt.mem_set_pid_to_shareable_handle_v2(1, 1, [1], 1) == 207000
+
+
+def test_a_memory_pool_range_is_not_a_reserved_range(dev0):
+    va, _ = acl.rt.reserve_mem_address(2 * MiB, 0, 0, 0)
+    pool, ret = acl.rt.mem_pool_create({"allocType": 0, "handleType": 0,
+                                        "location": {"type": 1, "id": 0}, "maxSize": 8 * MiB})
+    assert ret == OK
+    s, _ = acl.rt.create_stream()
+    blk, _ = acl.rt.mem_pool_malloc_async(2 * MiB, pool, s)
+    h, _ = acl.rt.malloc_physical(2 * MiB, PROP, 0)
+    assert acl.rt.map_mem(blk, 2 * MiB, 0, h, 0) == E_RT
+    assert acl.rt.release_mem_address(blk) == E_RT
+    assert acl.rt.mem_get_address_range(va + 1) == (va, 2 * MiB, OK)
