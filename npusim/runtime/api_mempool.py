@@ -22,9 +22,11 @@ What the runtime does (``src/runtime/api/impl/api_impl_soma.cc``, ``feature/soma
 
 Reuse (docs/fidelity.md #270): a later MallocAsync *on the stream that allocated* a cached block
 takes the smallest cached block of that stream that is large enough (the doc's "一个Stream内进行内存
-复用", the source's ``SingleStreamReuse``); otherwise a block comes from the pool's free space
-(best fit). Cross-stream reuse (event dependencies, opportunistic, internal dependencies) is not
-simulated: the attributes are kept and reported only. Cached blocks go back to free space (and
+复用", the source's ``SingleStreamReuse``); with ``ACL_RT_MEM_POOL_REUSE_ALLOW_OPPORTUNISTIC`` on,
+any cached block whose FREE task has already run on the device (eager streams) may be taken by
+another stream (the doc's "机会主义内存复用"); otherwise a block comes from the pool's free space
+(best fit). Event-dependency and internal-dependency reuse are not simulated: those attributes
+are kept and reported only. Cached blocks go back to free space (and
 their pages to the OS) with ``aclrtMemPoolTrimTo``; the implicit trim at a synchronize is a no-op
 in the source (``SomaApi::MemPoolTrimImplicit``) and so in npusim. Only the Atlas A2 has the
 chapter (doc 11-10 "产品支持情况"); other chips get 207000.
@@ -38,6 +40,7 @@ import weakref
 import numpy as np
 
 from .. import errors as ERR
+from ..device import engine as E
 from ..device import sqe as S
 from ..device.kernels import TABLE, UNIT_AICPU, compiled_body
 from ..device.memory import OutOfMemory, zero_fill
@@ -82,7 +85,7 @@ class MemPool:
         self.id = next(_IDS)
         self.free: list[list[int]] = [[base, size]]        # [start, size], by address, merged
         self.busy: dict[int, tuple[int, object]] = {}       # address -> (size, its stream)
-        self.cached: list[list] = []                        # [start, size, alloc stream]
+        self.cached: list[list] = []     # [start, size, alloc stream, (free stream, pos) | None]
         self.reserved = self.max_reserved = self.used = self.max_used = 0
         self.attrs = {ACL_RT_MEM_POOL_REUSE_FOLLOW_EVENT_DEPENDENCIES: 0,
                       ACL_RT_MEM_POOL_REUSE_ALLOW_OPPORTUNISTIC: 0,
@@ -93,6 +96,8 @@ class MemPool:
     # ---- blocks (stream_mem_pool.cc SegmentAlloc / SegmentFree / TrimTo) ----
     def alloc(self, n: int, stream) -> int | None:
         fit = [c for c in self.cached if c[2] is stream and c[1] >= n]
+        if not fit and self.attrs[ACL_RT_MEM_POOL_REUSE_ALLOW_OPPORTUNISTIC]:
+            fit = [c for c in self.cached if c[1] >= n and self._freed(c)]
         if fit:                                           # SingleStreamReuse: best fit
             c = min(fit, key=lambda c: (c[1], c[0]))
             addr = c[0]
@@ -124,8 +129,18 @@ class MemPool:
     def release(self, addr: int) -> int:
         n, stream = self.busy.pop(addr)
         self.used -= n
-        self.cached.append([addr, n, stream])
+        self.cached.append([addr, n, stream, None])
         return n
+
+    def _freed(self, c: list) -> bool:
+        """Has the FREE task that cached block ``c`` run on the device (opportunistic reuse by
+        another stream: "不保证内存复用一定成功")? ``c[3]`` is (its stream, its position in the
+        stream's SQ), None when it was not an eager task (a captured free never ran)."""
+        if c[3] is None:
+            return False
+        s, pos = c[3]
+        self.device.advance_to_host()
+        return s.destroyed or int(self.device.state.sqs[s.sq, E.Q_HEAD]) > pos
 
     def trim_to(self, keep: int) -> None:
         mem = self.device.state.mem
@@ -334,11 +349,12 @@ def mem_pool_get_attr(mem_pool, attr):
 
 
 # ---- allocation ----
-def _task(s, pool: MemPool, va: int, n: int, op: int) -> int:
+def _task(s, pool: MemPool, va: int, n: int, op: int) -> tuple[int, int]:
+    """Queue the SomaMemMng task: (code, its position in the stream)."""
     addr = A.place(s, np.array([n, va, pool.id, op, 0], np.int64).tobytes())
     t = s.device.timing
     pos = s.submit(S.OP_KERNEL, t.host_malloc_ns, _KID, addr, 40, t.memcpy_setup_ns, 0, 1)
-    return refused(pos) if pos < 0 else ERR.ACL_SUCCESS
+    return (refused(pos), pos) if pos < 0 else (ERR.ACL_SUCCESS, pos)
 
 
 def mem_pool_malloc_async(size, mem_pool, stream):
@@ -373,11 +389,9 @@ def mem_pool_malloc_async(size, mem_pool, stream):
             return None, _fail(E_POOL, f"{who}: no block of {n} bytes in the pool (its free "
                                "space, or the HBM, is used up; cached blocks of other streams "
                                "are not reused: aclrtMemPoolTrimTo frees them)")
-        code = _task(s, pool, addr, n, _MALLOC)
+        code, _ = _task(s, pool, addr, n, _MALLOC)
         if code:                                        # the source gives the block back
-            pool.busy.pop(addr)
-            pool.used -= n
-            pool.cached.append([addr, n, s])
+            pool.release(addr)
             return None, code
     return addr, ERR.ACL_SUCCESS
 
@@ -411,7 +425,10 @@ def mem_pool_free_async(ptr, stream) -> int:
             return _fail(E_POOL, f"{who}: {ptr:#x} is not a block of its pool "
                          "(RT_ERROR_POOL_PTR_NOTFOUND)")
         n = pool.release(ptr)
-        return _task(s, pool, ptr, n, _FREE)
+        code, pos = _task(s, pool, ptr, n, _FREE)
+        if not code and s.capture is None and not s.is_model and s.bound is None:
+            pool.cached[-1][3] = (s, pos)               # an eager task: its completion counts
+        return code
 
 
 def mem_pool_trim_to(mem_pool, min_bytes_to_keep) -> int:

@@ -184,3 +184,26 @@ def test_reset_device_destroys_pools(acl):
     assert acl.rt.reset_device(0) == OK and acl.rt.reset_device(0) == OK
     assert npusim.census().devices[0]["memory pools"] == 0
     assert acl.rt.mem_pool_destroy(p) == E_INTERNAL
+
+
+def test_opportunistic_reuse_takes_a_block_whose_free_has_run(pool, stream):
+    other, _ = acl.rt.create_stream()
+    a, _ = acl.rt.mem_pool_malloc_async(MiB, pool, stream)
+    assert acl.rt.mem_pool_free_async(a, stream) == OK
+    assert acl.rt.synchronize_stream(stream) == OK            # the FREE task has run
+    assert acl.rt.mem_pool_set_attr(pool, 2, 1) == OK         # ALLOW_OPPORTUNISTIC
+    b, ret = acl.rt.mem_pool_malloc_async(MiB, pool, other)
+    assert (b, ret) == (a, OK)
+    assert acl.rt.mem_pool_get_attr(pool, RES_CUR) == (2 * MiB, OK)
+
+
+def test_opportunistic_reuse_skips_a_captured_free(pool, stream):
+    other, _ = acl.rt.create_stream()
+    a, _ = acl.rt.mem_pool_malloc_async(MiB, pool, stream)
+    assert acl.mdl.ri_capture_begin(stream, 0) == OK
+    assert acl.rt.mem_pool_free_async(a, stream) == OK        # captured: never ran eagerly
+    model, _ = acl.mdl.ri_capture_end(stream)
+    assert acl.rt.mem_pool_set_attr(pool, 2, 1) == OK
+    b, ret = acl.rt.mem_pool_malloc_async(MiB, pool, other)
+    assert ret == OK and b != a
+    assert acl.mdl.ri_destroy(model) == OK
