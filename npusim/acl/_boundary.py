@@ -470,6 +470,9 @@ OVERRIDES: dict[tuple[str, str], Spec] = {
                                                   "reserve_mem_address_no_uc_memory")},
     **{(f, "prop"): Spec(ANY) for f in ("malloc_physical", "mem_get_allocation_granularity")},
     **{(f, "offset"): Spec(SIZE) for f in ("map_mem", "mem_map_no_access")},
+    **{("mem_map_selected_link", n): Spec(POINTER) for n in ("vir_ptr_dst", "vir_ptr_src")},
+    ("mem_map_selected_link", "size"): Spec(SIZE, E_ACL),
+    ("mem_map_selected_link", "link_idx"): Spec(U32, E_ACL),
     ("mem_set_access", "desc"): Spec(ANY),                  # aclrtMemAccessDesc (list)
     ("mem_set_access", "count"): Spec(SIZE, optional=True),
     ("mem_get_allocation_granularity", "option"): Spec(ENUM),

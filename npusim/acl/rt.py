@@ -84,6 +84,7 @@ from ..runtime.api_vmm import (free_physical, malloc_physical, map_mem,  # noqa:
                                mem_get_access, mem_get_address_range,
                                mem_get_allocation_granularity,
                                mem_get_allocation_properties_from_handle, mem_map_no_access,
+                               mem_map_selected_link,
                                mem_retain_allocation_handle, mem_set_access, release_mem_address,
                                reserve_mem_address, reserve_mem_address_no_uc_memory, unmap_mem)
 # chapter 11-10 stream-ordered memory pools (runtime/api_mempool.py)

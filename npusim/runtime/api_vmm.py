@@ -544,3 +544,50 @@ def mem_get_allocation_granularity(prop, option=ACL_RT_MEM_ALLOC_GRANULARITY_MIN
         return None, _fail(ERR.ACL_ERROR_RT_PARAM_INVALID, f"{who}: option {option} is not "
                            "MINIMUM or RECOMMENDED")
     return _granule(attr), ERR.ACL_SUCCESS
+
+
+ACL_RT_MEM_LINK_IDX_0, ACL_RT_MEM_LINK_IDX_1 = 0, 1     # SIO, HCCS
+
+
+def mem_map_selected_link(vir_ptr_dst, size, vir_ptr_src, link_idx) -> int:
+    """aclrtMemMapSelectedLink: map the reserved range starting at ``vir_ptr_dst`` (of exactly
+    ``size`` bytes) onto the physical memory behind ``vir_ptr_src`` (mappings laid end to end
+    from it, ``size`` bytes in all), keeping offsets: each mapping of the source is mapped again
+    at the same offset of the destination (one aclrtUnmapMem each, as the doc says). The link
+    (SIO or HCCS) changes nothing simulated. acl: NULL pointers, size 0, a link index above 1
+    100000; then 107000 for ranges that do not fit those rules [fidelity.md #284]."""
+    who = "aclrtMemMapSelectedLink"
+    if not vir_ptr_dst or not vir_ptr_src:
+        return _fail(ERR.ACL_ERROR_INVALID_PARAM, f"{who}: virPtrDst and virPtrSrc must not be "
+                     "NULL")
+    if not size:
+        return _fail(ERR.ACL_ERROR_INVALID_PARAM, f"{who}: size must be greater than 0")
+    if link_idx > ACL_RT_MEM_LINK_IDX_1:
+        return _fail(ERR.ACL_ERROR_INVALID_PARAM, f"{who}: linkIdx must be 0 (SIO) or 1 (HCCS)")
+    with _LOCK:
+        dev, st = _owner(vir_ptr_dst)
+        if dev is None or st.ranges.get(vir_ptr_dst) != size:
+            return _fail(ERR.ACL_ERROR_RT_PARAM_INVALID, f"{who}: virPtrDst is not the start of a "
+                         "reserved range of size bytes")
+        if any(vir_ptr_dst <= a < vir_ptr_dst + size for a in st.maps):
+            return _fail(ERR.ACL_ERROR_RT_PARAM_INVALID, f"{who}: virPtrDst's range has mappings")
+        sdev, sst = _owner(vir_ptr_src)
+        parts, at = [], vir_ptr_src
+        while sdev is not None and at < vir_ptr_src + size:
+            p = sst.maps.get(at)
+            if p is None:
+                break
+            parts.append((at - vir_ptr_src, p))
+            at += p.size
+        if sdev is not dev or at != vir_ptr_src + size:
+            return _fail(ERR.ACL_ERROR_RT_PARAM_INVALID, f"{who}: [virPtrSrc, virPtrSrc + size) "
+                         "is not mappings laid end to end on the destination's device")
+        for off, p in parts:
+            if not dev.state.mem.map_phys(vir_ptr_dst + off, p.size, p.foff,
+                                          sst.access[vir_ptr_src + off] != 0):
+                return _fail(ERR.ACL_ERROR_RT_MEMORY_ALLOCATION, f"{who}: the host refused the "
+                             "mapping (mmap)")
+            st.maps[vir_ptr_dst + off] = p
+            st.access[vir_ptr_dst + off] = sst.access[vir_ptr_src + off]
+            p.maps.add(vir_ptr_dst + off)
+    return ERR.ACL_SUCCESS

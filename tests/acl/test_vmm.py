@@ -262,3 +262,24 @@ def test_a_memory_pool_range_is_not_a_reserved_range(dev0):
     assert acl.rt.map_mem(blk, 2 * MiB, 0, h, 0) == E_RT
     assert acl.rt.release_mem_address(blk) == E_RT
     assert acl.rt.mem_get_address_range(va + 1) == (va, 2 * MiB, OK)
+
+
+def test_map_selected_link_aliases_the_source_mappings(dev0):
+    src, _ = acl.rt.reserve_mem_address(4 * MiB, 0, 0, 0)
+    dst, _ = acl.rt.reserve_mem_address(4 * MiB, 0, 0, 0)
+    h1, _ = acl.rt.malloc_physical(2 * MiB, PROP, 0)
+    h2, _ = acl.rt.malloc_physical(2 * MiB, PROP, 0)
+    assert acl.rt.map_mem(src, 2 * MiB, 0, h1, 0) == OK
+    assert acl.rt.map_mem(src + 2 * MiB, 2 * MiB, 0, h2, 0) == OK
+    _h2d(src + 2 * MiB + 8, np.full(8, 3, np.uint8))
+    assert acl.rt.mem_map_selected_link(dst, 4 * MiB, src, 1) == OK
+    assert (_d2h(dst + 2 * MiB + 8, 8) == 3).all()
+    assert acl.rt.mem_retain_allocation_handle(dst + 2 * MiB)[0] == h2
+    assert acl.rt.mem_map_selected_link(dst, 4 * MiB, src, 0) == E_RT      # mapped already
+    for p in (dst, dst + 2 * MiB, src, src + 2 * MiB):
+        assert acl.rt.unmap_mem(p) == OK
+    assert acl.rt.mem_map_selected_link(dst, 4 * MiB, src, 0) == E_RT      # source unmapped
+    assert acl.rt.mem_map_selected_link(0, 4 * MiB, src, 0) == E_ACL
+    assert acl.rt.mem_map_selected_link(dst, 0, src, 0) == E_ACL
+    assert acl.rt.mem_map_selected_link(dst, 4 * MiB, src, 2) == E_ACL
+    assert acl.rt.mem_map_selected_link(dst, 2 * MiB, src, 0) == E_RT      # not the range's size
