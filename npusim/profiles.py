@@ -289,9 +289,11 @@ class Profile:
     (``HARD_EVENT_RESVERD_MAX``, ``capture_model_utils.cc:38``)."""
     max_dev_num: int = 64
     """``RT_MAX_DEV_NUM`` (``spec/base_info.hpp``)."""
-    hbm_bytes: int = 8 * GiB
-    """Simulated device memory arena. [chosen] capped at 8 GiB (a lazily committed numpy zeros
-    arena); real sizes: 910B1/910_9391 64 GiB, 950PR_9599 128 GiB, 310P3 24 GB (``*.ini``)."""
+    hbm_bytes: int = 64 * GiB
+    """Device memory (HBM) in bytes: the SoC's ``memory_size`` (``platform_config/cann/
+    Ascend910B1.ini``, ``Ascend910_9391.ini``: 64 GiB; ``cann-dev/Ascend950PR_9599.ini``: 128 GiB;
+    ``Ascend310P3.ini``: 24,000,000,000). The arena is an address-space reservation committed
+    page by page (``device/memory.py``), so the real size costs only what is written."""
     host_pinned_bytes: int = 1 * GiB
     """Simulated pinned host memory arena (``aclrtMallocHost``). [chosen]"""
     aicpu_cores: int = 4
@@ -326,7 +328,7 @@ Ascend950 = Profile(  # config/950/dev_info_reg.cc (CHIP_DAVID)
     rtsq_depth=2049, max_task_num_per_stream=2014, rtsq_reserved_task_num=35,
     expand_stream_rsv_task_num=8, additional_sqe_num=8, sq_depth_adapt=7, task_prefetch_count=8,
     max_physical_streams=2016, max_streams=65535, stub_event_count=131072,
-    max_events=65536, max_notifies=65535, malloc_padding=0,
+    max_events=65536, max_notifies=65535, malloc_padding=0, hbm_bytes=128 * GiB,
     # [chosen] a newer host stack and PCIe Gen5: host ~20 % and device ~25 % cheaper than A2
     timing=_scaled(80, 75, memcpy_h2d_bytes_per_ns=48, memcpy_d2h_bytes_per_ns=48,
                    memcpy_d2d_bytes_per_ns=800, memset_bytes_per_ns=1000),
@@ -340,6 +342,7 @@ Ascend310P = Profile(  # config/dc/dev_info_reg.cc (CHIP_DC): HWTS, classic capt
     expand_stream_rsv_task_num=0, additional_sqe_num=0, sq_depth_adapt=0, task_prefetch_count=10,
     max_physical_streams=992, max_streams=992, stub_event_count=1024,
     max_events=1023, max_notifies=1024, max_user_streams=1024, stream_clear_supported=False,
+    hbm_bytes=24_000_000_000,
     # [chosen] inference card: host ~20 % and device ~40 % slower than A2; LPDDR4X (~200 GB/s)
     timing=_scaled(120, 140, memcpy_h2d_bytes_per_ns=20, memcpy_d2h_bytes_per_ns=20,
                    memcpy_d2d_bytes_per_ns=80, memset_bytes_per_ns=150),

@@ -501,6 +501,63 @@ OVERRIDES: dict[tuple[str, str], Spec] = {
     ("get_device_capability", "device_info"): Spec(ENUM, E_ACL),
     ("prof_trace", "userdata"): Spec(ANY),                  # void*: bytes or a host pointer
     ("prof_trace", "length"): Spec(I32),                    # int32_t length
+    # chapter 11-04 virtual memory (runtime/api_vmm.py)
+    **{(f, "flags"): Spec(U64K) for f in ("reserve_mem_address",
+                                          "reserve_mem_address_no_uc_memory", "malloc_physical",
+                                          "map_mem", "mem_map_no_access")},
+    **{(f, "size"): Spec(SIZE, E_ACL) for f in ("reserve_mem_address",     # the acl layer's
+                                               "reserve_mem_address_no_uc_memory",
+                                               "malloc_physical", "map_mem",
+                                               "mem_map_no_access")},   # positive-size check
+    **{(f, "alignment"): Spec(SIZE) for f in ("reserve_mem_address",
+                                              "reserve_mem_address_no_uc_memory")},
+    **{(f, "expect_ptr"): Spec(POINTER) for f in ("reserve_mem_address",
+                                                  "reserve_mem_address_no_uc_memory")},
+    **{(f, "prop"): Spec(ANY) for f in ("malloc_physical", "mem_get_allocation_granularity")},
+    **{(f, "offset"): Spec(SIZE) for f in ("map_mem", "mem_map_no_access")},
+    **{("mem_map_selected_link", n): Spec(POINTER) for n in ("vir_ptr_dst", "vir_ptr_src")},
+    ("mem_map_selected_link", "size"): Spec(SIZE, E_ACL),
+    ("mem_map_selected_link", "link_idx"): Spec(U32, E_ACL),
+    ("mem_set_access", "desc"): Spec(ANY),                  # aclrtMemAccessDesc (list)
+    ("mem_set_access", "count"): Spec(SIZE, optional=True),
+    ("mem_get_allocation_granularity", "option"): Spec(ENUM),
+    # chapter 11-10 stream-ordered memory pools (runtime/api_mempool.py)
+    ("mem_pool_create", "pool_props"): Spec(ANY),           # aclrtMemPoolProps
+    **{(f, "mem_pool"): Spec(HANDLE) for f in ("mem_pool_destroy", "mem_pool_set_attr",
+                                               "mem_pool_get_attr", "mem_pool_malloc_async",
+                                               "mem_pool_trim_to")},
+    ("mem_pool_set_attr", "value"): Spec(ANY),              # void* value: the attribute's type
+    ("mem_pool_trim_to", "min_bytes_to_keep"): Spec(SIZE),
+    # chapter 11-11 device variables (runtime/api_symbol.py)
+    ("register_variable", "host_var"): Spec(POINTER),
+    ("register_variable", "device_var_name"): Spec(NAME),
+    **{(f, "symbol"): Spec(POINTER) for f in ("get_symbol_address", "get_symbol_size",
+                                              "memcpy_from_symbol", "memcpy_from_symbol_async",
+                                              "memcpy_to_symbol", "memcpy_to_symbol_async")},
+    **{(f, n): Spec(SIZE) for f in ("memcpy_from_symbol", "memcpy_from_symbol_async",
+                                    "memcpy_to_symbol", "memcpy_to_symbol_async")
+       for n in ("dst_max", "offset")},
+    **{(f, "kind"): Spec(ENUM, E_ACL) for f in ("memcpy_from_symbol", "memcpy_from_symbol_async",
+                                                "memcpy_to_symbol", "memcpy_to_symbol_async")},
+    # chapter 11-05 managed memory (runtime/api_managed.py)
+    ("mem_alloc_managed", "size"): Spec(SIZE),
+    **{(f, "size"): Spec(SIZE, E_ACL) for f in ("mem_managed_advise", "mem_managed_get_attr",
+                                               "mem_managed_get_attrs",
+                                               "mem_managed_prefetch_async", "mem_p2p_map")},
+    ("mem_managed_advise", "advise"): Spec(U32),
+    **{(f, "location"): Spec(ANY) for f in ("mem_managed_advise", "mem_managed_prefetch_async")},
+    ("mem_managed_get_attr", "attribute"): Spec(ENUM),
+    ("mem_managed_get_attrs", "attributes"): Spec(SEQ),
+    ("mem_managed_get_attrs", "num_attributes"): Spec(SIZE),
+    ("mem_managed_prefetch_async", "flags"): Spec(U32, E_ACL),
+    **{("mem_managed_prefetch_batch_async", n): Spec(SEQ)
+       for n in ("ptrs", "sizes", "prefetch_locs", "prefetch_loc_idxs")},
+    **{("mem_managed_prefetch_batch_async", n): Spec(SIZE, E_ACL)
+       for n in ("count", "num_prefetch_locs")},
+    ("mem_managed_prefetch_batch_async", "flags"): Spec(U64K, E_ACL),
+    ("mem_p2p_map", "dev_ptr"): Spec(POINTER),
+    ("mem_p2p_map", "dst_dev_id"): Spec(I32),
+    ("mem_p2p_map", "flags"): Spec(U64K, E_ACL),
 }
 
 
@@ -519,6 +576,7 @@ OUTPUTS = {"launch_kernel": 0, "launch_kernel_v2": 0, "launch_kernel_with_args_a
            "launch_simt_kernel_with_host_args": 0, "launch_simt_kernel_with_args_array": 0,
            "data_type_size": -1, "float16_to_float": -1, "float_to_float16": -1,
            "get_device_capability": 1, "finalize_reference": 1}
+OUTPUTS.update({"mem_get_access": 2, "mem_get_address_range": 2})   # chapter 11-04 (api_vmm)
 
 
 def outputs_of(attr: str, fn) -> int:

@@ -27,7 +27,8 @@ import threading
 
 import numpy as np
 
-from ..runtime.hostmem import PAGEABLE, PAGEABLE_MEM, PINNED, host_bytes, locate
+from ..runtime.api_managed import is_managed
+from ..runtime.hostmem import DEVICE, PAGEABLE, PAGEABLE_MEM, PINNED, host_bytes, locate
 
 # start address -> (bytes, writeable) of registered arrays that are read-only or empty
 GUARDED: dict[int, tuple[int, bool]] = {}
@@ -77,7 +78,8 @@ def _dtype(t) -> np.dtype:
 
 
 def ptr_to_numpy(ptr: int, shape, dtype) -> np.ndarray:
-    """A numpy view of host memory (pinned from ``malloc_host`` or a registered array; read-only
+    """A numpy view of host memory (pinned from ``malloc_host``, a registered array, or managed
+    memory from ``acl.rt.mem_alloc_managed``, which the host reaches directly; read-only
     when the registered array is). ``dtype`` is numpy's type number (pyACL's ``npy_type``:
     5 = int32, 11 = float32, 23 = float16 ...) or anything ``numpy.dtype`` takes.
 
@@ -97,8 +99,8 @@ def ptr_to_numpy(ptr: int, shape, dtype) -> np.ndarray:
     n = math.prod(shape) * dtype.itemsize
     w = locate(ptr)
     g = guarded(ptr)
-    if w.kind not in (PINNED, PAGEABLE) or not w.fits(ptr, n) or \
-            (g is not None and ptr + n > g[0] + g[1]):
+    if (w.kind not in (PINNED, PAGEABLE) and not (w.kind == DEVICE and is_managed(ptr))) or \
+            not w.fits(ptr, n) or (g is not None and ptr + n > g[0] + g[1]):
         raise ValueError(f"0x{ptr:x} is not host memory of {n} bytes "
                          "(use acl.rt.malloc_host or acl.util.numpy_to_ptr)")
     if w.device is not None:

@@ -133,3 +133,38 @@ from ..runtime.api_cntnotify import (ACL_RT_CNT_NOTIFY_RECORD_ADD_MODE,  # noqa:
                                      ACL_RT_CNT_NOTIFY_WAIT_EQUAL_MODE,
                                      ACL_RT_CNT_NOTIFY_WAIT_EQUAL_WITH_BITMASK_MODE,
                                      ACL_RT_CNT_NOTIFY_WAIT_LESS_MODE)
+# chapter 11 memory: virtual memory, managed memory, pools (runtime/api_vmm.py, api_managed.py,
+# api_mempool.py)
+from ..runtime.api_vmm import (ACL_MEM_ALLOCATION_TYPE_PINNED,  # noqa: F401,E402
+                               ACL_MEM_HANDLE_TYPE_NONE, ACL_MEM_HANDLE_TYPE_POSIX,
+                               ACL_MEM_LOCATION_TYPE_HOST_NUMA, ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT,
+                               ACL_MEM_SHARE_HANDLE_TYPE_FABRIC, ACL_RT_MEM_ACCESS_FLAGS_NONE,
+                               ACL_RT_MEM_ACCESS_FLAGS_READ, ACL_RT_MEM_ACCESS_FLAGS_READWRITE,
+                               ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM,
+                               ACL_RT_MEM_ALLOC_GRANULARITY_RECOMMENDED)
+from ..runtime.api_managed import (ACL_MEM_ADVISE_SET_ACCESSED_BY,  # noqa: F401,E402
+                                   ACL_MEM_ADVISE_SET_PREFERRED_LOCATION,
+                                   ACL_MEM_ADVISE_SET_READ_MOSTLY,
+                                   ACL_MEM_ADVISE_UNSET_ACCESSED_BY,
+                                   ACL_MEM_ADVISE_UNSET_PREFERRED_LOCATION,
+                                   ACL_MEM_ADVISE_UNSET_READ_MOSTLY,
+                                   ACL_MEM_LOCATIONTYPE_DEVICE, ACL_MEM_LOCATIONTYPE_HOST,
+                                   ACL_MEM_LOCATIONTYPE_HOST_NUMA,
+                                   ACL_MEM_LOCATIONTYPE_HOST_NUMA_CURRENT,
+                                   ACL_MEM_LOCATIONTYPE_INVALID,
+                                   ACL_MEM_RANGE_ATTRIBUTE_ACCESSED_BY,
+                                   ACL_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION,
+                                   ACL_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID,
+                                   ACL_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE,
+                                   ACL_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION,
+                                   ACL_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_ID,
+                                   ACL_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE,
+                                   ACL_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, ACL_RT_MEM_ATTACH_GLOBAL)
+from ..runtime.api_mempool import (ACL_RT_MEM_POOL_ATTR_RELEASE_THRESHOLD,  # noqa: F401,E402
+                                   ACL_RT_MEM_POOL_ATTR_RESERVED_MEM_CURRENT,
+                                   ACL_RT_MEM_POOL_ATTR_RESERVED_MEM_HIGH,
+                                   ACL_RT_MEM_POOL_ATTR_USED_MEM_CURRENT,
+                                   ACL_RT_MEM_POOL_ATTR_USED_MEM_HIGH,
+                                   ACL_RT_MEM_POOL_REUSE_ALLOW_INTERNAL_DEPENDENCIES,
+                                   ACL_RT_MEM_POOL_REUSE_ALLOW_OPPORTUNISTIC,
+                                   ACL_RT_MEM_POOL_REUSE_FOLLOW_EVENT_DEPENDENCIES)

@@ -98,7 +98,6 @@ _HW = "hardware attributes, topology, ids and counters of a real device"
 _SAT = "floating-point saturation modes and overflow status"
 _LIMIT = "runtime system parameters, resource limits and the primary context's state"
 _ABORT = "aborting unfinished tasks (forced device reset, device task abort)"
-_VMM = "virtual memory management, shareable memory handles and pointer attributes"
 _IPC = "inter-process memory sharing (IPC): npusim simulates one process"
 _CMO = "cache maintenance of real hardware: simulated device memory is always coherent"
 _ALLOC = "user memory allocators registered on a stream"
@@ -184,17 +183,15 @@ REFUSED: list[tuple[str, str, str, int, str]] = [
     ("rt", "get_res_in_current_thread", "aclrtGetResInCurrentThread", 1, _LIMIT),
     ("rt", "reset_device_force", "aclrtResetDeviceForce", 0, _ABORT),
     ("rt", "device_task_abort", "aclrtDeviceTaskAbort", 0, _ABORT),
-    ("rt", "malloc_physical", "aclrtMallocPhysical", 1, _VMM),
-    ("rt", "free_physical", "aclrtFreePhysical", 0, _VMM),
-    ("rt", "reserve_mem_address", "aclrtReserveMemAddress", 1, _VMM),
-    ("rt", "release_mem_address", "aclrtReleaseMemAddress", 0, _VMM),
-    ("rt", "map_mem", "aclrtMapMem", 0, _VMM),
-    ("rt", "unmap_mem", "aclrtUnmapMem", 0, _VMM),
-    ("rt", "mem_get_allocation_granularity", "aclrtMemGetAllocationGranularity", 1, _VMM),
-    ("rt", "mem_export_to_shareable_handle", "aclrtMemExportToShareableHandle", 1, _VMM),
-    ("rt", "mem_set_pid_to_shareable_handle", "aclrtMemSetPidToShareableHandle", 0, _VMM),
-    ("rt", "mem_import_from_shareable_handle", "aclrtMemImportFromShareableHandle", 1, _VMM),
-    ("rt", "pointer_get_attributes", "aclrtPointerGetAttributes", 1, _VMM),
+    # chapter 11-04's sharing of physical memory between processes (the rest is simulated:
+    # runtime/api_vmm.py)
+    ("rt", "mem_export_to_shareable_handle", "aclrtMemExportToShareableHandle", 1, _IPC),
+    ("rt", "mem_set_pid_to_shareable_handle", "aclrtMemSetPidToShareableHandle", 0, _IPC),
+    ("rt", "mem_import_from_shareable_handle", "aclrtMemImportFromShareableHandle", 1, _IPC),
+    ("rt", "mem_export_to_shareable_handle_v2", "aclrtMemExportToShareableHandleV2", 1, _IPC),
+    ("rt", "mem_set_pid_to_shareable_handle_v2", "aclrtMemSetPidToShareableHandleV2", 0, _IPC),
+    ("rt", "mem_import_from_shareable_handle_v2", "aclrtMemImportFromShareableHandleV2", 1,
+     _IPC),
     ("rt", "ipc_mem_get_export_key", "aclrtIpcMemGetExportKey", 1, _IPC),
     ("rt", "ipc_mem_set_import_pid", "aclrtIpcMemSetImportPid", 0, _IPC),
     ("rt", "ipc_mem_import_by_key", "aclrtIpcMemImportByKey", 1, _IPC),

@@ -79,6 +79,27 @@ from ..runtime.api_reduce import reduce_async  # noqa: F401,E402
 from ..runtime.api_random import random_num_async, task_update_async  # noqa: F401,E402
 from ..runtime.api_device import (get_device_res_limit,  # noqa: F401,E402
                                   reset_device_res_limit, set_device_res_limit)
+# chapter 11-04 virtual memory management (runtime/api_vmm.py)
+from ..runtime.api_vmm import (free_physical, malloc_physical, map_mem,  # noqa: F401,E402
+                               mem_get_access, mem_get_address_range,
+                               mem_get_allocation_granularity,
+                               mem_get_allocation_properties_from_handle, mem_map_no_access,
+                               mem_map_selected_link,
+                               mem_retain_allocation_handle, mem_set_access, release_mem_address,
+                               reserve_mem_address, reserve_mem_address_no_uc_memory, unmap_mem)
+# chapter 11-10 stream-ordered memory pools (runtime/api_mempool.py)
+from ..runtime.api_mempool import (mem_pool_create, mem_pool_destroy,  # noqa: F401,E402
+                                   mem_pool_free_async, mem_pool_get_attr,
+                                   mem_pool_malloc_async, mem_pool_set_attr, mem_pool_trim_to)
+# chapter 11-11 device variables (runtime/api_symbol.py)
+from ..runtime.api_symbol import (get_symbol_address, get_symbol_size,  # noqa: F401,E402
+                                  memcpy_from_symbol, memcpy_from_symbol_async, memcpy_to_symbol,
+                                  memcpy_to_symbol_async, register_variable)
+# chapter 11-05 unified (managed) memory (runtime/api_managed.py)
+from ..runtime.api_managed import (mem_alloc_managed, mem_managed_advise,  # noqa: F401,E402
+                                   mem_managed_get_attr, mem_managed_get_attrs,
+                                   mem_managed_prefetch_async, mem_managed_prefetch_batch_async,
+                                   mem_p2p_map, pointer_get_attributes)
 from ..runtime.api_refused import BY_DESIGN as _BY_DESIGN  # noqa: E402
 from ..runtime.api_refused import facade_name as _facade_name, refusal as _refusal  # noqa: E402
 

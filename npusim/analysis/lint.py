@@ -130,6 +130,9 @@ ADVICE: dict[int, str] = {
             "larger array (ask for the count first)",
     107042: "the binary has no symbol of that name: check the name against the binary's "
             "symbols (npusim elf <file>)",
+    107043: "no device variable is registered for that host address (aclrtGetSymbolAddress, "
+            "aclrtMemcpyToSymbol ...): register it with acl.rt.register_variable(binary, "
+            "host_var, name, size) after loading the binary, and keep the binary loaded",
     207000: "this chip profile or this simulator does not support the call or its flag (see "
             "docs/fidelity.md and docs/api_coverage.md): use another profile or API",
     207001: "out of device (or pinned host) memory: free buffers, or size the arena with "

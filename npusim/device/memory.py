@@ -1,8 +1,18 @@
 """Simulated memory: one byte arena per device, an address space over it, and the allocator.
 
 Device HBM and pinned host memory live in one numpy ``uint8`` arena so that the engine can copy
-between them with a slice assignment. The arena is created with ``np.zeros``, which the OS commits
-lazily, so a multi-GiB arena costs only the pages a program touches.
+between them with a slice assignment. The arena (and the page table below) is an address-space
+reservation: an anonymous ``MAP_NORESERVE`` mapping (:func:`reserve`) that the OS commits page by
+page on first write, so a device of the chip's real size (64 GiB of HBM on A2 / A3, 128 GiB on
+950) costs only the pages a program touches, and an untouched 60 GiB allocation costs nothing.
+Where a reservation is refused (strict overcommit, an ``RLIMIT_AS``), the arrays are ``np.zeros``
+and the runtime layer sizes devices down (``runtime/device.py``).
+
+The device region of the arena is the device's *virtual* address space: ``dev_size`` bytes of
+addresses, twice the HBM (``hbm_size``) where a reservation is possible, so that address ranges
+reserved with ``aclrtReserveMemAddress`` do not use up what ``aclrtMalloc`` can have. What is
+*physical* (``aclrtMalloc`` blocks, the runtime's buffers, ``aclrtMallocPhysical`` handles) is
+counted against ``hbm_size`` (``phys_used``): that is what ``aclrtGetMemInfo`` reports.
 
 ::
 
@@ -24,14 +34,18 @@ from __future__ import annotations
 
 import bisect
 import ctypes
+import gc
 import mmap
+import sys
 import threading
+from functools import cache
 
 import numpy as np
 
 DEV_BASE = 0x12C0_4000_0000
 HOST_BASE = 0x7F4A_0000_0000
-DEV_STRIDE = 1 << 37            # device d's HBM starts at DEV_BASE + d * DEV_STRIDE
+DEV_STRIDE = 1 << 38            # device d's HBM starts at DEV_BASE + d * DEV_STRIDE (256 GiB:
+                                # the 950's 128 GiB of HBM and as many reservable addresses)
 HOST_STRIDE = 1 << 36           # and its pinned host memory at HOST_BASE + d * HOST_STRIDE
 PAGEABLE_BASE = 0x5600_0000_0000   # addresses handed out for registered numpy arrays
 SINK_SIZE = 1 << 20
@@ -263,17 +277,129 @@ def zero_fill(arr: np.ndarray, lo: int, hi: int) -> None:
     arr[lo:hi] = 0
 
 
+MAP_NORESERVE = 0x4000 if sys.platform.startswith("linux") else 0
+
+
+@cache
+def may_reserve() -> bool:
+    """Whether an address-space reservation is free here (checked once per process): not under
+    strict overcommit (``vm.overcommit_memory`` 2, which charges a mapping in full whatever its
+    flags) nor under a limit on the address space (``RLIMIT_AS``)."""
+    if not MAP_NORESERVE:
+        return False
+    try:
+        with open("/proc/sys/vm/overcommit_memory") as f:
+            if f.read().strip() == "2":
+                return False
+    except OSError:
+        pass
+    try:
+        import resource
+        if resource.getrlimit(resource.RLIMIT_AS)[0] != resource.RLIM_INFINITY:
+            return False
+    except (ImportError, OSError, ValueError):
+        pass
+    return True
+
+
+def reserve(nbytes: int):
+    """An anonymous private ``MAP_NORESERVE`` mapping of ``nbytes`` (zero pages, committed on
+    first write), or None where reservations are not free (:func:`may_reserve`) or the address
+    space is full even after a collection (devices dropped but not yet collected still hold
+    theirs: a cycle keeps a Device alive until the cyclic collector runs)."""
+    if not may_reserve() or nbytes <= 0:
+        return None
+    flags = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | MAP_NORESERVE
+    for attempt in range(2):
+        try:
+            return mmap.mmap(-1, nbytes, flags=flags)
+        except (OSError, ValueError, OverflowError):
+            if attempt == 0:
+                gc.collect()
+    return None
+
+
+def reserved_array(nbytes: int, dtype) -> tuple[np.ndarray, object]:
+    """(a zeroed array of ``nbytes`` bytes of ``dtype``, the mapping it views or None): a
+    :func:`reserve` mapping where one is free, else ``np.zeros``."""
+    m = reserve(nbytes)
+    if m is None:
+        return np.zeros(nbytes // np.dtype(dtype).itemsize, dtype), None
+    return np.frombuffer(m, dtype), m
+
+
+# ---- remapping pages of a reservation (linux): shared file pages placed inside the arena ----
+# Physical memory of the virtual-memory APIs (aclrtMallocPhysical) lives in a memfd; mapping it
+# at an address (aclrtMapMem) places the file's pages over that part of the arena with
+# ``mmap(MAP_FIXED | MAP_SHARED)``, so the engine, kernels and host copies see it at the same
+# arena offsets, one handle mapped at two addresses aliases, and its data outlives an unmap. The
+# page table uses the same means for the capped entries of a huge block (below).
+PROT_RW = 3
+_MAP_SHARED, _MAP_FIXED = 0x01, 0x10
+_FALLOC_PUNCH = 0x03                    # FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE
+try:
+    _libc = ctypes.CDLL(None, use_errno=True)
+    _mmap = _libc.mmap
+    _mmap.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+                      ctypes.c_long)
+    _mmap.restype = ctypes.c_void_p
+    _fallocate = _libc.fallocate
+    _fallocate.argtypes = (ctypes.c_int, ctypes.c_int, ctypes.c_long, ctypes.c_long)
+except (OSError, AttributeError):
+    _mmap = _fallocate = None
+
+
+def can_remap() -> bool:
+    """Whether pages of a reservation can be replaced by file pages (linux, memfd, libc mmap)."""
+    return _mmap is not None and hasattr(__import__("os"), "memfd_create") and may_reserve()
+
+
+def map_file(addr: int, nbytes: int, fd: int, offset: int) -> bool:
+    """Place ``nbytes`` of file ``fd`` from ``offset`` at ``addr`` (page-aligned, inside a
+    reservation this process owns), replacing what was there."""
+    r = _mmap(addr, nbytes, PROT_RW, _MAP_SHARED | _MAP_FIXED, fd, offset)
+    return r == addr
+
+
+def map_anon(addr: int, nbytes: int) -> bool:
+    """Put fresh zero pages (reserved, not committed) back at ``addr``: undoes :func:`map_file`."""
+    r = _mmap(addr, nbytes, PROT_RW, mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | MAP_NORESERVE
+              | _MAP_FIXED, -1, 0)
+    return r == addr
+
+
+def punch(fd: int, offset: int, nbytes: int) -> None:
+    """Free the pages of ``[offset, offset + nbytes)`` of file ``fd`` (they read as zeros)."""
+    if _fallocate is not None and nbytes > 0:
+        _fallocate(fd, _FALLOC_PUNCH, offset, nbytes)
+
+
+_CAP_CHUNK = 2 << 20            # bytes of page table one mapping of the capped file covers
+VMM_GRANULE = 2 << 20           # physical memory and mappings of the virtual-memory APIs
+
+
+@cache
+def _capped_file() -> int:
+    """A memfd of _CAP_CHUNK bytes of capped page-table entries (made once per process)."""
+    import os
+    fd = os.memfd_create("npusim-ptab-capped")
+    os.write(fd, np.full(_CAP_CHUNK // 4, _CAPPED, np.int32).tobytes())
+    return fd
+
+
 class Memory:
     """One device's arena, its two allocators and the context array the engine reads."""
 
-    def __init__(self, dev_size: int, host_size: int):
+    def __init__(self, dev_size: int, host_size: int, hbm_size: int | None = None):
         self.dev_size, self.host_size = dev_size, host_size
+        self.hbm_size = dev_size if hbm_size is None else min(hbm_size, dev_size)
+        self.phys_used = 0                    # physical device bytes in use (see module doc)
         self.dev_base, self.host_base = DEV_BASE, HOST_BASE
-        self.arena = np.zeros(dev_size + host_size + SINK_SIZE, np.uint8)
+        self.arena, self.arena_map = reserved_array(dev_size + host_size + SINK_SIZE, np.uint8)
         self.dev = _Region(0, dev_size, DEV_ALIGN)
         self.host = _Region(dev_size, host_size, HOST_ALIGN)
         self._starts: dict[int, int] = {}    # arena end -> start of each live block with a byte
-        self._lock = threading.Lock()         # API calls may come from several threads
+        self._lock = threading.RLock()        # API calls may come from several threads
         self._user: set = set()               # arena offsets of aclrtMalloc/MallocHost blocks
         # device-memory bytes in use and their peaks: the program's blocks (aclrtMalloc) and
         # the runtime's own (args, cond words, images) — aclrtGetMemUsageInfo's components
@@ -282,7 +408,15 @@ class Memory:
         self.ctx = np.zeros(CTX_HEADER + CTX_TRAILER, np.int64)
         pt_host = -(-dev_size // DEV_ALIGN)
         self.pt_host = pt_host                # page-table index of the first host granule
-        self.ptab = np.zeros(pt_host + -(-host_size // HOST_ALIGN) + 1, np.int32)
+        n_pt = pt_host + -(-host_size // HOST_ALIGN) + 1
+        self.ptab, self.ptab_map = reserved_array(4 * n_pt, np.int32)
+        self._va: dict[int, tuple[int, int]] = {}       # reserved range start (offset) ->
+                                                        # (its region block, size)
+        self._vmaps: dict[int, list] = {}               # mapped address -> [size, accessible]
+        self._phys_fd: int | None = None                # memfd of physical memory, and
+        self._phys: _Region | None = None               # its allocator (made on first use)
+        self._capped: dict[int, tuple[int, int]] = {}   # block offset -> page-table span mapped
+                                                        # from the capped file (_fill_capped)
         self._pt = memoryview(self.ptab)      # the entries as Python ints (host lookups)
         self.observer = None                  # access recording: told of every malloc/free
         self.labels: dict[int, str] = {}      # allocation start address -> the user's name
@@ -346,7 +480,11 @@ class Memory:
 
     def _malloc(self, nbytes: int, host: bool) -> int:
         region = self.host if host else self.dev
+        if not host and self.phys_used + nbytes > self.hbm_size:
+            raise OutOfMemory(nbytes)           # the HBM is used up (the addresses may not be)
         off = region.alloc(nbytes)
+        if not host:
+            self.phys_used += nbytes
         if nbytes > 0:
             self._starts[off + nbytes] = off
         self._map(off, nbytes, host)
@@ -366,6 +504,7 @@ class Memory:
             raise KeyError(addr)
         nbytes = region.free(off)
         if not host:
+            self.phys_used -= nbytes
             if off in self._user:
                 self.app_bytes -= nbytes
             else:
@@ -396,12 +535,39 @@ class Memory:
             self.ptab[first] = min(nbytes, PT_CAP) + 1
             return
         capped = max(0, min(n, (nbytes - PT_CAP) // g + 1))     # granules whose entry is capped
-        self.ptab[first:first + capped] = _CAPPED
+        self._fill_capped(off, first, capped)
         k = first + capped
         top = nbytes - capped * g + 1                            # entry of granule ``capped``
         self.ptab[k:first + n] = np.arange(top, top - (n - capped) * g, -g, dtype=np.int32)
 
+    def _fill_capped(self, off: int, first: int, capped: int) -> None:
+        """``ptab[first:first + capped] = _CAPPED`` for the block at arena offset ``off``. Past
+        _CAP_CHUNK bytes of entries, the whole pages among them are the capped file mapped in
+        (:func:`_capped_file`; a few hundred mappings for the largest block) instead of
+        written: a huge block that is never touched costs no memory, not 1/128 of its size."""
+        lo, hi = first, first + capped
+        if 4 * capped >= 2 * _CAP_CHUNK and self.ptab_map is not None and can_remap():
+            base = self.ptab.ctypes.data
+            a = -(-(base + 4 * lo) // PAGE) * PAGE
+            b = (base + 4 * hi) // PAGE * PAGE
+            done = a
+            fd = _capped_file()
+            while done < b:
+                n = min(_CAP_CHUNK, b - done)
+                if not map_file(done, n, fd, 0):
+                    break
+                done += n
+            if done > a:
+                self._capped[off] = (a, done)
+                self.ptab[lo:(a - base) // 4] = _CAPPED
+                self.ptab[(done - base) // 4:hi] = _CAPPED
+                return
+        self.ptab[lo:hi] = _CAPPED
+
     def _unmap(self, off: int, nbytes: int, host: bool) -> None:
+        span = self._capped.pop(off, None)
+        if span is not None:                   # zero pages back in place of the capped file
+            map_anon(span[0], span[1] - span[0])
         first, n, _ = self._pages(off, nbytes, host)
         if n == 1:
             self.ptab[first] = 0
@@ -500,9 +666,142 @@ class Memory:
         a = self.allocation_of(addr)
         return self.labels.get(a[0], "") if a is not None else ""
 
+    def release(self) -> None:
+        """Give every page of the arena and the page table back to the OS (the device is gone:
+        ``runtime.device.Device.close``). The addresses stay valid (they read as zeros) until the
+        last view of the mappings is collected, which unmaps them."""
+        with self._lock:
+            for addr in list(self._vmaps):
+                self.unmap_phys(addr)
+            for arr in (self.arena, self.ptab):
+                zero_fill(arr.view(np.uint8), 0, arr.nbytes)
+            if self._phys_fd is not None:
+                import os
+                os.close(self._phys_fd)
+                self._phys_fd, self._phys = None, None
+
+    # ---- virtual memory (runtime/api_vmm.py): address ranges, physical pages, mappings ----
+    def reserve_va(self, nbytes: int, align: int) -> int:
+        """Reserve ``nbytes`` of device addresses aligned to ``align`` (a power of two): no
+        physical memory, no page-table entry (an access there faults until a mapping). Raises
+        OutOfMemory when no range is free."""
+        with self._lock:
+            raw = self.dev.alloc(nbytes + align)
+            off = -(-(self.dev_base + raw) // align) * align - self.dev_base
+            self._va[off] = (raw, nbytes)
+            return self.dev_base + off
+
+    def release_va(self, addr: int) -> None:
+        with self._lock:
+            raw, _ = self._va.pop(addr - self.dev_base)
+            self.dev.free(raw)
+
+    def reserve_block(self, nbytes: int, align: int) -> int:
+        """Reserve ``nbytes`` of addresses (as :meth:`reserve_va`) that are one block of the page
+        table from the start: memory kernels and copies may reach, committed page by page on
+        first write, and charged to the HBM only through :meth:`charge` (a stream-ordered memory
+        pool, ``runtime/api_mempool.py``)."""
+        with self._lock:
+            addr = self.reserve_va(nbytes, align)
+            off = addr - self.dev_base
+            self._starts[off + nbytes] = off
+            self._map(off, nbytes, False)
+            return addr
+
+    def release_block(self, addr: int) -> None:
+        """Undo :meth:`reserve_block`: its pages go back to the OS."""
+        with self._lock:
+            off = addr - self.dev_base
+            nbytes = self._va[off][1]
+            self._starts.pop(off + nbytes, None)
+            self._unmap(off, nbytes, False)
+            zero_fill(self.arena, off, off + nbytes)
+            self.release_va(addr)
+
+    def charge(self, nbytes: int) -> None:
+        """Count ``nbytes`` more of physical HBM in use; OutOfMemory when it has no room."""
+        with self._lock:
+            if self.phys_used + nbytes > self.hbm_size:
+                raise OutOfMemory(nbytes)
+            self.phys_used += nbytes
+
+    def uncharge(self, nbytes: int) -> None:
+        with self._lock:
+            self.phys_used -= nbytes
+
+    def phys_alloc(self, nbytes: int) -> int:
+        """``nbytes`` of physical device memory (an offset in the device's memfd, granule
+        aligned), counted in ``phys_used``; OutOfMemory when the HBM has no room."""
+        import os
+        with self._lock:
+            if self.phys_used + nbytes > self.hbm_size:
+                raise OutOfMemory(nbytes)
+            if self._phys_fd is None:
+                fd = os.memfd_create("npusim-hbm")
+                os.ftruncate(fd, self.hbm_size + VMM_GRANULE)     # sparse: no page until written
+                self._phys_fd, self._phys = fd, _Region(0, self.hbm_size + VMM_GRANULE,
+                                                        VMM_GRANULE)
+            foff = self._phys.alloc(nbytes)
+            self.phys_used += nbytes
+            return foff
+
+    def phys_free(self, foff: int) -> None:
+        """Free physical memory (its pages go back to the OS at once)."""
+        with self._lock:
+            nbytes = self._phys.free(foff)
+            self.phys_used -= nbytes
+            punch(self._phys_fd, foff, -(-nbytes // VMM_GRANULE) * VMM_GRANULE)
+
+    def map_phys(self, addr: int, nbytes: int, foff: int, access: bool = True) -> bool:
+        """Place physical memory ``[foff, foff + nbytes)`` at device address ``addr`` (granule
+        aligned, inside a reserved range, not mapped): the engine and the host read and write
+        the file's pages there. ``access`` False (``aclrtMemMapNoAccess``) leaves it out of
+        the page table until :meth:`set_access`."""
+        off = addr - self.dev_base
+        with self._lock:
+            if not map_file(self.arena.ctypes.data + off, nbytes, self._phys_fd, foff):
+                return False
+            self._vmaps[addr] = [nbytes, False]
+            if access:
+                self._enter(addr)
+            return True
+
+    def _enter(self, addr: int) -> None:
+        entry = self._vmaps[addr]
+        if not entry[1]:
+            off, nbytes = addr - self.dev_base, entry[0]
+            self._starts[off + nbytes] = off
+            self._map(off, nbytes, False)
+            entry[1] = True
+
+    def set_access(self, addr: int, on: bool) -> None:
+        """Let kernels and copies reach a mapping (or no longer)."""
+        with self._lock:
+            entry = self._vmaps[addr]
+            if on:
+                self._enter(addr)
+            elif entry[1]:
+                off = addr - self.dev_base
+                self._starts.pop(off + entry[0], None)
+                self._unmap(off, entry[0], False)
+                entry[1] = False
+
+    def mapping_at(self, addr: int) -> tuple[int, int, bool] | None:
+        """(start, size, accessible) of the mapping holding ``addr``, else None."""
+        for a, (n, acc) in self._vmaps.items():
+            if a <= addr < a + n:
+                return a, n, acc
+        return None
+
+    def unmap_phys(self, addr: int) -> None:
+        """Undo :meth:`map_phys`: the addresses are reserved again (zero pages, no access)."""
+        self.set_access(addr, False)
+        nbytes = self._vmaps.pop(addr)[0]
+        map_anon(self.arena.ctypes.data + addr - self.dev_base, nbytes)
+
     def n_allocations(self) -> tuple[int, int]:
-        """Live allocations: (device, pinned host)."""
-        return len(self.dev.live), len(self.host.live)
+        """Live allocations: (device, pinned host); reserved address ranges are not."""
+        return len(self.dev.live) - len(self._va), len(self.host.live)
 
     def check_range(self, addr: int, nbytes: int) -> bool:
         """True when ``[addr, addr+nbytes)`` lies inside one live allocation."""

@@ -9,16 +9,14 @@ from __future__ import annotations
 
 import mmap
 import os
-import sys
 import time
 from dataclasses import dataclass
-from functools import cache
 
 import numpy as np
 
 from . import engine as E
 from .kernels import TABLE
-from .memory import Memory
+from .memory import MAP_NORESERVE as _MAP_NORESERVE, Memory, may_reserve as _may_reserve
 from .sqe import OP_KERNEL, SQE_DTYPE, SQE_STRUCT
 from .timing import cost_vector
 from ..progress import Progress
@@ -52,29 +50,8 @@ only the pages SQEs were written to are memory. (Growing a numpy array in place,
 pool.) Not made where the reservation would be charged in full (strict overcommit,
 ``vm.overcommit_memory`` 2) or could exhaust a limit on the address space (``RLIMIT_AS``); there,
 and past the reservation, the pool is an array that grows in place by a quarter."""
-_MAP_NORESERVE = 0x4000 if sys.platform.startswith("linux") else 0
 _HUGE_FROM = 4 << 20        # huge pages from 4 MiB on, as numpy's own large arrays (a small
                             # device's first rows stay on small pages: not 2 MiB per device)
-
-
-@cache
-def _may_reserve() -> bool:
-    """Whether an address-space reservation is free here (checked once per process)."""
-    if not _MAP_NORESERVE:
-        return False
-    try:
-        with open("/proc/sys/vm/overcommit_memory") as f:
-            if f.read().strip() == "2":
-                return False
-    except OSError:
-        pass
-    try:
-        import resource
-        if resource.getrlimit(resource.RLIMIT_AS)[0] != resource.RLIM_INFINITY:
-            return False
-    except (ImportError, OSError, ValueError):
-        pass
-    return True
 
 
 def _pool_mapping():
@@ -108,9 +85,10 @@ class Fault:
 
 
 class DeviceState:
-    def __init__(self, profile, dev_size: int, host_size: int, trace_capacity: int = 1 << 16):
+    def __init__(self, profile, dev_size: int, host_size: int, trace_capacity: int = 1 << 16,
+                 hbm_size: int | None = None):
         self.profile = profile
-        self.mem = Memory(dev_size, host_size)
+        self.mem = Memory(dev_size, host_size, hbm_size)
         self._pool_map = _pool_mapping()        # the pool's reserved pages (POOL_RESERVE)
         self.pool = np.zeros(0, SQE_DTYPE)
         self._grow_pool(1 << 14)

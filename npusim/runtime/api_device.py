@@ -6,7 +6,7 @@ from .. import errors as ERR
 from ..profiles import get_profile  # noqa: F401  (npusim.api reads it from here)
 from .capture import context_capturing
 from .context import Context
-from .device import Device, DeadlockError, sync_cost
+from .device import CLOSE_HOOKS, Device, DeadlockError, sync_cost
 from .runtime import RT, profile
 from .stream import NO_SYNC_FLAGS
 
@@ -72,6 +72,8 @@ def reset_device(dev_id) -> int:
         d.primary = None
         d.reset_res_limit()        # a device opened again starts from the hardware's counts
         d.state.reset_cores()      # ... and with every core free
+        for hook in CLOSE_HOOKS:   # the memory chapters' resources (api_vmm, api_mempool)
+            hook(d)
         _device_state(dev_id, 3)   # RESET_POST (runtime.cc:2768)
     return ERR.ACL_SUCCESS
 

@@ -134,8 +134,8 @@ _DDR_ATTRS = (0, 2, 3, 6, 7)                  # the DDR kinds
 
 def get_mem_info(attr):
     """aclrtGetMemInfo: (free, total, code) bytes of the current device's memory of ``attr``:
-    the HBM arena for the HBM and generic kinds (allocations, images and the runtime's own
-    buffers count as used); the DDR kinds (0, 0) — the simulated chips have HBM only. An
+    the chip's HBM (``Profile.hbm_bytes``) for the HBM and generic kinds (allocations, physical
+    handles, images and the runtime's own buffers count as used; reserved addresses do not); the DDR kinds (0, 0) — the simulated chips have HBM only. An
     attribute outside aclrtMemAttr: 107000; no context: 107002."""
     if attr not in _MEM_ATTRS:
         return None, None, ERR.ACL_ERROR_RT_PARAM_INVALID
@@ -145,8 +145,7 @@ def get_mem_info(attr):
     if attr in _DDR_ATTRS:
         return 0, 0, ERR.ACL_SUCCESS
     mem = ctx.device.state.mem
-    total = mem.dev_size
-    return total - mem.dev.used, total, ERR.ACL_SUCCESS
+    return mem.hbm_size - mem.phys_used, mem.hbm_size, ERR.ACL_SUCCESS
 
 
 def free(ptr) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .device import CENSUS_HOOKS
 from .runtime import RT
 
 
@@ -39,7 +40,10 @@ class Census:
 def _device(dev) -> dict:
     st = dev.state
     alloc_dev, alloc_host = st.mem.n_allocations()
-    return {
+    extra = {}
+    for hook in CENSUS_HOOKS:              # the memory chapters' resources (api_vmm, ...)
+        extra.update(hook(dev))
+    return extra | {
         "contexts": sum(1 for c in dev.contexts if not c.destroyed),
         "streams": len(dev.streams),
         "capture streams": len(dev.streams_by_sq_model),

@@ -19,6 +19,7 @@ from .. import errors as ERR
 from ..device import engine as E
 from ..device import sqe as S
 from ..device.kernels import TABLE, UNIT_AIC, UNIT_AICPU
+from ..device.memory import DEV_STRIDE, may_reserve
 from ..device.recording import OBS_ALL, OBS_SQ
 from ..device.sqe import SQE_STRUCT
 from ..device.state import DeviceState
@@ -113,6 +114,31 @@ class UpdatePayload:
         return r, slot
 
 
+NO_RESERVE_HBM = 4 << 30
+"""HBM of a device where address space cannot be reserved (``memory.may_reserve``): the arena is
+then ``np.zeros``, which strict overcommit charges in full, so it stays at the former 4 GiB."""
+
+CLOSE_HOOKS: list = []
+"""Called with a Device when it closes (``RT.reset``) and at its last ``aclrtResetDevice``:
+modules that own per-device resources (``api_vmm``, ``api_mempool``) free them here."""
+
+CENSUS_HOOKS: list = []
+"""``hook(device) -> {resource: count}``: what those modules add to ``npusim.census``."""
+
+
+def device_sizes(profile, hbm_option=None) -> tuple[int, int]:
+    """(HBM bytes, device address-space bytes) of a new device: the profile's HBM (the chip's,
+    ``platform_config/*.ini`` ``memory_size``) or ``npusim.configure(hbm_bytes=)``, and twice
+    that in addresses (at most ``DEV_STRIDE``) so that reserved address ranges
+    (``aclrtReserveMemAddress``) leave ``aclrtMalloc`` the whole HBM [fidelity.md #260]. Without a
+    reservation: at most NO_RESERVE_HBM, and addresses equal to the HBM."""
+    if not may_reserve():
+        hbm = int(hbm_option) if hbm_option is not None else min(profile.hbm_bytes, NO_RESERVE_HBM)
+        return hbm, hbm
+    hbm = int(hbm_option) if hbm_option is not None else profile.hbm_bytes
+    return hbm, max(hbm, min(2 * hbm, DEV_STRIDE))
+
+
 class Device:
     """The host side of one device. Every field is declared here."""
 
@@ -130,8 +156,10 @@ class Device:
         self.profile = profile
         self.timing = profile.timing           # the profile's cost constants (fixed per device)
         opts = RT.device_options
-        self.state = DeviceState(profile, int(opts.get("hbm_bytes", min(profile.hbm_bytes, 4 << 30))),
-                                 int(opts.get("host_bytes", min(profile.host_pinned_bytes, 1 << 30))))
+        hbm, va = device_sizes(profile, opts.get("hbm_bytes"))
+        self.state = DeviceState(profile, va,
+                                 int(opts.get("host_bytes", min(profile.host_pinned_bytes, 1 << 30))),
+                                 hbm_size=hbm)
         self.state.mem.place(dev_id)           # its own address ranges
         if "runaway_wall_s" in opts:
             self.state.runaway_wall_s = opts["runaway_wall_s"]
@@ -793,6 +821,9 @@ class Device:
 
     # ---- teardown ----
     def close(self) -> None:
+        for hook in CLOSE_HOOKS:               # what other modules own on the device (VMM ...)
+            hook(self)
+        self.state.mem.release()               # its pages go back to the OS now
         for s in list(self.streams.values()):
             RT.handles.remove(s.handle)
         self.streams.clear()

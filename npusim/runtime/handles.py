@@ -20,6 +20,8 @@ _KIND_BASE = {
     "function": 0x5A70_0000_0000, "args": 0x5A80_0000_0000, "param": 0x5A90_0000_0000,
     "cond": 0x5AA0_0000_0000, "taskgrp": 0x5AB0_0000_0000, "task": 0x5AC0_0000_0000,
     "cnt_notify": 0x5AD0_0000_0000,          # counting notifies (runtime/api_cntnotify.py)
+    # chapter 11 memory (runtime/api_vmm.py, api_mempool.py)
+    "physmem": 0x5AE0_0000_0000, "mempool": 0x5AF0_0000_0000,
 }
 _STRIDE = 0x40
 
