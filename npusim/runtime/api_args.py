@@ -185,8 +185,8 @@ def kernel_args_get_mem_size(func, user_args_size):
     if code:
         return None, code
     n = int(user_args_size)
-    if k.reg_type == REG_NON_CPU:
-        return n + MAX_SYSTEM_PARAM_CNT * 8 + k.user_para_num * 8, OK
+    if k.reg_type == REG_NON_CPU:   # size_t arithmetic: wraps past 2**64 (api_impl.cc:8554)
+        return (n + MAX_SYSTEM_PARAM_CNT * 8 + k.user_para_num * 8) & 0xFFFFFFFFFFFFFFFF, OK
     return n, OK
 
 
