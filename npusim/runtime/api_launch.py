@@ -454,6 +454,10 @@ def launch_kernel_with_host_args(func, num_blocks, stream, cfg, host_args, args_
         return code
     buf = _writable(host_args, args_size)
     if buf is None:
+        RT.tls.explain(f"host_args: {args_size} bytes (args_size) at 0x{int(host_args):x} are "
+                       f"not host memory the process holds" if isinstance(
+                           host_args, (int, np.integer)) else
+                       f"host_args: not a host buffer of args_size ({args_size}) bytes")
         return E_PARAM
     code = _prefetch_nops(k, s, tc)
     if code:
