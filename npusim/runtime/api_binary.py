@@ -319,14 +319,14 @@ def binary_set_exception_callback(binary, callback, user_data=None) -> int:
 
 # ---- legacy binary descriptors (aclrtCreateBinary / aclrtBinaryLoad)
 class _DevBinary:
-    """rtDevBinary_t {magic 0, version 0, data, length}: only a descriptor."""
+    """rtDevBinary_t {magic 0, version 0, data, length}: only a descriptor. A live descriptor
+    is a registry handle of kind ``binary_desc`` (counted by ``npusim.census()``; freed by
+    aclrtDestroyBinary or a reset)."""
+    __slots__ = ("data", "length", "handle")
 
     def __init__(self, data, length):
         self.data, self.length = data, length
-
-
-_BINARIES: dict[int, _DevBinary] = {}
-_next_binary = iter(range(0x5AD0_0000_0040, 0x5AD0_FFFF_FFFF, 0x40))
+        self.handle = 0
 
 
 def create_binary(data, data_len=None):
@@ -335,28 +335,43 @@ def create_binary(data, data_len=None):
         return None
     if data_len is None:
         data_len = len(data) if hasattr(data, "__len__") else 0
-    h = next(_next_binary)
-    _BINARIES[h] = _DevBinary(data, int(data_len))
-    return h
+    return RT.handles.add("binary_desc", _DevBinary(data, int(data_len)))
 
 
 def destroy_binary(binary) -> int:
+    """aclrtDestroyBinary: NULL -> 100000 (the acl layer's only check, kernel.cpp:61); the C
+    function then deletes whatever the pointer points at, so a handle no descriptor has (never
+    created, already destroyed, another kind's) is undefined behaviour there: npusim answers
+    107017 like every other handle it does not know (docs/fidelity.md row 341)."""
     if not binary:
+        RT.tls.explain("binary is NULL")
         return E_ACL
-    _BINARIES.pop(binary, None)
+    desc, code = RT.handles.get("binary_desc", binary)
+    if code:
+        RT.tls.explain(f"binary: 0x{binary:x} is not a live aclrtCreateBinary descriptor "
+                       f"(never created, or destroyed already)" if isinstance(binary, int)
+                       else f"binary: {binary!r} is not a descriptor handle")
+        return code
+    RT.handles.remove(binary)
     return OK
 
 
 def binary_load(binary):
     """aclrtBinaryLoad (rtBinaryLoadWithoutTilingKey): length 0 -> 107000; unsupported chip ->
     207000; needs a context (107002); name map only (no entry table); loaded on the current
-    device at once; old flow (valid on every device, unloaded from the current one)."""
+    device at once; old flow (valid on every device, unloaded from the current one). A handle
+    no descriptor has: 107000 (the runtime reads garbage data and length there)."""
     if not binary:
+        RT.tls.explain("binary is NULL")
         return None, E_ACL
-    desc = _BINARIES.get(binary)
-    if desc is None:
+    desc, code = RT.handles.get("binary_desc", binary)
+    if code:
+        RT.tls.explain(f"binary: 0x{binary:x} is not a live aclrtCreateBinary descriptor"
+                       if isinstance(binary, int) else
+                       f"binary: {binary!r} is not a descriptor handle")
         return None, E_PARAM
     if desc.length == 0:
+        RT.tls.explain("binary: the descriptor's length (aclrtCreateBinary dataLen) is 0")
         return None, E_PARAM
     feats, rfeats = _features()
     if not rfeats.legacy_binary_load:

@@ -19,6 +19,7 @@ _KIND_BASE = {
     "notify": 0x5A40_0000_0000, "model": 0x5A50_0000_0000, "binary": 0x5A60_0000_0000,
     "function": 0x5A70_0000_0000, "args": 0x5A80_0000_0000, "param": 0x5A90_0000_0000,
     "cond": 0x5AA0_0000_0000, "taskgrp": 0x5AB0_0000_0000, "task": 0x5AC0_0000_0000,
+    "binary_desc": 0x5AD0_0000_0000,      # aclrtCreateBinary's descriptor (api_binary.py)
 }
 _STRIDE = 0x40
 
