@@ -650,23 +650,33 @@ _NULLABLE = (HANDLE, POINTER, BUFFER, PATH, NAME)
 _COUNTS = (SIZE, U32, U64K)
 
 
+def _is_null(v) -> bool:
+    return v is None or (type(v) is int and v == 0)
+
+
 def _null_or_zero(api: str, code: int, args: tuple) -> str:
-    """A failure's reason when its runtime function gave none (``lint.ARG_REASONS``): for
-    100000, the first required handle / pointer / buffer / string that is NULL (the acl layer
-    checks those first, in parameter order), else a size or count that is 0; for 107000, a size
-    or count that is 0. "" when no argument is either."""
+    """A failure's reason when its runtime function gave none (``lint.ARG_REASONS``), from the
+    arguments alone, in the order the checks run (NULLs first, in parameter order): the first
+    required handle / pointer / buffer / string that is NULL (then a NULL stream), else a size, count, numBlocks or
+    timeout that is 0, else an enum that is negative. "" when no argument is any of these."""
     sig = _SIGS.get(api)
     if sig is None:
         return ""
     names, specs = sig
-    if code == E_ACL:
-        for n, s, v in zip(names, specs, args):
-            if s.kind in _NULLABLE and not s.optional and n not in _NULL_OK and \
-                    (v is None or (type(v) is int and v == 0)):
-                return f"{n} is NULL ({show(v)}): a required argument"
-    for n, s, v in zip(names, specs, args):
-        if s.kind in _COUNTS and type(v) is int and v == 0 and n not in ("flag", "flags"):
-            return f"{n} is 0: a size or count must be at least 1"
+    items = list(zip(names, specs, args))
+    for n, s, v in items:
+        if s.kind in _NULLABLE and not s.optional and n not in _NULL_OK and _is_null(v):
+            return f"{n} is NULL ({show(v)}): a required argument"
+    for n, s, v in items:
+        if s.kind in _NULLABLE and not s.optional and _is_null(v):
+            return f"{n} is NULL ({show(v)}): this function takes no default stream"
+    for n, s, v in items:
+        if type(v) is int and v == 0 and (s.kind in _COUNTS and n not in ("flag", "flags")
+                                          or s.kind is BLOCKS or "timeout" in n):
+            return f"{n} is 0: it must be at least 1"
+    for n, s, v in items:
+        if s.kind is ENUM and type(v) is int and v < 0:
+            return f"{n} is {v}: not a value of its enum"
     return ""
 
 

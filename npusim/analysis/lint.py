@@ -354,9 +354,12 @@ def failed(api: str, code: int, args=(), snap=None) -> None:
     if code // 1000 % 100 == 7:       # the runtime's own codes (107xxx, 207xxx, 507xxx), not
         RT.tls.last_error = code      # the acl layer's: aclrtGetLastError / PeekAtLastError
     text = f"{api} returned {code} {c.name}: {c.meaning}" if c else f"{api} returned {code}"
+    own = RT.tls.error_detail             # the runtime's reason (the boundary's note aside)
     detail = RT.tls.take_detail()
-    if not detail and (code == 100000 or code == 107000) and ARG_REASONS:
-        detail = ARG_REASONS[0](api, code, args)
+    if not own and (code == 100000 or code == 107000) and ARG_REASONS:
+        guess = ARG_REASONS[0](api, code, args)
+        if guess:
+            detail = f"{detail}; {guess}" if detail else guess
     if code in HINTS:
         text += " — " + on_error(api, code, args, snap, detail).message()
     elif detail:

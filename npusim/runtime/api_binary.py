@@ -100,6 +100,8 @@ def _load_elf(data: bytes, opts: _LoadOpts, json_path: str | None):
     try:
         image = parse_elf(data, feats, initial)
     except ElfError as e:
+        RT.tls.explain(f"{'path' if json_path is not None else 'data'}: not a kernel ELF this "
+                       f"chip loads: {e}")
         return None, e.code
     intercore = False
     if json_path is not None:                     # ParseKernelJsonFile: after the parse
@@ -152,6 +154,7 @@ def binary_load_from_file(path, options=None):
         return None, E_ACL
     path = os.fspath(path) if isinstance(path, os.PathLike) else path
     if not isinstance(path, str):
+        RT.tls.explain(f"path: expected a str or os.PathLike, got a {type(path).__name__}")
         return None, E_PARAM
     opts, code = _parse_load_options(options, from_file=True)
     if code:
@@ -161,6 +164,8 @@ def binary_load_from_file(path, options=None):
     else:
         real, data = _read_file(path)
         if real is None or not data:
+            RT.tls.explain(f"path: {path!r} " + ("is not a readable file" if real is None
+                                                 else "is an empty file"))
             return None, E_PARAM
         prog, code = _load_elf(data, opts, _with_ext(real, ".json"))
     if code:
@@ -176,8 +181,11 @@ def binary_load_from_data(data, options=None, length=None):
         return None, E_ACL
     raw = _bytes_of(data, length)
     if raw is None:
+        RT.tls.explain("data: not host data (bytes-like, a numpy array, or a host pointer "
+                       "with length bytes of pinned or registered memory)")
         return None, E_PARAM
     if not raw:
+        RT.tls.explain("length: 0 bytes of data")
         return None, E_PARAM
     opts, code = _parse_load_options(options, from_file=False)
     if code:
@@ -241,7 +249,7 @@ def binary_get_function(binary, kernel_name):
     k = prog.kernel_by_name(kernel_name) if isinstance(kernel_name, str) else None
     if k is None:
         close = difflib.get_close_matches(str(kernel_name), list(prog.kernels), n=3)
-        RT.tls.explain(f"{prog.describe()} has no kernel named {kernel_name!r}"
+        RT.tls.explain(f"kernel_name: {prog.describe()} has no kernel named {kernel_name!r}"
                        + (f"; did you mean {', '.join(map(repr, close))}?" if close else
                           f"; it has {', '.join(map(repr, list(prog.kernels)[:8]))}"
                           + (" ..." if len(prog.kernels) > 8 else "")))
@@ -309,6 +317,7 @@ def binary_set_exception_callback(binary, callback, user_data=None) -> int:
     the host observes the device after a kernel of this binary faulted, as
     ``callback(info: ExceptionInfo, user_data)``."""
     if not binary or callback is None:
+        RT.tls.explain("binary is NULL" if not binary else "callback is NULL (None)")
         return E_ACL
     prog, code = _get("binary", binary)
     if code:

@@ -478,6 +478,7 @@ def stream_wait_event_with_timeout(sh, eh, timeout: int) -> int:
     never (a wait that can never be satisfied is reported by the deadlock diagnosis instead of
     after a timeout); negative: 107000."""
     if timeout < 0:
+        RT.tls.explain(f"timeout: {timeout} is negative (seconds; 0 waits forever)")
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     return stream_wait_event(sh, eh)
 

@@ -438,12 +438,17 @@ def launch_kernel_with_host_args(func, num_blocks, stream, cfg, host_args, args_
     if k.reg_type == REG_NON_CPU:
         count &= 0xFFFF                                  # hostInputInfoNum is u16
         if count and place_holders is None:
+            RT.tls.explain(f"place_holders is NULL with place_holder_num {count}")
             return E_PARAM
         if count > len(phs):
+            RT.tls.explain(f"place_holder_num: {count} (as the u16 hostInputInfoNum) is more "
+                           f"than the {len(phs)} place_holders given")
             return E_PARAM
         phs = phs[:count]
         for a, d in phs:
             if a >= args_size or d >= args_size or a < 0 or d < 0:
+                RT.tls.explain(f"place_holders: ({a}, {d}) has an offset outside args_size "
+                               f"({args_size})")
                 return E_PARAM
     else:
         phs = [(a, d) for a, d in phs[:count] if 0 <= a and 0 <= d]
@@ -510,12 +515,16 @@ def launch_kernel_with_args_array(func, num_blocks, stream, cfg, args):
     if not k.has_param_summary:
         return E_PARAM
     if k.param_count > 0 and args is None:
+        RT.tls.explain(f"args is NULL: kernel {k.name} declares {k.param_count} parameter(s)")
         return E_PARAM
     s, tc, rfeats, code = _config_and_stream(k, s, cfg)
     if code:
         return code
     buf = _pack_args(k, args)
     if buf is None:
+        RT.tls.explain(f"args: not one value per declared parameter of kernel {k.name} "
+                       f"({k.param_count}; a NULL / 0 element, a value that does not fit its "
+                       f"parameter, or a parameter outside paramTotalSize)")
         return E_PARAM
     total = len(buf)
     code = _prefetch_nops(k, s, tc)
@@ -539,6 +548,8 @@ def launch_kernel_with_config(func, num_blocks, stream, cfg, args, reserve=None)
     except (TypeError, ValueError):
         return E_ACL
     if not num_blocks or not args or reserve is not None:
+        RT.tls.explain("num_blocks is 0" if not num_blocks else "args is NULL" if not args else
+                       f"reserve: must be NULL (None), got {reserve!r:.40}")
         return E_ACL
     k, code = _get("function", func)
     if code:

@@ -171,11 +171,14 @@ def ri_capture_get_info(stream):
 def ri_capture_thread_exchange_mode(mode):
     """(old mode, code): C swaps ``*mode`` in place; the facade returns the old one."""
     if mode is None:
+        RT.tls.explain("mode is NULL (None): the in/out aclmdlRICaptureMode")
         return None, ERR.ACL_ERROR_INVALID_PARAM
     code = _feature()
     if code:
         return None, code
     if not isinstance(mode, int) or not 0 <= mode < 3:
+        RT.tls.explain(f"mode: {mode!r} is not an aclmdlRICaptureMode (0 GLOBAL, 1 "
+                       f"THREAD_LOCAL, 2 RELAXED)")
         return None, ERR.ACL_ERROR_RT_PARAM_INVALID
     if RT.current_context is None:
         return None, ERR.ACL_ERROR_RT_CONTEXT_NULL

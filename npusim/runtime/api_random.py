@@ -487,17 +487,18 @@ def random_num_async(task_info, stream, reserve=None) -> int:
     built model it is kept in the model (``aclrtGetThreadLastTaskId`` gives its id for
     ``aclrtTaskUpdateAsync``)."""
     if task_info is None or (type(task_info) is int and task_info == 0):
+        RT.tls.explain("task_info is NULL")
         return ERR.ACL_ERROR_INVALID_PARAM
     try:
         raw = _pack(task_info)
     except Exception:                 # noqa: BLE001 -- _Bad, or a hostile object's own error
-        RT.tls.explain("taskInfo is not an aclrtRandomNumTaskInfo: a dict of its C fields "
-                       "(dataType, randomNumFuncParaInfo, randomParaAddr, randomResultAddr, "
+        RT.tls.explain("task_info (taskInfo) is not an aclrtRandomNumTaskInfo: a dict of its C "
+                       "fields (dataType, randomNumFuncParaInfo, randomParaAddr, randomResultAddr, "
                        "randomCounterAddr, randomSeed, randomNum) or its 104 bytes")
         return ERR.ACL_ERROR_INVALID_PARAM
     data_type, func, first, second, para_addr, result, counter, seed, num = _TASK.unpack(raw)
     if data_type not in TYPES:
-        RT.tls.explain(f"taskInfo->dataType {data_type} is not supported (INT32, INT64, UINT32, "
+        RT.tls.explain(f"task_info: taskInfo->dataType {data_type} is not supported (INT32, INT64, UINT32, "
                        f"UINT64, BF16, FLOAT16, FLOAT)")
         return ERR.ACL_ERROR_INVALID_PARAM
     if not _has_generator(RT.profile_in_force()):
@@ -515,18 +516,20 @@ def random_num_async(task_info, stream, reserve=None) -> int:
         return code
     t = TYPES[data_type]
     if func not in FUNC_TYPES or t not in FUNC_TYPES[func]:
-        RT.tls.explain(f"random number function type {func} with data type {data_type}: "
+        RT.tls.explain(f"task_info: random number function type {func} with data type {data_type}: "
                        f"dropout bitmask / normal / truncated normal take BF16, FLOAT16 or "
                        f"FLOAT, uniform any of the seven")
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     if not counter or not result:
+        RT.tls.explain("task_info: randomCounterAddr is NULL" if not counter else
+                       "task_info: randomResultAddr is NULL")
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     seed, num = _unpara(seed), _unpara(num)
     params = [_unpara(first)] + ([_unpara(second)]
                                  if func != ACL_RT_RANDOM_NUM_FUNC_TYPE_DROPOUT_BITMASK else [])
     if not _check_para(seed, 8) or not _check_para(num, 8) or \
             not all(_check_para(p, SIZE_OF[t]) for p in params):
-        RT.tls.explain("an aclrtRandomParaInfo of the task is invalid: isAddr must be 0 or 1 and "
+        RT.tls.explain("task_info: an aclrtRandomParaInfo of the task is invalid: isAddr must be 0 or 1 and "
                        "size in [1, the data type's size] (8 for an address, the seed and the "
                        "count)")
         return ERR.ACL_ERROR_RT_PARAM_INVALID

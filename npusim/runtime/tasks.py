@@ -179,6 +179,7 @@ def _check_for_update(t) -> int:
 
 def ri_task_set_params(task, params: dict) -> int:
     if not task or params is None:
+        RT.tls.explain("task is NULL" if not task else "params is NULL (None)")
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     t, code = _task(task)
     if code:
@@ -219,6 +220,8 @@ def ri_task_set_params(task, params: dict) -> int:
             row["flag"] = int(params.get("flag", row["flag"]))
     else:
         m.status = M.FAULT
+        RT.tls.explain(f"params: type {ty!r} does not match the task (a kernel task takes "
+                       f"ACL_MODEL_RI_TASK_KERNEL, a value write / wait task its own type)")
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     m.staged_updates[(t.cs, t.pos)] = row
     return ERR.ACL_SUCCESS
@@ -306,4 +309,6 @@ def ri_kernel_task_get_attribute(task, attr_id):
         if attr_id == _ATTR_TIMEOUT:
             return (us // 1_000_000) & 0xFFFF, ERR.ACL_SUCCESS
         return us, ERR.ACL_SUCCESS
+    RT.tls.explain(f"attr_id: {attr_id} cannot be read back (ENGINE_TYPE, BLOCKDIM_OFFSET, "
+                   f"BLOCK_TASK_PREFETCH) or is not an aclrtLaunchKernelAttrId")
     return None, ERR.ACL_ERROR_RT_PARAM_INVALID

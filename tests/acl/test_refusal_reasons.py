@@ -1,0 +1,80 @@
+"""Every 100000 / 107000 the facade returns for a hostile argument says which argument and why.
+
+The walk of ``test_facade_fuzz.py`` (every facade function, each parameter in turn given a
+hostile value, the others valid), eager: where the call returns ACL_ERROR_INVALID_PARAM
+(100000) or ACL_ERROR_RT_PARAM_INVALID (107000), ``acl.get_recent_err_msg()`` must name that
+parameter in its reason (the text after the code's meaning) — the boundary's refusal ("size:
+expected an integer in 0..2**64-1 (size_t), got 1.5"), its note on a value it substituted
+("dst: expected a pointer ..., got 'x': passed as NULL"), or the runtime function's own
+``RT.tls.explain``. ``UNEXPLAINED`` lists the (function, parameter) pairs whose refusals do not
+yet; it may only shrink.
+"""
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import pathlib
+
+import pytest
+
+from npusim import acl
+
+_spec = importlib.util.spec_from_file_location(
+    "_facade_fuzz", pathlib.Path(__file__).with_name("test_facade_fuzz.py"))
+F = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(F)
+
+CODES = (acl.ACL_ERROR_INVALID_PARAM, acl.ACL_ERROR_RT_PARAM_INVALID)
+LABELS = ("str", "1.5", "nan", "None", "-1", "2**64", "2**64-1", "object", "bytes", "list",
+          "dict", "array[2]", "complex", "0-size")
+EXTRA = {"0-size": 0}
+
+UNEXPLAINED: set[tuple[str, str]] = set()
+
+
+@pytest.fixture(autouse=True)
+def _in_a_temporary_directory(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+
+
+def _reason(msg: str) -> str:
+    return msg.split(" — ", 1)[1] if msg and " — " in msg else ""
+
+
+def _walk():
+    gaps = {}
+    e = F.make_env(False)
+    for _, attr, fn in F.FUNCTIONS:
+        if attr in F.TEARDOWN:
+            continue
+        params = list(inspect.signature(fn).parameters)
+        base = fn(*F._valid_args(attr, params, e))
+        code = base if type(base) is int else (base[-1] if type(base) is tuple else None)
+        if code == acl.ACL_SUCCESS:
+            e = F.make_env(False)
+        elif code in CODES:
+            continue              # no valid call to start from: a refusal names no one value
+        for i, p in enumerate(params):
+            for label in LABELS:
+                value = EXTRA[label] if label in EXTRA else F.HOSTILE[label]
+                args = F._valid_args(attr, params, e)
+                args[i] = value
+                acl.get_recent_err_msg()                  # clear
+                r = fn(*args)
+                code = r if type(r) is int else (r[-1] if type(r) is tuple else None)
+                if code in CODES:
+                    msg = acl.get_recent_err_msg()
+                    if p not in _reason(msg):
+                        gaps.setdefault((attr, p), (label, msg))
+                elif code == acl.ACL_SUCCESS:
+                    e = F.make_env(False)
+    return gaps
+
+
+def test_every_refusal_of_a_hostile_argument_names_it():
+    gaps = _walk()
+    new = {k: v for k, v in gaps.items() if k not in UNEXPLAINED}
+    assert not new, "refusals that do not name their argument:\n" + "\n".join(
+        f"  {a}({p}={label}): {msg}" for (a, p), (label, msg) in sorted(new.items()))
+    fixed = UNEXPLAINED - set(gaps)
+    assert not fixed, f"explained now, remove from UNEXPLAINED: {sorted(fixed)}"
