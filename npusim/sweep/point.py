@@ -31,7 +31,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ..api import configure, reset
+from ..api import Device, configure, reset
 from ..device.kernels import TABLE
 from ..errors import BY_VALUE, AclError
 from .grid import CONFIG_AXES
@@ -132,10 +132,28 @@ def _sendable(row: dict) -> dict:
         return {**keep, "error": f"the result does not pickle: {type(e).__name__}: {e}"}
 
 
+def warm_up() -> None:
+    """Load the engine (numba's compiled code) once in this process, outside any point's
+    timeout: one kernel and a synchronize, then a reset. A process that has run the engine
+    already pays a few microseconds."""
+    try:
+        reset()
+        dev = Device()
+        s, x = dev.stream(), dev.malloc(64)
+        s.launch("EasyOPf", 1, args=(x,))
+        s.synchronize()
+    except Exception:                        # noqa: BLE001  (the points will say what fails)
+        pass
+    finally:
+        reset()
+
+
 def _serve(conn, payload) -> None:
-    """The loop of a :class:`PointProcess`: (point, passed axes) in, the row out, until the
-    pipe closes."""
+    """The loop of a :class:`PointProcess`: warm up, say "ready", then (point, passed axes) in,
+    the row out, until the pipe closes."""
     fn = payload if callable(payload) else pickle.loads(payload)
+    warm_up()
+    conn.send("ready")
     while True:
         try:
             point, passed = conn.recv()
@@ -174,6 +192,10 @@ class PointProcess:
         self.proc.start()
         child.close()
         self.conn = parent
+        try:
+            parent.recv()                     # "ready": warmed up, outside the timeout
+        except (EOFError, OSError):
+            pass                              # died starting: the point's row says so
 
     def run(self, point: dict, passed: tuple, timeout: float) -> dict:
         """The point's row: the process's answer, a timeout row (the process is killed), or a
@@ -208,6 +230,8 @@ class PointProcess:
             self.conn = None
 
 
+_WARM: list = []
+"""Not empty once this Dask worker ran :func:`warm_up`."""
 _HUNG: list = []
 """Threads of this Dask worker whose point ran past its timeout: while one is listed the worker
 takes no other point (it may hold the runtime lock); the runner restarts the worker."""
@@ -222,6 +246,9 @@ def run_points_timed(blob: bytes, points: list[dict], passed: list[tuple[str, ..
     from distributed import Reschedule, get_worker   # deferred: a cluster task only
     if _HUNG:
         raise Reschedule()
+    if not _WARM:
+        warm_up()                             # the worker's first point: outside the timeout
+        _WARM.append(True)
     digest = hashlib.sha1(blob).digest()
     fn = _LOADED.get(digest)
     if fn is None:

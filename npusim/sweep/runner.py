@@ -146,6 +146,10 @@ def run(fn: Callable, points: list[dict], client=None, *,
                             out = [_failed_row(exc)] * len(idx)
                         elif not isinstance(out, list):
                             out = [_failed_row(RuntimeError(f"task {f.status}"))] * len(idx)
+                        if timeout is not None:
+                            # its result is taken: forget it, or a worker restart would make
+                            # the scheduler run it again (a hung point: hang again)
+                            c.cancel([f])
                         for i, row in zip(idx, out):
                             hung = row.pop("_restart", None)
                             if hung is not None:      # its thread still runs the point
