@@ -647,7 +647,7 @@ _SIGS: dict = {}
 """facade name -> (parameter names, specs) of every wrapped function, for :func:`_null_or_zero`."""
 _NULL_OK = frozenset(("stream", "sh", "exec_stream", "h"))   # NULL: the default stream / context
 _NULLABLE = (HANDLE, POINTER, BUFFER, PATH, NAME)
-_COUNTS = (SIZE, U32, U64K)
+_COUNTS = (SIZE,)                 # size_t: sizes and counts (a uint32_t 0 is often valid)
 
 
 def _is_null(v) -> bool:
@@ -672,7 +672,8 @@ def _null_or_zero(api: str, code: int, args: tuple) -> str:
             return f"{n} is NULL ({show(v)}): this function takes no default stream"
     for n, s, v in items:
         if type(v) is int and v == 0 and (s.kind in _COUNTS and n not in ("flag", "flags")
-                                          or s.kind is BLOCKS or "timeout" in n):
+                                          or s.kind is BLOCKS or "timeout" in n
+                                          or n == "max_len"):
             return f"{n} is 0: it must be at least 1"
     for n, s, v in items:
         if s.kind is ENUM and type(v) is int and v < 0:

@@ -167,6 +167,8 @@ def record_event_with_flag(eh, sh, flag: int) -> int:
     the graph publishes as the event's latest record, for a stream or another graph to wait on
     (§9.4). NULL event, a flag other than 0/1: 100000 (acl layer)."""
     if not eh or flag not in (ACL_EVENT_RECORD_DEFAULT, ACL_EVENT_RECORD_EXTERNAL):
+        RT.tls.explain("eh is NULL" if not eh else
+                       f"flag: {flag} is not ACL_EVENT_RECORD_DEFAULT (0) or _EXTERNAL (1)")
         return ERR.ACL_ERROR_INVALID_PARAM
     return _record(eh, sh, flag)
 
@@ -212,8 +214,11 @@ def stream_wait_event_with_flag(sh, eh, timeout: int, flag: int) -> int:
     record before that launch — a stream's or another graph's (§9.4). NULL event, a flag other
     than 0/1, EXTERNAL with a timeout: 100000 (acl layer)."""
     if not eh or flag not in (ACL_EVENT_WAIT_DEFAULT, ACL_EVENT_WAIT_EXTERNAL):
+        RT.tls.explain("eh is NULL" if not eh else
+                       f"flag: {flag} is not ACL_EVENT_WAIT_DEFAULT (0) or _EXTERNAL (1)")
         return ERR.ACL_ERROR_INVALID_PARAM
     if flag == ACL_EVENT_WAIT_EXTERNAL and timeout != 0:
+        RT.tls.explain(f"timeout: {timeout}, but an EXTERNAL wait takes timeout 0")
         return ERR.ACL_ERROR_INVALID_PARAM
     return _wait(sh, eh, flag)
 

@@ -723,6 +723,7 @@ def function_get_avail_dyn_ubuf_per_block(func, flags):
     kernel that is not SIMT. Order: acl: NULL func, flags not 0 -> 100000; the handle 107017; a
     share memory above the SIMT UB 107000."""
     if not func or flags != 0:
+        RT.tls.explain("func is NULL" if not func else f"flags: {flags} is reserved, must be 0")
         return None, E_ACL
     k, code = _get("function", func)
     if code:

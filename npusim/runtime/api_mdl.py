@@ -65,6 +65,8 @@ def ri_capture_to_model_ri_begin(stream, model_ri, mode) -> int:
 
 def _begin(s, mode, sub_model) -> int:
     if not isinstance(mode, int) or not 0 <= mode < 3:
+        RT.tls.explain(f"mode: {mode!r} is not an aclmdlRICaptureMode (0 GLOBAL, 1 "
+                       f"THREAD_LOCAL, 2 RELAXED)")
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     if bad_capture_flags(s):
         return ERR.ACL_ERROR_RT_INTERNAL_ERROR

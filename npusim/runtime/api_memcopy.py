@@ -329,6 +329,7 @@ def get_memcpy_desc_size(kind):
     chip without STARS (310P) 207000; a kind other than INNER_DEVICE_TO_DEVICE 207000; the
     chip's descriptor size (32 bytes; 64 on the 950)."""
     if not 0 <= kind < RT_MEMCPY_KIND_MAX:
+        RT.tls.explain(f"kind: {kind} is not an aclrtMemcpyKind (0..{RT_MEMCPY_KIND_MAX - 1})")
         return None, E_ACL
     if not _stars():
         return None, E_UNSUPPORTED

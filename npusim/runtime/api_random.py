@@ -535,7 +535,7 @@ def random_num_async(task_info, stream, reserve=None) -> int:
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     mem = s.device.state.mem
     if para_addr and not (mem.is_device(para_addr) and mem.check_range(para_addr, 16)):
-        RT.tls.explain("randomParaAddr must be 16 bytes of device memory (the runtime copies "
+        RT.tls.explain("task_info: randomParaAddr must be 16 bytes of device memory (the runtime copies "
                        "the parameters there at the launch)")
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     if s.ctx.failure_code:
@@ -616,6 +616,7 @@ def task_update_async(task_stream, task_id, info, exec_stream) -> int:
     random-number task 107000. AIC_AIV: the handles 107017, NULL binHandle / funcEntryAddr /
     blockDimAddr 107000, then 207000 (not simulated: docs/fidelity.md)."""
     if info is None or (type(info) is int and info == 0):
+        RT.tls.explain("info is NULL")
         return ERR.ACL_ERROR_INVALID_PARAM
     try:
         uid, f = _update_info(info)
@@ -626,7 +627,8 @@ def task_update_async(task_stream, task_id, info, exec_stream) -> int:
     if uid == ACL_RT_UPDATE_AIC_AIV_TASK:
         return _update_aic_aiv(task_stream, exec_stream, f)
     if uid != ACL_RT_UPDATE_RANDOM_TASK:
-        RT.tls.explain(f"aclrtTaskUpdateInfo.id {uid} is not ACL_RT_UPDATE_RANDOM_TASK (1) or "
+        RT.tls.explain(f"info: aclrtTaskUpdateInfo.id {uid} is not ACL_RT_UPDATE_RANDOM_TASK "
+                       f"(1) or "
                        f"ACL_RT_UPDATE_AIC_AIV_TASK (2)")
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     if not task_stream:
@@ -642,7 +644,7 @@ def task_update_async(task_stream, task_id, info, exec_stream) -> int:
         return code
     src, size = f.get("srcAddr", 0), f.get("size", 0)
     if not src or size != TASK_INFO_BYTES:
-        RT.tls.explain(f"randomTaskAttr: srcAddr must name the {TASK_INFO_BYTES} bytes of an "
+        RT.tls.explain(f"info: randomTaskAttr: srcAddr must name the {TASK_INFO_BYTES} bytes of an "
                        f"aclrtRandomNumTaskInfo in device memory (size {TASK_INFO_BYTES})")
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     ctx = RT.current_context
@@ -650,7 +652,7 @@ def task_update_async(task_stream, task_id, info, exec_stream) -> int:
         return ERR.ACL_ERROR_RT_CONTEXT_NULL
     es = ctx.default_stream if es is None else es
     if es.is_model or es.bound is not None:
-        RT.tls.explain("execStream must be a single-operator stream, not one bound to a model")
+        RT.tls.explain("exec_stream (execStream) must be a single-operator stream, not one bound to a model")
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     if es.capture is not None:
         RT.tls.explain("aclrtTaskUpdateAsync on a capturing stream is not supported")
@@ -659,7 +661,7 @@ def task_update_async(task_stream, task_id, info, exec_stream) -> int:
         return ERR.ACL_ERROR_RT_STREAM_CONTEXT
     cs = _target(ts)
     if cs is None or cs.model.destroyed:
-        RT.tls.explain(f"{ts.describe()} is not in a model: bind it with aclmdlRIBindStream")
+        RT.tls.explain(f"task_stream: {ts.describe()} is not in a model: bind it with aclmdlRIBindStream")
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     st = es.device.state
     st.flush(cs.sq)

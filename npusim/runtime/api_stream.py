@@ -27,6 +27,7 @@ def create_stream():
 def create_stream_with_config(priority: int = 0, flag: int = 0):
     flag = int(flag) & STREAM_FLAGS                      # unknown bits are dropped
     if flag & ACL_STREAM_DEVICE_USE_ONLY and flag != ACL_STREAM_DEVICE_USE_ONLY:
+        RT.tls.explain(f"flag: 0x{flag:x} combines ACL_STREAM_DEVICE_USE_ONLY with other flags")
         return None, ERR.ACL_ERROR_RT_PARAM_INVALID
     ctx = RT.current_context
     if ctx is None:
@@ -214,6 +215,7 @@ def set_stream_overflow_switch(stream, flag: int) -> int:
     """aclrtSetStreamOverflowSwitch: the stream's overflow-detection switch (0 or 1; the acl
     layer refuses other values with 100000). Only tasks issued after the call see it."""
     if flag not in (0, 1):
+        RT.tls.explain(f"flag: {flag} is not 0 (off) or 1 (on)")
         return ERR.ACL_ERROR_INVALID_PARAM
     s, code = _own_stream(stream)
     if code:

@@ -1,7 +1,7 @@
 """Every 100000 / 107000 the facade returns for a hostile argument says which argument and why.
 
 The walk of ``test_facade_fuzz.py`` (every facade function, each parameter in turn given a
-hostile value, the others valid), eager: where the call returns ACL_ERROR_INVALID_PARAM
+hostile value, the others valid; eager, and with the streams capturing): where the call returns ACL_ERROR_INVALID_PARAM
 (100000) or ACL_ERROR_RT_PARAM_INVALID (107000), ``acl.get_recent_err_msg()`` must name that
 parameter in its reason (the text after the code's meaning) — the boundary's refusal ("size:
 expected an integer in 0..2**64-1 (size_t), got 1.5"), its note on a value it substituted
@@ -26,10 +26,17 @@ _spec.loader.exec_module(F)
 
 CODES = (acl.ACL_ERROR_INVALID_PARAM, acl.ACL_ERROR_RT_PARAM_INVALID)
 LABELS = ("str", "1.5", "nan", "None", "-1", "2**64", "2**64-1", "object", "bytes", "list",
-          "dict", "array[2]", "complex", "0-size")
-EXTRA = {"0-size": 0}
+          "dict", "array[2]", "complex", "0-size", "12345")
+EXTRA = {"0-size": 0, "12345": 12345}
 
 UNEXPLAINED: set[tuple[str, str]] = set()
+ABOUT_ANOTHER = {
+    ("task_update_async", "exec_stream"):
+        "NULL is the default stream, which is not capturing: the call passes the capture check "
+        "and the task check refuses the environment's task (a kernel task), with its reason",
+}
+"""A hostile value that lets the call reach a later check, which refuses ANOTHER argument of
+the environment (with that argument's reason)."""
 
 
 @pytest.fixture(autouse=True)
@@ -41,9 +48,9 @@ def _reason(msg: str) -> str:
     return msg.split(" — ", 1)[1] if msg and " — " in msg else ""
 
 
-def _walk():
+def _walk(capturing: bool):
     gaps = {}
-    e = F.make_env(False)
+    e = F.make_env(capturing)
     for _, attr, fn in F.FUNCTIONS:
         if attr in F.TEARDOWN:
             continue
@@ -51,7 +58,7 @@ def _walk():
         base = fn(*F._valid_args(attr, params, e))
         code = base if type(base) is int else (base[-1] if type(base) is tuple else None)
         if code == acl.ACL_SUCCESS:
-            e = F.make_env(False)
+            e = F.make_env(capturing)
         elif code in CODES:
             continue              # no valid call to start from: a refusal names no one value
         for i, p in enumerate(params):
@@ -67,13 +74,14 @@ def _walk():
                     if p not in _reason(msg):
                         gaps.setdefault((attr, p), (label, msg))
                 elif code == acl.ACL_SUCCESS:
-                    e = F.make_env(False)
+                    e = F.make_env(capturing)
     return gaps
 
 
-def test_every_refusal_of_a_hostile_argument_names_it():
-    gaps = _walk()
-    new = {k: v for k, v in gaps.items() if k not in UNEXPLAINED}
+@pytest.mark.parametrize("capturing", [False, True], ids=["eager", "capturing"])
+def test_every_refusal_of_a_hostile_argument_names_it(capturing):
+    gaps = _walk(capturing)
+    new = {k: v for k, v in gaps.items() if k not in UNEXPLAINED and k not in ABOUT_ANOTHER}
     assert not new, "refusals that do not name their argument:\n" + "\n".join(
         f"  {a}({p}={label}): {msg}" for (a, p), (label, msg) in sorted(new.items()))
     fixed = UNEXPLAINED - set(gaps)
