@@ -86,3 +86,26 @@ def test_every_refusal_of_a_hostile_argument_names_it(capturing):
         f"  {a}({p}={label}): {msg}" for (a, p), (label, msg) in sorted(new.items()))
     fixed = UNEXPLAINED - set(gaps)
     assert not fixed, f"explained now, remove from UNEXPLAINED: {sorted(fixed)}"
+
+
+def test_the_boundary_names_parameter_value_and_rule(dev0):
+    s, _ = acl.rt.create_stream()
+    assert acl.rt.malloc(1.5, 0)[1] == acl.ACL_ERROR_INVALID_PARAM
+    assert acl.get_recent_err_msg().endswith(
+        "— size: expected an integer in 0..18446744073709551615 (size_t), got 1.5")
+    assert acl.rt.create_event_with_flag("x")[1] == acl.ACL_ERROR_RT_PARAM_INVALID
+    assert "flag: expected an integer in 0..4294967295 (uint32_t), got 'x'" in \
+        acl.get_recent_err_msg()
+    assert acl.rt.memcpy("x" * 500, 8, 0, 8, 1) == acl.ACL_ERROR_INVALID_PARAM
+    msg = acl.get_recent_err_msg()
+    assert "dst: expected a pointer" in msg and "passed as NULL" in msg and len(msg) < 400
+    assert acl.rt.launch_kernel_with_host_args(1, 1, s, None, b"\0" * 4096, 2 ** 20) == \
+        acl.ACL_ERROR_RT_PARAM_INVALID
+    assert "args_size: 1048576 is more than the 4096 bytes host_args holds (bytes of 4096 " \
+           "bytes)" in acl.get_recent_err_msg()
+
+
+def test_the_reason_reaches_the_pythonic_aclerror(dev0):
+    import npusim
+    with pytest.raises(npusim.AclError, match="size is 0"):
+        npusim.Device().malloc(0)
