@@ -205,6 +205,13 @@ class PointProcess:
         t0 = time.perf_counter()
         try:
             self.conn.send((point, passed))
+        except (EOFError, OSError):
+            pass                              # the process died: judged below
+        except Exception as e:               # noqa: BLE001  (an axis value that does not pickle)
+            return {"error_code": None, "wall_s": 0.0, "worker": None,
+                    "error": f"the point does not pickle (needed to run it in a worker "
+                             f"process): {type(e).__name__}: {e}"}
+        try:
             if self.conn.poll(timeout):
                 return self.conn.recv()
         except (EOFError, OSError):

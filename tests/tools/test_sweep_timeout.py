@@ -76,6 +76,15 @@ def test_cli_timeout_and_resume_keep_integers(tmp_path, monkeypatch, capsys):
     assert main(["sweep", f"{script}:square", "--axis", "n=1", "--timeout", "0"]) == 2
 
 
+def test_serial_with_a_timeout_a_point_that_does_not_pickle_is_a_failed_row():
+    import threading
+    df = npusim.sweep(lambda n, lock: n, grid=[dict(n=1, lock=None),
+                                               dict(n=2, lock=threading.Lock())],
+                      client="serial", timeout=60)
+    assert df["result"][0] == 1
+    assert df["error"][1].startswith("the point does not pickle")
+
+
 distributed = pytest.importorskip("distributed")
 cloudpickle = pytest.importorskip("cloudpickle")
 
@@ -95,3 +104,4 @@ def test_cluster_a_hung_point_restarts_its_worker_and_the_rest_complete():
                                      "of 3 s; its Dask worker was restarted")
     assert list(df["result"].astype("float").fillna(-1)) == [10, -1, 30, 40]
     assert "_restart" not in df.columns
+
