@@ -657,8 +657,8 @@ def _is_null(v) -> bool:
 def _null_or_zero(api: str, code: int, args: tuple) -> str:
     """A failure's reason when its runtime function gave none (``lint.ARG_REASONS``), from the
     arguments alone, in the order the checks run (NULLs first, in parameter order): the first
-    required handle / pointer / buffer / string that is NULL (then a NULL stream), else a size, count, numBlocks or
-    timeout that is 0, else an enum that is negative. "" when no argument is any of these."""
+    required handle / pointer / buffer / string that is NULL (then a NULL stream), else a
+    size, count, numBlocks, timeout or max_len that is 0, else an enum that is negative. "" when no argument is any of these."""
     sig = _SIGS.get(api)
     if sig is None:
         return ""

@@ -1,6 +1,6 @@
 """``npusim sweep SCRIPT:FUNC --axis name=v1,v2,... [--scheduler ADDR] [--out results.csv]
-[--resume] [--timeout SECONDS]``: run a function of a script (or of an importable module) over the cartesian
-product of the axes with :func:`npusim.sweep` and write one row per point.
+[--resume] [--timeout SECONDS]``: run a function of a script (or of an importable module) over
+the cartesian product of the axes with :func:`npusim.sweep` and write one row per point.
 
 ``SCRIPT`` is a ``.py`` file, loaded without running its ``if __name__ == "__main__":`` block
 (the function is sent to the workers by value, so remote workers need npusim but not the

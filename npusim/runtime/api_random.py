@@ -498,7 +498,8 @@ def random_num_async(task_info, stream, reserve=None) -> int:
         return ERR.ACL_ERROR_INVALID_PARAM
     data_type, func, first, second, para_addr, result, counter, seed, num = _TASK.unpack(raw)
     if data_type not in TYPES:
-        RT.tls.explain(f"task_info: taskInfo->dataType {data_type} is not supported (INT32, INT64, UINT32, "
+        RT.tls.explain(f"task_info: taskInfo->dataType {data_type} is not supported (INT32, INT64, "
+                       f"UINT32, "
                        f"UINT64, BF16, FLOAT16, FLOAT)")
         return ERR.ACL_ERROR_INVALID_PARAM
     if not _has_generator(RT.profile_in_force()):
@@ -529,13 +530,15 @@ def random_num_async(task_info, stream, reserve=None) -> int:
                                  if func != ACL_RT_RANDOM_NUM_FUNC_TYPE_DROPOUT_BITMASK else [])
     if not _check_para(seed, 8) or not _check_para(num, 8) or \
             not all(_check_para(p, SIZE_OF[t]) for p in params):
-        RT.tls.explain("task_info: an aclrtRandomParaInfo of the task is invalid: isAddr must be 0 or 1 and "
+        RT.tls.explain("task_info: an aclrtRandomParaInfo of the task is invalid: isAddr must be 0 "
+                       "or 1 and "
                        "size in [1, the data type's size] (8 for an address, the seed and the "
                        "count)")
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     mem = s.device.state.mem
     if para_addr and not (mem.is_device(para_addr) and mem.check_range(para_addr, 16)):
-        RT.tls.explain("task_info: randomParaAddr must be 16 bytes of device memory (the runtime copies "
+        RT.tls.explain("task_info: randomParaAddr must be 16 bytes of device memory (the runtime "
+                       "copies "
                        "the parameters there at the launch)")
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     if s.ctx.failure_code:
@@ -652,7 +655,8 @@ def task_update_async(task_stream, task_id, info, exec_stream) -> int:
         return ERR.ACL_ERROR_RT_CONTEXT_NULL
     es = ctx.default_stream if es is None else es
     if es.is_model or es.bound is not None:
-        RT.tls.explain("exec_stream (execStream) must be a single-operator stream, not one bound to a model")
+        RT.tls.explain("exec_stream (execStream) must be a single-operator stream, not one bound "
+                       "to a model")
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     if es.capture is not None:
         RT.tls.explain("aclrtTaskUpdateAsync on a capturing stream is not supported")
@@ -661,7 +665,8 @@ def task_update_async(task_stream, task_id, info, exec_stream) -> int:
         return ERR.ACL_ERROR_RT_STREAM_CONTEXT
     cs = _target(ts)
     if cs is None or cs.model.destroyed:
-        RT.tls.explain(f"task_stream: {ts.describe()} is not in a model: bind it with aclmdlRIBindStream")
+        RT.tls.explain(f"task_stream: {ts.describe()} is not in a model: bind it with "
+                       f"aclmdlRIBindStream")
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     st = es.device.state
     st.flush(cs.sq)

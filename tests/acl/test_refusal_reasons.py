@@ -1,13 +1,13 @@
 """Every 100000 / 107000 the facade returns for a hostile argument says which argument and why.
 
 The walk of ``test_facade_fuzz.py`` (every facade function, each parameter in turn given a
-hostile value, the others valid; eager, and with the streams capturing): where the call returns ACL_ERROR_INVALID_PARAM
-(100000) or ACL_ERROR_RT_PARAM_INVALID (107000), ``acl.get_recent_err_msg()`` must name that
-parameter in its reason (the text after the code's meaning) — the boundary's refusal ("size:
-expected an integer in 0..2**64-1 (size_t), got 1.5"), its note on a value it substituted
-("dst: expected a pointer ..., got 'x': passed as NULL"), or the runtime function's own
-``RT.tls.explain``. ``UNEXPLAINED`` lists the (function, parameter) pairs whose refusals do not
-yet; it may only shrink.
+hostile value, the others valid; eager, and with the streams capturing): where the call
+returns ACL_ERROR_INVALID_PARAM (100000) or ACL_ERROR_RT_PARAM_INVALID (107000),
+``acl.get_recent_err_msg()`` must name that parameter in its reason (the text after the code's
+meaning) — the boundary's refusal ("size: expected an integer in 0..2**64-1 (size_t), got
+1.5"), its note on a value it substituted ("dst: expected a pointer ..., got 'x': passed as
+NULL"), or the runtime function's own ``RT.tls.explain``. ``UNEXPLAINED`` lists the (function,
+parameter) pairs whose refusals do not yet; it may only shrink. docs/fidelity.md row 342.
 """
 from __future__ import annotations
 
