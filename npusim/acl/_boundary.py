@@ -65,6 +65,14 @@ refused like any array; a 0-d integer array is a scalar.
 Refusals are checked here, before the function's own checks, so a call with two bad arguments
 may name a later one; substitutions (handles, pointers, numBlocks) keep the function's order.
 
+Reasons (``acl.get_recent_err_msg()``, the ``AclError`` message; docs/fidelity.md row 342): a
+refusal names the parameter, the value and the rule ("size: expected an integer in
+0..18446744073709551615 (size_t), got 1.5"); a substituted value is noted ("dst: expected a
+pointer ..., got 'x': passed as NULL") before the runtime function's own reason if the call
+fails; a 100000 / 107000 the runtime function did not explain gets the NULL or 0 argument by
+name (``_null_or_zero``, through ``analysis.lint.ARG_REASONS``). All of it on the failure paths
+only.
+
 Last resort: an exception that still escapes a runtime function (or this module's own
 normalisation) is caught here, recorded in :data:`ESCAPES` (function, arguments, exception) and
 returned as ``ACL_ERROR_RT_INTERNAL_ERROR`` (507000) with ``None`` outputs. It is a bug:
@@ -117,7 +125,6 @@ class _Refused(Exception):
     def __init__(self, code: int, rule: str = "", got=_NOTHING, what: str = ""):
         self.code, self.rule, self.got, self.what = code, rule, got, what
         self.explained = ""
-
 
 
 def show(v, limit: int = 60) -> str:
