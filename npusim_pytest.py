@@ -241,8 +241,9 @@ def _stray_threads(st: _Session) -> list:
     into the next test's simulator."""
     deadline = time.monotonic() + _THREAD_GRACE_S
     out = []
+    dummy = getattr(threading, "_DummyThread", ())      # a foreign thread: cannot be joined
     for t in threading.enumerate():
-        if t in st.threads or t is threading.current_thread():
+        if t in st.threads or t is threading.current_thread() or isinstance(t, dummy):
             continue
         t.join(max(0.0, deadline - time.monotonic()))
         if t.is_alive():
