@@ -101,3 +101,13 @@ def test_get_mem_size_wraps_like_size_t(env):
     assert ret == OK and 0 <= n < 2 ** 64
     small, _ = acl.rt.kernel_args_get_mem_size(f, 0)
     assert n == small - 1                  # (2**64 - 1 + extra) mod 2**64
+
+
+def test_a_cost_model_reads_at_most_a_64k_args_block(env):
+    from npusim.runtime.cost import CostModel
+    from npusim.runtime.runtime import RT
+    _, _, d = env
+    m = CostModel(lambda blocks, *args: 5)              # no declared kinds: every slot an i64
+    mem = RT.devices[0].state.mem
+    args, peak = _peak(lambda: m.args(mem, d, 2 ** 32 - 1))
+    assert len(args) == 64 * 1024 // 8 and peak < BOUND
