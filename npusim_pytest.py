@@ -28,6 +28,7 @@ import json
 import os
 import re
 import sys
+import threading
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -187,6 +188,7 @@ class _Session:
     base: object = None                 # npusim.Census after setup
     tracker: SiteTracker | None = None
     problems: list = field(default_factory=list)
+    threads: frozenset = frozenset()    # the threads alive when the test began
 
 
 def _start(request, trace: bool) -> _Session:
@@ -201,6 +203,7 @@ def _start(request, trace: bool) -> _Session:
     assert acl.rt.set_device(0) == acl.ACL_SUCCESS, "aclrtSetDevice(0) failed"
     npusim.analysis.clear_errors()
     st.base = npusim.census()
+    st.threads = frozenset(threading.enumerate())
     if st.settings.leaks != "off":
         st.tracker = SiteTracker()
         st.tracker.start()
@@ -226,6 +229,59 @@ def _leak_report(npusim, st: _Session) -> str:
         return ""
     return "\n".join(["npusim: the test left resources behind: "
                       + ", ".join(f"{k} +{v}" for k, v in sorted(diff.items()))] + sites)
+
+
+_THREAD_GRACE_S = 0.5
+"""How long teardown waits, in all, for the test's threads to end before it reports them."""
+
+
+def _stray_threads(st: _Session) -> list:
+    """Threads the test started that are still running after it (and after the simulator was
+    reset under them): each keeps calling the facade with the handles of a test that is over,
+    into the next test's simulator."""
+    deadline = time.monotonic() + _THREAD_GRACE_S
+    out = []
+    dummy = getattr(threading, "_DummyThread", ())      # a foreign thread: cannot be joined
+    for t in threading.enumerate():
+        if t in st.threads or t is threading.current_thread() or isinstance(t, dummy):
+            continue
+        t.join(max(0.0, deadline - time.monotonic()))
+        if t.is_alive():
+            out.append(t)
+    return out
+
+
+def _describe_thread(t) -> str:
+    """``thread 'name' (daemon) running fn() defined at file:line, now at file:line``: the
+    target's definition (where the test's code made it) and the frame it runs in now."""
+    target = getattr(t, "_target", None)        # threading.Thread keeps its target there
+    code = getattr(target, "__code__", None)
+    what = ""
+    if code is not None:
+        what = f" running {getattr(target, '__qualname__', code.co_name)}() defined at " \
+               f"{_rel(code.co_filename)}:{code.co_firstlineno}"
+    frame = sys._current_frames().get(t.ident)
+    while frame is not None and frame.f_code.co_filename == threading.__file__:
+        frame = frame.f_back                    # waiting in threading (an Event, a join)
+    now = f", now at {_user_site(frame)}" if frame is not None else ""
+    return f"  thread {t.name!r}{' (daemon)' if t.daemon else ''}{what}{now}"
+
+
+def _rel(path: str) -> str:
+    try:
+        rel = os.path.relpath(path)
+        return rel if not rel.startswith("..") else path
+    except ValueError:
+        return path
+
+
+def _thread_report(st: _Session) -> str:
+    stray = _stray_threads(st)
+    if not stray:
+        return ""
+    return "\n".join([f"npusim: the test left {len(stray)} thread(s) running (join them before "
+                      "the test ends: the simulator is reset under them, and they go on "
+                      "calling it in the next test):"] + [_describe_thread(t) for t in stray])
 
 
 def _finish(st: _Session, failed: bool) -> str:
@@ -254,6 +310,13 @@ def _finish(st: _Session, failed: bool) -> str:
                         warnings.warn(NpusimLeakWarning(rep), stacklevel=1)
     finally:
         npusim.reset()
+    if not failed and st.settings.leaks != "off":
+        rep = _thread_report(st)
+        if rep:
+            if st.settings.leaks == "error":
+                errors.append(rep)
+            else:
+                warnings.warn(NpusimLeakWarning(rep), stacklevel=1)
     return "\n".join(errors)
 
 
@@ -397,6 +460,12 @@ def _threshold(config) -> float | None:
         raise pytest.UsageError(f"--npusim-fail-over wants a percentage like 5%, not {s!r}")
 
 
+def _pct(fraction: float) -> str:
+    """A threshold as the user wrote it: 0.005 -> "0.5%", 0.05 -> "5%" (``:.0%`` printed 0.5 %
+    as "0%")."""
+    return f"{fraction * 100:.6g}%"
+
+
 def _stored(config, name) -> dict:
     path = os.path.join(str(config.rootpath), _BENCH_DIR, name + ".json")
     if not os.path.exists(path):
@@ -439,7 +508,7 @@ def npusim_benchmark(request, npusim):
                 bad.append(f"  {r.name}: device_ns {b['device_ns']} -> {r.device_ns} "
                            f"({(r.device_ns - b['device_ns']) / b['device_ns']:+.1%})")
         if bad:
-            pytest.fail(f"npusim: simulated time regressed over {over:.0%} "
+            pytest.fail(f"npusim: simulated time regressed over {_pct(over)} "
                         f"against {compare!r}:\n" + "\n".join(bad), pytrace=False)
 
 

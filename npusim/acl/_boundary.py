@@ -68,6 +68,14 @@ refused like any array; a 0-d integer array is a scalar.
 Refusals are checked here, before the function's own checks, so a call with two bad arguments
 may name a later one; substitutions (handles, pointers, numBlocks) keep the function's order.
 
+Reasons (``acl.get_recent_err_msg()``, the ``AclError`` message; docs/fidelity.md row 342): a
+refusal names the parameter, the value and the rule ("size: expected an integer in
+0..18446744073709551615 (size_t), got 1.5"); a substituted value is noted ("dst: expected a
+pointer ..., got 'x': passed as NULL") before the runtime function's own reason if the call
+fails; a 100000 / 107000 the runtime function did not explain gets the NULL or 0 argument by
+name (``_null_or_zero``, through ``analysis.lint.ARG_REASONS``). All of it on the failure paths
+only.
+
 Last resort: an exception that still escapes a runtime function (or this module's own
 normalisation) is caught here, recorded in :data:`ESCAPES` (function, arguments, exception) and
 returned as ``ACL_ERROR_RT_INTERNAL_ERROR`` (507000) with ``None`` outputs. It is a bug:
@@ -109,11 +117,43 @@ ESCAPES: collections.deque[tuple[str, tuple, BaseException]] = collections.deque
 UNDECLARED: list[tuple[str, str]] = []                 # (function, parameter) with no kind
 
 
-class _Refused(Exception):
-    """A value its kind refuses; ``code`` is the code the call returns."""
+_NOTHING = object()          # a _Refused's ``got`` when the whole argument was refused
 
-    def __init__(self, code: int):
-        self.code = code
+
+class _Refused(Exception):
+    """A value its kind refuses; ``code`` is the code the call returns, ``rule`` what the
+    parameter takes ("an integer in 0..4294967295 (uint32_t)"), ``got`` the refused part when
+    it is not the whole argument (an attribute's value, a struct's field)."""
+
+    def __init__(self, code: int, rule: str = "", got=_NOTHING, what: str = ""):
+        self.code, self.rule, self.got, self.what = code, rule, got, what
+        self.explained = ""
+
+
+def show(v, limit: int = 60) -> str:
+    """A refused value as a reason names it: its repr, cut at ``limit`` characters; data
+    (bytes, arrays, long sequences) by type and size, so a 4 GiB buffer is not printed."""
+    try:
+        if isinstance(v, (bytes, bytearray, memoryview)):
+            return f"{type(v).__name__} of {len(v)} bytes" if len(v) > 16 else repr(v)
+        if isinstance(v, np.ndarray):
+            return f"numpy array {v.dtype}{list(v.shape)}" if v.size > 4 else \
+                f"numpy array {v.dtype}{list(v.shape)} {v.tolist()!r}"
+        if isinstance(v, (list, tuple, dict)) and len(v) > 8:
+            return f"{type(v).__name__} of {len(v)} items"
+        if isinstance(v, str) and len(v) > limit:
+            v = v[:limit]
+        r = repr(v)
+    except Exception:        # noqa: BLE001 -- a user's __repr__ / __len__
+        return f"a {type(v).__name__} object"
+    return r if len(r) <= limit else r[:limit - 3] + "..."
+
+
+def refusal(name: str, r: _Refused, value) -> str:
+    """The reason of a refused argument: "stream: expected a handle (int), got 'abc'"."""
+    got = value if r.got is _NOTHING else r.got
+    what = f" ({r.what})" if r.what else ""
+    return f"{name}{what}: expected {r.rule}, got {show(got)}"
 
 
 # ---- kinds ----
@@ -156,22 +196,28 @@ def _in_range(lo: int, hi: int) -> str:
     return f"not {{p}} >> {bits}" if lo == 0 else f"not ({{p}} + {-lo}) >> {bits}"
 
 
-def _int_kind(name: str, lo: int, hi: int) -> Kind:
+def _rule(lo: int, hi: int, ctype: str) -> str:
+    return f"an integer in {lo}..{hi} ({ctype})"
+
+
+def _int_kind(name: str, lo: int, hi: int, ctype: str) -> Kind:
+    rule = _rule(lo, hi, ctype)
+
     def norm(v, spec):
         if v is None and spec.optional:
             return None
         i = _as_int(v)
         if i is None or not lo <= i <= hi:
-            raise _Refused(spec.code)
+            raise _Refused(spec.code, rule)
         return i
     return Kind(name, f"(type({{p}}) is int and {_in_range(lo, hi)})", norm)
 
 
-U32 = _int_kind("u32", 0, 2 ** 32 - 1)
-U64K = _int_kind("u64", 0, U64)
-SIZE = _int_kind("size", 0, U64)
-I32 = _int_kind("i32", -2 ** 31, 2 ** 31 - 1)
-ENUM = _int_kind("enum", -2 ** 31, 2 ** 31 - 1)
+U32 = _int_kind("u32", 0, 2 ** 32 - 1, "uint32_t")
+U64K = _int_kind("u64", 0, U64, "uint64_t")
+SIZE = _int_kind("size", 0, U64, "size_t")
+I32 = _int_kind("i32", -2 ** 31, 2 ** 31 - 1, "int32_t")
+ENUM = _int_kind("enum", -2 ** 31, 2 ** 31 - 1, "a C enum, int32_t")
 
 
 def _handle(v, spec):
@@ -202,6 +248,9 @@ def _blocks(v, spec):
 BLOCKS = Kind("blocks", f"(type({{p}}) is int and {_in_range(0, BLOCKS_MAX)})", _blocks)
 
 
+_STRING_RULE = "a C string: str, bytes or os.PathLike"
+
+
 def _string(v, spec):
     if v is None:
         return None
@@ -211,9 +260,9 @@ def _string(v, spec):
         if isinstance(v, (bytes, bytearray)):
             v = os.fsdecode(bytes(v))
     except Exception:        # noqa: BLE001 -- a user's __fspath__, undecodable bytes
-        raise _Refused(spec.code) from None
+        raise _Refused(spec.code, _STRING_RULE + " that decodes") from None
     if not isinstance(v, str):
-        raise _Refused(spec.code)
+        raise _Refused(spec.code, _STRING_RULE)
     v = str.__str__(v)
     nul = v.find("\0")
     return v if nul < 0 else v[:nul]
@@ -230,7 +279,7 @@ def _buffer(v, spec):
         return v
     i = _as_int(v)
     if i is None:
-        raise _Refused(spec.code)
+        raise _Refused(spec.code, "host data: bytes-like, a numpy array or a host pointer (int)")
     return _pointer(i)
 
 
@@ -240,7 +289,7 @@ BUFFER = Kind("buffer", "(type({p}) is bytes or type({p}) is bytearray)", _buffe
 def _seq(v, spec):
     if v is None or isinstance(v, (list, tuple)) or isinstance(v, np.ndarray) and v.ndim == 1:
         return v
-    raise _Refused(spec.code)
+    raise _Refused(spec.code, "an array: None, a list, a tuple or a 1-d numpy array")
 
 
 SEQ = Kind("seq", "({p} is None or type({p}) is list or type({p}) is tuple)", _seq)
@@ -260,18 +309,19 @@ def _nullable(v, spec):
 NULLABLE = Kind("nullable", "({p} is None or callable({p}))", _nullable)
 
 
-def _int_in(v, lo: int, hi: int, code: int) -> int:
+def _int_in(v, lo: int, hi: int, code: int, what: str = "", ctype: str = "") -> int:
     i = _as_int(v)
     if i is None or not lo <= i <= hi:
-        raise _Refused(code)
+        raise _Refused(code, _rule(lo, hi, ctype or "its C type"), v, what)
     return i
 
 
-def _pair(v, lo: int, hi: int, code: int) -> tuple[int, int]:
+def _pair(v, lo: int, hi: int, code: int, what: str = "") -> tuple[int, int]:
     if not (isinstance(v, (list, tuple)) and len(v) == 2 or
             isinstance(v, np.ndarray) and v.shape == (2,)):
-        raise _Refused(code)
-    return _int_in(v[0], lo, hi, code), _int_in(v[1], lo, hi, code)
+        raise _Refused(code, "a pair of two uint32_t", v, what)
+    return (_int_in(v[0], lo, hi, code, what, "uint32_t"),
+            _int_in(v[1], lo, hi, code, what, "uint32_t"))
 
 
 def _placeholders(v, spec):
@@ -279,18 +329,18 @@ def _placeholders(v, spec):
     if v is None:
         return None
     if not isinstance(v, (list, tuple, np.ndarray)) or np.ndim(v) == 0:
-        raise _Refused(spec.code)
-    return [_pair(p, 0, 2 ** 32 - 1, spec.code) for p in v]
+        raise _Refused(spec.code, "None or a list of (addrOffset, dataOffset) uint32_t pairs")
+    return [_pair(p, 0, 2 ** 32 - 1, spec.code, f"placeholder {i}") for i, p in enumerate(v)]
 
 
 PLACEHOLDERS = Kind("placeholders", "({p} is None)", _placeholders)
 
 
-def _attr_value(v, code: int):
+def _attr_value(v, code: int, what: str = ""):
     """A union attribute value: one 64-bit integer, or a (low, high) pair of 32-bit words."""
     if isinstance(v, (list, tuple)):
-        return _pair(v, 0, 2 ** 32 - 1, code)
-    return _int_in(v, -2 ** 63, U64, code)
+        return _pair(v, 0, 2 ** 32 - 1, code, what)
+    return _int_in(v, -2 ** 63, U64, code, what, "a 64-bit attribute value")
 
 
 _STRUCT_LISTS = (("attrs", "numAttrs"), ("options", "numOpt"))   # the C structs' array fields
@@ -309,23 +359,26 @@ def _attrs(v, spec):
             if field in v and all(k in (field, count) for k in v):
                 items = v[field]
                 if not isinstance(items, (list, tuple)):
-                    raise _Refused(spec.code)
-                n = _int_in(v.get(count, len(items)), 0, len(items), spec.code)
+                    raise _Refused(spec.code, "a list", items, f"field {field!r}")
+                n = _int_in(v.get(count, len(items)), 0, len(items), spec.code,
+                            f"field {count!r}", f"the count of {field}")
                 return _attrs(list(items[:n]), spec)
-        return {_int_in(k, -2 ** 31, 2 ** 31 - 1, spec.code): _attr_value(x, spec.code)
-                for k, x in v.items()}
+        return {_int_in(k, -2 ** 31, 2 ** 31 - 1, spec.code, "an attribute id", "int32_t"):
+                _attr_value(x, spec.code, f"attribute {show(k)}") for k, x in v.items()}
     if isinstance(v, (list, tuple)):
         out = []
         for item in v:
             if isinstance(item, dict):
                 key = next((k for k in _ITEM_IDS if k in item), None)
                 if key is None or "value" not in item or len(item) != 2:
-                    raise _Refused(spec.code)
+                    raise _Refused(spec.code, "an item {'id' or 'type': ..., 'value': ...}",
+                                   item, "an item")
                 item = (item[key], item["value"])
             if not isinstance(item, (list, tuple)) or len(item) != 2:
-                raise _Refused(spec.code)
-            out.append((_int_in(item[0], -2 ** 31, 2 ** 31 - 1, spec.code),
-                        _attr_value(item[1], spec.code)))
+                raise _Refused(spec.code, "an (id, value) pair", item, "an item")
+            out.append((_int_in(item[0], -2 ** 31, 2 ** 31 - 1, spec.code, "an attribute id",
+                                "int32_t"),
+                        _attr_value(item[1], spec.code, f"attribute {show(item[0])}")))
         return out
     return v
 
@@ -346,13 +399,14 @@ def _struct(v, spec):
     if v is None:
         return None
     if not isinstance(v, dict):
-        raise _Refused(spec.code)
+        raise _Refused(spec.code, "None or a dict of the struct's C fields")
     out = dict(v)
     for key, (lo, hi) in _TASK_FIELDS.items():
         if key in out and not (key == "func" and out[key] is None):
             i = _as_int(out[key])
             if i is None or not lo <= i <= hi:
-                raise _Refused(spec.code)
+                raise _Refused(spec.code, _rule(lo, hi, "its C type"), out[key],
+                               f"field {key!r}")
             out[key] = _pointer(i) if key in _TASK_POINTERS else i
     return out
 
@@ -613,49 +667,136 @@ _HOST_RANGES = {"memcpy": ("count", "dst", "src"), "memcpy_async": ("count", "ds
                 "memset": ("count", "ptr", None), "memset_async": ("count", "ptr", None)}
 
 
-def _guard_refuses(attr: str, names: list, vals: list) -> bool:
-    """A copy into a read-only array, or past the bytes of an empty or read-only array."""
+def _guard_refuses(attr: str, names: list, vals: list) -> str:
+    """A copy into a read-only array, or past the bytes of an empty or read-only array: the
+    reason, or "" when the copy fits."""
     size, dst, src = _HOST_RANGES[attr]
     n = vals[names.index(size)]
     if not n:
-        return False
+        return ""
     for p in (dst, src):
         if p is None:
             continue
         g = _util.guarded(vals[names.index(p)])
-        if g is not None and ((p == dst and not g[2]) or vals[names.index(p)] + n > g[0] + g[1]):
-            ro = p == dst and not g[2]
-            _RT.tls.explain(
-                f"{p} 0x{vals[names.index(p)]:x} is in a host buffer of {g[1]} bytes registered "
-                "with acl.util: " + ("it is read-only (a read-only numpy array, or an empty or "
-                                     "one-byte bytes object, which CPython shares)" if ro else
-                                     f"{n} bytes from there reach past its end"))
-            return True
-    return False
+        if g is None:
+            continue
+        where = f"{p} 0x{vals[names.index(p)]:x} is in a host buffer of {g[1]} bytes registered " \
+            "with acl.util: "
+        if p == dst and not g[2]:
+            return where + ("it is read-only (a read-only numpy array, or an empty or one-byte "
+                            f"bytes object, which CPython shares); the {n}-byte write is refused")
+        if vals[names.index(p)] + n > g[0] + g[1]:
+            return where + f"{size}: {n} bytes from there reach past its end"
+    return ""
+
+
+def _substituted(kind: Kind, v) -> str:
+    """What the boundary passes for a value of the wrong type that the function's own check
+    refuses (a handle no object has, NULL, numBlocks 0): the note for a failure's reason, or
+    "" for a value passed as it is."""
+    if kind is HANDLE:
+        if v is not None and _as_int(v) is None:
+            return "expected a handle (int), got {}: passed as a handle no object has"
+    elif kind is POINTER:
+        i = _as_int(v)
+        if v is not None and (i is None or not 0 <= i <= U64):
+            return "expected a pointer (an int in 0..2**64-1), got {}: passed as NULL"
+    elif kind is BLOCKS:
+        i = _as_int(v)
+        if i is None or not 0 <= i <= BLOCKS_MAX:
+            return (f"expected numBlocks in 0..{BLOCKS_MAX} (the task's uint16_t field), got "
+                    "{}: passed as 0")
+    return ""
 
 
 def _slow(name, outputs, names, specs, call, args):
-    """Normalise every argument; the runtime's result, or the refusal."""
+    """Normalise every argument; the runtime's result, or the refusal. A refusal's reason names
+    the parameter, the value and the rule (``RT.tls.explain``); a substituted value's note
+    (``_substituted``) goes before the runtime's own reason if the call then fails."""
+    notes = []
     try:
-        vals = [s.kind.norm(v, s) for s, v in zip(specs, args)]
+        vals = []
+        for s, v, n in zip(specs, args, names):
+            try:
+                vals.append(s.kind.norm(v, s))
+            except _Refused as r:
+                r.explained = refusal(n, r, v)
+                raise
+            note = _substituted(s.kind, v)
+            if note:
+                notes.append(f"{n}: " + note.format(show(v)))
         attr = name.rsplit(".", 1)[-1]
-        if attr in _HOST_RANGES and _util.GUARDED and _guard_refuses(attr, names, vals):
-            raise _Refused(E_PARAM)
+        if attr in _HOST_RANGES and _util.GUARDED:
+            why = _guard_refuses(attr, names, vals)
+            if why:
+                r = _Refused(E_PARAM)
+                r.explained = why
+                raise r
         for buf, size in _SIZED:
             if buf in names and size in names:
                 b, n = vals[names.index(buf)], vals[names.index(size)]
-                if n is not None and isinstance(b, (bytes, bytearray, memoryview, np.ndarray)) \
-                        and n > (b.nbytes if isinstance(b, (memoryview, np.ndarray)) else len(b)):
-                    raise _Refused(E_PARAM)
+                if n is not None and isinstance(b, (bytes, bytearray, memoryview, np.ndarray)):
+                    have = b.nbytes if isinstance(b, (memoryview, np.ndarray)) else len(b)
+                    if n > have:
+                        r = _Refused(E_PARAM)
+                        r.explained = (f"{size}: {n} is more than the {have} bytes {buf} "
+                                       f"holds ({show(b)})")
+                        raise r
     except _Refused as r:
+        _RT.tls.explain(r.explained)
         _lint.failed(name, r.code, tuple(args))
         return _fail(outputs, r.code)
     except Exception as e:  # noqa: BLE001 -- a bug of this module: recorded like the runtime's
         return _escaped(f"{name} (argument boundary)", outputs, tuple(args), e)
+    tls = _RT.tls
+    tls.arg_note = "; ".join(notes)
     try:
         return call(*vals)
     except Exception as e:  # noqa: BLE001 -- the last resort: recorded, reported as 507000
         return _escaped(name, outputs, tuple(args), e)
+    finally:
+        tls.arg_note = ""
+
+
+_SIGS: dict = {}
+"""facade name -> (parameter names, specs) of every wrapped function, for :func:`_null_or_zero`."""
+_NULL_OK = frozenset(("stream", "sh", "exec_stream", "h"))   # NULL: the default stream / context
+_NULLABLE = (HANDLE, POINTER, BUFFER, PATH, NAME)
+_COUNTS = (SIZE,)                 # size_t: sizes and counts (a uint32_t 0 is often valid)
+
+
+def _is_null(v) -> bool:
+    return v is None or (type(v) is int and v == 0)
+
+
+def _null_or_zero(api: str, code: int, args: tuple) -> str:
+    """A failure's reason when its runtime function gave none (``lint.ARG_REASONS``), from the
+    arguments alone, in the order the checks run (NULLs first, in parameter order): the first
+    required handle / pointer / buffer / string that is NULL (then a NULL stream), else a
+    size, count, numBlocks, timeout or max_len that is 0, else an enum that is negative. "" when no argument is any of these."""
+    sig = _SIGS.get(api)
+    if sig is None:
+        return ""
+    names, specs = sig
+    items = list(zip(names, specs, args))
+    for n, s, v in items:
+        if s.kind in _NULLABLE and not s.optional and n not in _NULL_OK and _is_null(v):
+            return f"{n} is NULL ({show(v)}): a required argument"
+    for n, s, v in items:
+        if s.kind in _NULLABLE and not s.optional and _is_null(v):
+            return f"{n} is NULL ({show(v)}): this function takes no default stream"
+    for n, s, v in items:
+        if type(v) is int and v == 0 and (s.kind in _COUNTS and n not in ("flag", "flags")
+                                          or s.kind is BLOCKS or "timeout" in n
+                                          or n == "max_len"):
+            return f"{n} is 0: it must be at least 1"
+    for n, s, v in items:
+        if s.kind is ENUM and type(v) is int and v < 0:
+            return f"{n} is {v}: not a value of its enum"
+    return ""
+
+
+_lint.ARG_REASONS[:] = [_null_or_zero]
 
 
 def _doc(name: str, outputs: int, fn) -> str:
@@ -730,6 +871,7 @@ def wrap(name: str, attr: str, fn, outputs: int, raw=None, fast_failed=None):
     specs = [spec_of(attr, n) for n in names]
     specs = [Spec(s.kind, s.code, True) if p.default is None else s
              for s, p in zip(specs, params)]
+    _SIGS[name] = (names, specs)
     ns = {"_fn": fn, "_slow": _slow, "_escaped": _escaped, "_names": names, "_specs": specs,
           "_name": name, "_outputs": outputs, "_guarded": _util.GUARDED, "_raw": raw,
           "_RT": _RT, "_acquire": _RT.lock.acquire, "_release": _RT.lock.release, "_ARMED": _ARMED, "_LINTED": _LINTED,

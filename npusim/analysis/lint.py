@@ -343,6 +343,13 @@ def on_error(api: str, code: int, args=(), snap=None, explained: str = "") -> Li
     return e
 
 
+ARG_REASONS: list = []
+"""Declared here, filled by ``acl/_boundary.py`` (which knows each facade function's
+parameters): ``reason(api, code, args) -> str``, asked by :func:`failed` for a 100000 / 107000
+whose runtime function gave no reason of its own — the argument that is NULL or 0, by name, or
+"" when none is."""
+
+
 def failed(api: str, code: int, args=(), snap=None) -> None:
     """Every non-zero facade return (called by the facade wrapper): the thread's recent error
     message, which ``acl.get_recent_err_msg()`` (aclGetRecentErrMsg) returns once. A code of
@@ -353,7 +360,12 @@ def failed(api: str, code: int, args=(), snap=None) -> None:
     if code // 1000 % 100 == 7:       # the runtime's own codes (107xxx, 207xxx, 507xxx), not
         RT.tls.last_error = code      # the acl layer's: aclrtGetLastError / PeekAtLastError
     text = f"{api} returned {code} {c.name}: {c.meaning}" if c else f"{api} returned {code}"
+    own = RT.tls.error_detail             # the runtime's reason (the boundary's note aside)
     detail = RT.tls.take_detail()
+    if not own and (code == 100000 or code == 107000) and ARG_REASONS:
+        guess = ARG_REASONS[0](api, code, args)
+        if guess:
+            detail = f"{detail}; {guess}" if detail else guess
     if code in HINTS:
         text += " — " + on_error(api, code, args, snap, detail).message()
     elif detail:

@@ -1,6 +1,6 @@
 """``npusim sweep SCRIPT:FUNC --axis name=v1,v2,... [--scheduler ADDR] [--out results.csv]
-[--resume]``: run a function of a script (or of an importable module) over the cartesian
-product of the axes with :func:`npusim.sweep` and write one row per point.
+[--resume] [--timeout SECONDS]``: run a function of a script (or of an importable module) over
+the cartesian product of the axes with :func:`npusim.sweep` and write one row per point.
 
 ``SCRIPT`` is a ``.py`` file, loaded without running its ``if __name__ == "__main__":`` block
 (the function is sent to the workers by value, so remote workers need npusim but not the
@@ -9,13 +9,16 @@ they parse as numbers, else strings. ``--scheduler``: ``local`` (default: a Loca
 one worker process per core), ``serial`` (this process) or a Dask scheduler's address.
 ``--out`` is rewritten as points complete (every couple of seconds and at the end), so an
 interrupted sweep keeps what it finished; ``--resume`` runs only the points the file has no
-successful row for. Exit code: 0 when every point succeeded, 1 when some failed, 2 for usage.
-docs/sweep.md.
+successful row for (the rows kept are read back with the types of their own values: an integer
+column stays integer). ``--timeout``: seconds a point may run; past it the point is a failed
+row and the others complete. Exit code: 0 when every point succeeded, 1 when some failed, 2 for
+usage. docs/sweep.md.
 """
 from __future__ import annotations
 
 import argparse
 import importlib
+import io
 import os
 import runpy
 import sys
@@ -78,6 +81,9 @@ def _arguments(p: argparse.ArgumentParser) -> None:
                    help="write the rows here as CSV (default: print the table)")
     p.add_argument("--resume", action="store_true",
                    help="with --out: keep its successful rows and run only the other points")
+    p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                   help="seconds one point may run; past it the point is a failed row "
+                        "(TimeoutError) and the sweep goes on")
 
 
 def _read_done(path: str, names: list[str]):
@@ -85,12 +91,18 @@ def _read_done(path: str, names: list[str]):
     import pandas as pd                      # deferred: optional ([sweep] extra), slow
     if not os.path.exists(path) or os.path.getsize(path) == 0:
         return None, set()
-    old = pd.read_csv(path)
-    missing = [n for n in names if n not in old.columns]
+    # read as text, keep the successful rows, then let pandas type each column from those
+    # rows alone: a column of integers with an empty cell in a failed row would come back float
+    text = pd.read_csv(path, dtype=str, keep_default_na=False)
+    missing = [n for n in names if n not in text.columns]
     if missing:
         raise ValueError(f"{path} has no column {', '.join(missing)}: not a run of these axes")
-    if "error" in old.columns:
-        old = old[old["error"].isna()]
+    if "error" in text.columns:
+        text = text[text["error"] == ""]
+    old = pd.read_csv(io.StringIO(text.to_csv(index=False)))
+    for c in ("error_code",):             # nullable integer, as frame() makes it
+        if c in old.columns:
+            old[c] = old[c].astype("Int64")
     keys = {point_key(r, names) for r in old[names].to_dict("records")}
     return old, keys
 
@@ -109,6 +121,9 @@ def run_command(args: argparse.Namespace) -> int:
         return 2
     if args.resume and not args.out:
         print("npusim sweep: --resume needs --out", file=sys.stderr)
+        return 2
+    if args.timeout is not None and not args.timeout > 0:
+        print("npusim sweep: --timeout wants a positive number of seconds", file=sys.stderr)
         return 2
     axes = dict(args.axis)
     try:
@@ -138,7 +153,7 @@ def run_command(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     interrupted = False
     try:
-        run(fn, todo, client, on_row=on_row)
+        run(fn, todo, client, on_row=on_row, timeout=args.timeout)
     except KeyboardInterrupt:
         interrupted = True
     except TypeError as e:                   # an axis the function does not take

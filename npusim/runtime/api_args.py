@@ -159,6 +159,8 @@ def kernel_args_init_by_user_mem(func, args_handle_mem, user_host_mem, actual_ar
         return None, code
     buf = _writable(user_host_mem, size)
     if buf is None or len(buf) < size:
+        RT.tls.explain(f"user_host_mem: not {size} bytes (actual_args_size) of writable host "
+                       f"memory")
         return None, E_PARAM
     h = _BY_MEMORY.get(args_handle_mem)
     if h is None or not h.handle or RT.handles.get("args", h.handle)[1]:
@@ -189,8 +191,8 @@ def kernel_args_get_mem_size(func, user_args_size):
     if code:
         return None, code
     n = int(user_args_size)
-    if k.reg_type == REG_NON_CPU:
-        return n + MAX_SYSTEM_PARAM_CNT * 8 + k.user_para_num * 8, OK
+    if k.reg_type == REG_NON_CPU:   # size_t arithmetic: wraps past 2**64 (api_impl.cc:8554)
+        return (n + MAX_SYSTEM_PARAM_CNT * 8 + k.user_para_num * 8) & 0xFFFFFFFFFFFFFFFF, OK
     return n, OK
 
 
@@ -222,12 +224,16 @@ def kernel_args_append(args, param, param_size=None):
     if h.got_ph_buffer:
         return None, E_UNSUPPORTED
     if len(h.params) + 1 > h.max_params:
+        RT.tls.explain(f"args: the handle holds its most parameters ({h.max_params})")
         return None, E_PARAM
     off = h.aligned_end()
     if off + size > h.buffer_size:
+        RT.tls.explain(f"param_size: {size} bytes at offset {off} overflow the args buffer "
+                       f"({h.buffer_size} bytes)")
         return None, E_PARAM
     data = _bytes_of(param, size)
     if data is None:
+        RT.tls.explain(f"param: not {size} bytes of host data")
         return None, E_PARAM
     h.buffer[off:off + size] = np.frombuffer(data, np.uint8)
     p = ParaDetail(h, 0, off, size)
@@ -306,6 +312,7 @@ def kernel_args_get_place_holder_buffer(args, param, data_size):
     if code:
         return None, code
     if p.type == 0:
+        RT.tls.explain("param: not a placeholder (aclrtKernelArgsAppendPlaceHolder)")
         return None, E_PARAM
     if h.finalized:
         return None, E_UNSUPPORTED
@@ -314,6 +321,8 @@ def kernel_args_get_place_holder_buffer(args, param, data_size):
         return None, code
     off = h.aligned_end()
     if off + size > h.buffer_size:
+        RT.tls.explain(f"data_size: {size} bytes at offset {off} overflow the args buffer "
+                       f"({h.buffer_size} bytes)")
         return None, E_PARAM
     h.got_ph_buffer = True
     p.data_offset = off
@@ -325,9 +334,12 @@ def kernel_args_para_update(args, param, data, param_size=None) -> int:
     """aclrtKernelArgsParaUpdate: only normal parameters of the same size (107000); the handle
     must be finalized again before a launch."""
     if not args or not param or _null(data):
+        RT.tls.explain("args is NULL" if not args else "param is NULL" if not param else
+                       "data is NULL")
         return E_ACL                            # kernel.cpp:371-373 (param 0 was 107000)
     size = _positive_size(param_size, data)
     if size is None:
+        RT.tls.explain("param_size: 0, or no size for a data pointer (give param_size)")
         return E_ACL
     h, code = _get("args", args)
     if code:
@@ -336,9 +348,13 @@ def kernel_args_para_update(args, param, data, param_size=None) -> int:
     if code:
         return code
     if p.type != 0 or p.size != size:
+        RT.tls.explain("param: a placeholder cannot be updated" if p.type != 0 else
+                       f"param_size (or len(data)): {size} bytes for a {p.size}-byte "
+                       f"parameter")
         return E_PARAM
     b = _bytes_of(data, size)
     if b is None:
+        RT.tls.explain(f"data: not {size} bytes of host data")
         return E_PARAM
     h.buffer[p.offset:p.offset + size] = np.frombuffer(b, np.uint8)
     h.updating = True

@@ -100,6 +100,8 @@ def _load_elf(data: bytes, opts: _LoadOpts, json_path: str | None):
     try:
         image = parse_elf(data, feats, initial)
     except ElfError as e:
+        RT.tls.explain(f"{'path' if json_path is not None else 'data'}: not a kernel ELF this "
+                       f"chip loads: {e}")
         return None, e.code
     intercore = False
     if json_path is not None:                     # ParseKernelJsonFile: after the parse
@@ -152,6 +154,7 @@ def binary_load_from_file(path, options=None):
         return None, E_ACL
     path = os.fspath(path) if isinstance(path, os.PathLike) else path
     if not isinstance(path, str):
+        RT.tls.explain(f"path: expected a str or os.PathLike, got a {type(path).__name__}")
         return None, E_PARAM
     opts, code = _parse_load_options(options, from_file=True)
     if code:
@@ -161,6 +164,8 @@ def binary_load_from_file(path, options=None):
     else:
         real, data = _read_file(path)
         if real is None or not data:
+            RT.tls.explain(f"path: {path!r} " + ("is not a readable file" if real is None
+                                                 else "is an empty file"))
             return None, E_PARAM
         prog, code = _load_elf(data, opts, _with_ext(real, ".json"))
     if code:
@@ -176,8 +181,11 @@ def binary_load_from_data(data, options=None, length=None):
         return None, E_ACL
     raw = _bytes_of(data, length)
     if raw is None:
+        RT.tls.explain("data: not host data (bytes-like, a numpy array, or a host pointer "
+                       "with length bytes of pinned or registered memory)")
         return None, E_PARAM
     if not raw:
+        RT.tls.explain("length: 0 bytes of data")
         return None, E_PARAM
     opts, code = _parse_load_options(options, from_file=False)
     if code:
@@ -241,7 +249,7 @@ def binary_get_function(binary, kernel_name):
     k = prog.kernel_by_name(kernel_name) if isinstance(kernel_name, str) else None
     if k is None:
         close = difflib.get_close_matches(str(kernel_name), list(prog.kernels), n=3)
-        RT.tls.explain(f"{prog.describe()} has no kernel named {kernel_name!r}"
+        RT.tls.explain(f"kernel_name: {prog.describe()} has no kernel named {kernel_name!r}"
                        + (f"; did you mean {', '.join(map(repr, close))}?" if close else
                           f"; it has {', '.join(map(repr, list(prog.kernels)[:8]))}"
                           + (" ..." if len(prog.kernels) > 8 else "")))
@@ -309,6 +317,7 @@ def binary_set_exception_callback(binary, callback, user_data=None) -> int:
     the host observes the device after a kernel of this binary faulted, as
     ``callback(info: ExceptionInfo, user_data)``."""
     if not binary or callback is None:
+        RT.tls.explain("binary is NULL" if not binary else "callback is NULL (None)")
         return E_ACL
     prog, code = _get("binary", binary)
     if code:
@@ -319,14 +328,14 @@ def binary_set_exception_callback(binary, callback, user_data=None) -> int:
 
 # ---- legacy binary descriptors (aclrtCreateBinary / aclrtBinaryLoad)
 class _DevBinary:
-    """rtDevBinary_t {magic 0, version 0, data, length}: only a descriptor."""
+    """rtDevBinary_t {magic 0, version 0, data, length}: only a descriptor. A live descriptor
+    is a registry handle of kind ``binary_desc`` (counted by ``npusim.census()``; freed by
+    aclrtDestroyBinary or a reset)."""
+    __slots__ = ("data", "length", "handle")
 
     def __init__(self, data, length):
         self.data, self.length = data, length
-
-
-_BINARIES: dict[int, _DevBinary] = {}
-_next_binary = iter(range(0x5AD0_0000_0040, 0x5AD0_FFFF_FFFF, 0x40))
+        self.handle = 0
 
 
 def create_binary(data, data_len=None):
@@ -335,28 +344,43 @@ def create_binary(data, data_len=None):
         return None
     if data_len is None:
         data_len = len(data) if hasattr(data, "__len__") else 0
-    h = next(_next_binary)
-    _BINARIES[h] = _DevBinary(data, int(data_len))
-    return h
+    return RT.handles.add("binary_desc", _DevBinary(data, int(data_len)))
 
 
 def destroy_binary(binary) -> int:
+    """aclrtDestroyBinary: NULL -> 100000 (the acl layer's only check, kernel.cpp:61); the C
+    function then deletes whatever the pointer points at, so a handle no descriptor has (never
+    created, already destroyed, another kind's) is undefined behaviour there: npusim answers
+    107017 like every other handle it does not know (docs/fidelity.md row 341)."""
     if not binary:
+        RT.tls.explain("binary is NULL")
         return E_ACL
-    _BINARIES.pop(binary, None)
+    desc, code = RT.handles.get("binary_desc", binary)
+    if code:
+        RT.tls.explain(f"binary: 0x{binary:x} is not a live aclrtCreateBinary descriptor "
+                       f"(never created, or destroyed already)" if isinstance(binary, int)
+                       else f"binary: {binary!r} is not a descriptor handle")
+        return code
+    RT.handles.remove(binary)
     return OK
 
 
 def binary_load(binary):
     """aclrtBinaryLoad (rtBinaryLoadWithoutTilingKey): length 0 -> 107000; unsupported chip ->
     207000; needs a context (107002); name map only (no entry table); loaded on the current
-    device at once; old flow (valid on every device, unloaded from the current one)."""
+    device at once; old flow (valid on every device, unloaded from the current one). A handle
+    no descriptor has: 107000 (the runtime reads garbage data and length there)."""
     if not binary:
+        RT.tls.explain("binary is NULL")
         return None, E_ACL
-    desc = _BINARIES.get(binary)
-    if desc is None:
+    desc, code = RT.handles.get("binary_desc", binary)
+    if code:
+        RT.tls.explain(f"binary: 0x{binary:x} is not a live aclrtCreateBinary descriptor"
+                       if isinstance(binary, int) else
+                       f"binary: {binary!r} is not a descriptor handle")
         return None, E_PARAM
     if desc.length == 0:
+        RT.tls.explain("binary: the descriptor's length (aclrtCreateBinary dataLen) is 0")
         return None, E_PARAM
     feats, rfeats = _features()
     if not rfeats.legacy_binary_load:

@@ -43,6 +43,8 @@ def create_event_with_flag(flag: int):
     ok = (flag != 0 and flag & ~_OLD_OR == 0) or flag in (ACL_EVENT_DEVICE_USE_ONLY,
                                                          ACL_EVENT_EXTERNAL)
     if not ok:
+        RT.tls.explain(f"flag: 0x{int(flag):x} is not a combination of the "
+                       f"aclrtCreateEventExWithFlag flags")
         return None, ERR.ACL_ERROR_RT_PARAM_INVALID
     return _create(FLAG, flag)
 
@@ -51,6 +53,8 @@ def create_event_ex_with_flag(flag: int):
     flag = int(flag)
     ok = (flag != 0 and flag & ~_OLD_OR == 0) or flag == ACL_EVENT_IPC
     if not ok:
+        RT.tls.explain(f"flag: 0x{int(flag):x} is not a combination of the "
+                       f"aclrtCreateEventWithFlag flags")
         return None, ERR.ACL_ERROR_RT_PARAM_INVALID
     return _create(EX, flag)
 
@@ -91,6 +95,8 @@ def _event_and_stream(eh, sh, need_wait_task: bool, refuse_new_mode: bool = Fals
         if s is None:
             return None, None, ERR.ACL_ERROR_RT_INVALID_HANDLE
     if ev.flag == ACL_EVENT_DEVICE_USE_ONLY:
+        RT.tls.explain("eh: an ACL_EVENT_DEVICE_USE_ONLY event cannot be recorded or waited for "
+                       "from the host")
         return None, None, ERR.ACL_ERROR_RT_PARAM_INVALID
     if ev.flag & ACL_EVENT_IPC and s is not None and stream_capturing(s):
         return None, None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
@@ -102,10 +108,14 @@ def _event_and_stream(eh, sh, need_wait_task: bool, refuse_new_mode: bool = Fals
             return None, None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
         if op == "record":                      # the flag: not fixed yet (None), or this one
             if ev.record_flag not in (None, op_flag):
+                RT.tls.explain("eh: the event was recorded with another flag before (a record flag "
+                               "is fixed by its first record)")
                 return None, None, ERR.ACL_ERROR_RT_PARAM_INVALID
             ev.record_flag = op_flag
         else:
             if ev.wait_flag not in (None, op_flag):
+                RT.tls.explain("eh: the event was waited for with another flag before (a wait flag "
+                               "is fixed by its first wait)")
                 return None, None, ERR.ACL_ERROR_RT_PARAM_INVALID
             ev.wait_flag = op_flag
         if external and s is not None and s.capture is not None and s.capture.model.sub:
@@ -167,6 +177,8 @@ def record_event_with_flag(eh, sh, flag: int) -> int:
     the graph publishes as the event's latest record, for a stream or another graph to wait on
     (§9.4). NULL event, a flag other than 0/1: 100000 (acl layer)."""
     if not eh or flag not in (ACL_EVENT_RECORD_DEFAULT, ACL_EVENT_RECORD_EXTERNAL):
+        RT.tls.explain("eh is NULL" if not eh else
+                       f"flag: {flag} is not ACL_EVENT_RECORD_DEFAULT (0) or _EXTERNAL (1)")
         return ERR.ACL_ERROR_INVALID_PARAM
     return _record(eh, sh, flag)
 
@@ -196,6 +208,8 @@ def stream_wait_event(sh, eh) -> int:
         if ev.kind == EX:
             return ERR.ACL_SUCCESS                         # wait before any record: a no-op
         if ev.kind == LEGACY:
+            RT.tls.explain("eh: a legacy event (aclrtCreateEvent) waited for before any record "
+                           "(aclrtRecordEvent first)")
             return ERR.ACL_ERROR_RT_PARAM_INVALID          # "event has not been recorded"
     pos = s.submit(S.OP_EVENT_WAIT, s.device.timing.host_event_wait_ns, ev.slot,
                    1 if ev.kind == FLAG else ev.seq)       # ev.wait_value()
@@ -212,8 +226,11 @@ def stream_wait_event_with_flag(sh, eh, timeout: int, flag: int) -> int:
     record before that launch — a stream's or another graph's (§9.4). NULL event, a flag other
     than 0/1, EXTERNAL with a timeout: 100000 (acl layer)."""
     if not eh or flag not in (ACL_EVENT_WAIT_DEFAULT, ACL_EVENT_WAIT_EXTERNAL):
+        RT.tls.explain("eh is NULL" if not eh else
+                       f"flag: {flag} is not ACL_EVENT_WAIT_DEFAULT (0) or _EXTERNAL (1)")
         return ERR.ACL_ERROR_INVALID_PARAM
     if flag == ACL_EVENT_WAIT_EXTERNAL and timeout != 0:
+        RT.tls.explain(f"timeout: {timeout}, but an EXTERNAL wait takes timeout 0")
         return ERR.ACL_ERROR_INVALID_PARAM
     return _wait(sh, eh, flag)
 
@@ -289,6 +306,7 @@ def synchronize_event(eh, timeout_ms: int = -1) -> int:
 
 def synchronize_event_with_timeout(eh, timeout_ms: int) -> int:
     if timeout_ms < -1 or timeout_ms == 0:
+        RT.tls.explain(f"timeout_ms: {timeout_ms} (-1 waits forever; a timeout is >= 1 ms)")
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     return synchronize_event(eh, timeout_ms)
 
@@ -389,6 +407,7 @@ def destroy_event(eh) -> int:
 # ---- notifies ----
 def create_notify(flag: int = ACL_NOTIFY_DEFAULT):
     if flag not in (ACL_NOTIFY_DEFAULT, ACL_NOTIFY_DEVICE_USE_ONLY):
+        RT.tls.explain(f"flag: {flag} is not ACL_NOTIFY_DEFAULT or ACL_NOTIFY_DEVICE_USE_ONLY")
         return None, ERR.ACL_ERROR_RT_PARAM_INVALID
     ctx = RT.current_context
     if ctx is None:
@@ -479,6 +498,7 @@ def stream_wait_event_with_timeout(sh, eh, timeout: int) -> int:
     never (a wait that can never be satisfied is reported by the deadlock diagnosis instead of
     after a timeout); negative: 107000."""
     if timeout < 0:
+        RT.tls.explain(f"timeout: {timeout} is negative (seconds; 0 waits forever)")
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     return stream_wait_event(sh, eh)
 
@@ -511,9 +531,11 @@ def notify_batch_reset(notifies, num) -> int:
     if notifies is None:
         return ERR.ACL_ERROR_INVALID_PARAM
     if num <= 0 or num > len(notifies):
+        RT.tls.explain(f"num: {num} is not in 1..len(notifies) ({len(notifies)})")
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     for nh in list(notifies)[:num]:
         if not nh:
+            RT.tls.explain("notifies: an element is NULL")
             return ERR.ACL_ERROR_RT_PARAM_INVALID
         n, code = RT.handles.get("notify", nh)
         if code:

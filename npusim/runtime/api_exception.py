@@ -46,6 +46,7 @@ def set_exception_info_callback(callback) -> int:
     layer checks nothing: NULL unregisters, a second call replaces the first (one registration
     per module name). A Python object that cannot be called: 107000."""
     if callback is not None and not callable(callback):
+        RT.tls.explain(f"callback: a {type(callback).__name__} cannot be called")
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     RT.task_fail_callback = callback
     return OK

@@ -68,8 +68,10 @@ def get_function_attribute(func, attr):
     try:
         attr = int(attr) & 0xFFFFFFFF
     except (TypeError, ValueError):
+        RT.tls.explain(f"attr: expected an aclrtFuncAttribute, got {attr!r}")
         return None, E_PARAM
     if not 1 <= attr <= 3:
+        RT.tls.explain(f"attr: {attr} is not an aclrtFuncAttribute (1..3)")
         return None, E_PARAM
     if attr == ACL_FUNC_ATTR_KERNEL_TYPE:
         return int(k.attr_type), OK
@@ -151,6 +153,10 @@ def function_get_param_info(func, index):
     if k.reg_type == REG_CPU:
         return None, None, E_UNSUPPORTED
     if not k.has_param_summary or not 0 <= int(index) < k.param_count:
+        RT.tls.explain(f"func: kernel {k.name} declares no parameters (no PARAM_SUMMARY)"
+                       if not k.has_param_summary else
+                       f"index: {int(index)} is not below the kernel's {k.param_count} "
+                       f"parameters")
         return None, None, E_PARAM
     p = k.params[int(index)]
     return p.offset, p.size, OK
@@ -195,6 +201,7 @@ def get_func_handle_from_exception_info(info):
     if code:
         return None, code
     if k is None:
+        RT.tls.explain("info: the exception info names no function")
         return None, E_PARAM
     return info.func, OK
 

@@ -126,9 +126,11 @@ def _items(obj, attr: str):
     """(items or None, code) of an options/config argument."""
     if obj is None:
         return [], OK
+    param = "cfg" if attr == "attrs" else attr          # the facade parameter's name
     if hasattr(obj, attr):
         inner = getattr(obj, attr)
         if inner is None:
+            RT.tls.explain(f"{param}: its .{attr} is None")
             return None, E_PARAM
         obj = inner
     if isinstance(obj, dict):
@@ -136,6 +138,8 @@ def _items(obj, attr: str):
     try:
         out = [(int(k), v) for k, v in obj]
     except (TypeError, ValueError):
+        RT.tls.explain(f"{param}: expected None, a dict {{id: value}}, (id, value) pairs or an "
+                       f"object with .{attr}; got a {type(obj).__name__}")
         return None, E_PARAM
     return out, OK
 

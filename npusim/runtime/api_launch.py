@@ -122,25 +122,33 @@ def _launch_cfg(cfg, kernel, rfeats):
     if code:
         return None, code
     if mix_needs_cfg and (cfg is None or not items):
+        RT.tls.explain("cfg: a mix kernel on this chip needs a launch config with ENGINE_TYPE and "
+                       "BLOCKDIM_OFFSET")
         return None, E_PARAM
     last = {}
     try:
         for aid, v in items:
             row = LAUNCH_ATTRS.get(aid)
             if row is None:
+                RT.tls.explain(f"cfg: attribute id {aid} is not an aclrtLaunchKernelAttrId")
                 return None, E_PARAM
             last[aid] = _u(v, row[1])
     except (TypeError, ValueError, IndexError):
+        RT.tls.explain("cfg: an attribute value is not an integer")
         return None, E_PARAM
     if ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT in last and ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT_US in last:
+        RT.tls.explain("cfg: TIMEOUT and TIMEOUT_US exclude each other")
         return None, E_PARAM
     if mix_needs_cfg and not (ACL_RT_LAUNCH_KERNEL_ATTR_ENGINE_TYPE in last
                               and ACL_RT_LAUNCH_KERNEL_ATTR_BLOCKDIM_OFFSET in last):
+        RT.tls.explain("cfg: a mix kernel on this chip needs ENGINE_TYPE and BLOCKDIM_OFFSET")
         return None, E_PARAM
     tc = TaskCfg()
     for aid, value in last.items():
         field, _, convert, largest = LAUNCH_ATTRS[aid]
         if largest is not None and value > largest:
+            RT.tls.explain(f"cfg: attribute {aid} value {value} is above its largest valid value "
+                           f"{largest}")
             return None, E_PARAM
         setattr(tc, field, value if convert is None else convert(value))
     return tc, OK
@@ -302,10 +310,14 @@ def submit_kernel(kernel, s, kid: int, num_blocks: int, args_addr: int, args_siz
             if code:
                 return code
             if mix >= _MIX_PAIR and not f2:
+                RT.tls.explain(f"func: mix kernel {kernel.name} has no second (AIV) function in "
+                               f"its binary")
                 return E_PARAM
         dyn = tc.dyn_ubuf if tc is not None else 0
         if (dyn or kernel.share_mem_size) and \
                 not _share_mem_ok(kernel, dyn, rfeats or runtime_features(s.device.profile)):
+            RT.tls.explain(f"cfg: the dynamic UB ({dyn} bytes) and kernel {kernel.name}'s share "
+                           f"memory exceed the chip's SIMT UB")
             return E_PARAM
     elif ctx.failure_code:
         return ctx.failure_code
@@ -358,6 +370,9 @@ def launch_kernel(func, num_blocks, args_ptr, args_size, stream):
         num_blocks &= 0xFFFFFFFF
         args_size &= 0xFFFFFFFF
         if not num_blocks or not args_size:
+            RT.tls.explain("num_blocks is 0"
+                           if not num_blocks else
+                           "args_size is 0 (as the uint32_t argsSize)")
             return E_PARAM
         tls = RT.tls                              # RT.current_context, inline
         ctx = tls.current                 # curCtx if set, else curRef
@@ -400,6 +415,7 @@ def launch_kernel(func, num_blocks, args_ptr, args_size, stream):
             return submit_kernel(k, s, kid, num_blocks, args_ptr, args_size)
         return submit_kernel(k, s, TABLE.by_name[BAD_PC_BODY], num_blocks, args_ptr, args_size)
     except (TypeError, AttributeError):
+        RT.tls.explain("an argument is not of its C type")
         return E_PARAM
 
 
@@ -416,8 +432,12 @@ def launch_kernel_v2(func, num_blocks, args_ptr, args_size, cfg, stream):
         args_size = int(args_size) & 0xFFFFFFFF
         num_blocks = int(num_blocks) & 0xFFFFFFFF
     except (TypeError, ValueError):
+        RT.tls.explain("num_blocks / args_size: not integers")
         return E_PARAM
     if not args_size or not num_blocks:
+        RT.tls.explain("args_size is 0 (as the uint32_t argsSize)"
+                       if not args_size else
+                       "num_blocks is 0")
         return E_PARAM
     s, tc, rfeats, code = _config_and_stream(k, s, cfg)
     if code:
@@ -446,28 +466,40 @@ def launch_kernel_with_host_args(func, num_blocks, stream, cfg, host_args, args_
         phs = [] if place_holders is None else [(int(a), int(d)) for a, d in place_holders]
         count = len(phs) if place_holder_num is None else int(place_holder_num)
     except (TypeError, ValueError):
+        RT.tls.explain("args_size / num_blocks / place_holders: not integers")
         return E_PARAM
     if not args_size:
+        RT.tls.explain("args_size is 0 (as the uint32_t argsSize)")
         return E_PARAM
     if k.reg_type == REG_NON_CPU:
         count &= 0xFFFF                                  # hostInputInfoNum is u16
         if count and place_holders is None:
+            RT.tls.explain(f"place_holders is NULL with place_holder_num {count}")
             return E_PARAM
         if count > len(phs):
+            RT.tls.explain(f"place_holder_num: {count} (as the u16 hostInputInfoNum) is more "
+                           f"than the {len(phs)} place_holders given")
             return E_PARAM
         phs = phs[:count]
         for a, d in phs:
             if a >= args_size or d >= args_size or a < 0 or d < 0:
+                RT.tls.explain(f"place_holders: ({a}, {d}) has an offset outside args_size "
+                               f"({args_size})")
                 return E_PARAM
     else:
         phs = [(a, d) for a, d in phs[:count] if 0 <= a and 0 <= d]
     if not num_blocks:
+        RT.tls.explain("num_blocks is 0")
         return E_PARAM
     s, tc, rfeats, code = _config_and_stream(k, s, cfg)
     if code:
         return code
     buf = _writable(host_args, args_size)
     if buf is None:
+        RT.tls.explain(f"host_args: {args_size} bytes (args_size) at 0x{int(host_args):x} are "
+                       f"not host memory the process holds" if isinstance(
+                           host_args, (int, np.integer)) else
+                       f"host_args: not a host buffer of args_size ({args_size}) bytes")
         return E_PARAM
     code = _prefetch_nops(k, s, tc)
     if code:
@@ -509,8 +541,10 @@ def launch_kernel_with_args_array(func, num_blocks, stream, cfg, args):
     try:
         num_blocks = int(num_blocks) & 0xFFFFFFFF
     except (TypeError, ValueError):
+        RT.tls.explain("num_blocks: not an integer")
         return E_ACL
     if not num_blocks:
+        RT.tls.explain("num_blocks is 0")
         return E_ACL
     k, s, code = _kernel_and_stream(func, stream)
     if code:
@@ -518,14 +552,20 @@ def launch_kernel_with_args_array(func, num_blocks, stream, cfg, args):
     if k.reg_type == REG_CPU:
         return E_UNSUPPORTED
     if not k.has_param_summary:
+        RT.tls.explain(f"func: kernel {k.name} declares no parameters (no PARAM_SUMMARY): launch "
+                       f"it with host args")
         return E_PARAM
     if k.param_count > 0 and args is None:
+        RT.tls.explain(f"args is NULL: kernel {k.name} declares {k.param_count} parameter(s)")
         return E_PARAM
     s, tc, rfeats, code = _config_and_stream(k, s, cfg)
     if code:
         return code
     buf = _pack_args(k, args)
     if buf is None:
+        RT.tls.explain(f"args: not one value per declared parameter of kernel {k.name} "
+                       f"({k.param_count}; a NULL / 0 element, a value that does not fit its "
+                       f"parameter, or a parameter outside paramTotalSize)")
         return E_PARAM
     total = len(buf)
     code = _prefetch_nops(k, s, tc)
@@ -547,8 +587,11 @@ def launch_kernel_with_config(func, num_blocks, stream, cfg, args, reserve=None)
     try:
         num_blocks = int(num_blocks) & 0xFFFFFFFF
     except (TypeError, ValueError):
+        RT.tls.explain("num_blocks: not an integer")
         return E_ACL
     if not num_blocks or not args or reserve is not None:
+        RT.tls.explain("num_blocks is 0" if not num_blocks else "args is NULL" if not args else
+                       f"reserve: must be NULL (None), got {reserve!r:.40}")
         return E_ACL
     k, code = _get("function", func)
     if code:
@@ -560,11 +603,17 @@ def launch_kernel_with_config(func, num_blocks, stream, cfg, args, reserve=None)
     if code:
         return code
     if not h.finalized or h.updating or h.args_size == 0:
+        RT.tls.explain("args: the args handle is not finalized (aclrtKernelArgsFinalize)"
+                       if not h.finalized else
+                       "args: the handle is being updated: finalize it again"
+                       if h.updating else
+                       "args: the handle holds no arguments")
         return E_PARAM
     phs = []
     for p in h.params:
         if p.type == 1:
             if p.offset >= h.args_size or p.data_offset >= h.args_size:
+                RT.tls.explain("args: a placeholder offset is outside the handle's argsSize")
                 return E_PARAM
             phs.append((p.offset, p.data_offset))
     s, tc, rfeats, code = _config_and_stream(k, s, cfg)
@@ -625,8 +674,12 @@ def _simt_checks(k, grid, block):
     """CheckSimtArgs*: a kernel that is not SIMT, no PARAM_SUMMARY, a zero grid or block
     dimension -> 107000."""
     if k.kernel_vf_type not in _SIMT_VF_TYPES or not k.has_param_summary:
+        RT.tls.explain(f"func: kernel {k.name} is not a SIMT kernel with a PARAM_SUMMARY")
         return E_PARAM
     if 0 in grid or 0 in block:
+        RT.tls.explain("grid_dim is 0 in a dimension"
+                       if 0 in grid else
+                       "block_dim is 0 in a dimension")
         return E_PARAM
     return OK
 
@@ -638,6 +691,7 @@ def _simt_submit(k, s, cfg, grid, dyn_ubuf_size, buf: bytes, placeholders):
     copied to device memory and the kernel task with gridDim.x * y * z blocks."""
     rfeats = runtime_features(profile())
     if not rfeats.simt:
+        RT.tls.explain("func: this chip has no SIMT kernels (the 950 only)")
         return E_PARAM
     blocks = grid[0] * grid[1] * grid[2]
     if blocks > 0xFFFF:
@@ -679,14 +733,20 @@ def launch_simt_kernel_with_host_args(func, grid_dim, block_dim, dyn_ubuf_size, 
         phs = [] if place_holders is None else [(int(a), int(d)) for a, d in place_holders]
         count = len(phs) if place_holder_num is None else int(place_holder_num) & 0xFFFFFFFF
     except (TypeError, ValueError):
+        RT.tls.explain("args_size / place_holders: not integers")
         return E_PARAM
     if count and place_holders is None or count > len(phs):
+        RT.tls.explain(f"place_holder_num: {count} placeholders, {len(phs)} given"
+                       if place_holders is not None else
+                       "place_holders is NULL with a count")
         return E_PARAM
     phs = phs[:count]
     if any(not 0 <= a < args_size or not 0 <= d < args_size for a, d in phs):
+        RT.tls.explain(f"place_holders: an offset outside args_size ({args_size})")
         return E_PARAM
     view = _writable(host_args, args_size)
     if view is None:
+        RT.tls.explain(f"host_args: not {args_size} bytes (args_size) of host memory")
         return E_PARAM
     user = bytes(np.asarray(view[:args_size], np.uint8).tobytes()).ljust(args_size, b"\0")
     shift = SIMT_IMPLICIT_PARAM_SIZE
@@ -708,9 +768,11 @@ def launch_simt_kernel_with_args_array(func, grid_dim, block_dim, dyn_ubuf_size,
     if code:
         return code
     if k.param_count > 0 and args is None:
+        RT.tls.explain(f"args is NULL: kernel {k.name} declares {k.param_count} parameter(s)")
         return E_PARAM
     buf = _pack_args(k, args)
     if buf is None:
+        RT.tls.explain(f"args: not one value per declared parameter of kernel {k.name}")
         return E_PARAM
     return _simt_submit(k, s, cfg, grid, dyn_ubuf_size, _simt_prefix(grid, block) + bytes(buf),
                         [])
@@ -722,15 +784,18 @@ def function_get_avail_dyn_ubuf_per_block(func, flags):
     kernel that is not SIMT. Order: acl: NULL func, flags not 0 -> 100000; the handle 107017; a
     share memory above the SIMT UB 107000."""
     if not func or flags != 0:
+        RT.tls.explain("func is NULL" if not func else f"flags: {flags} is reserved, must be 0")
         return None, E_ACL
     k, code = _get("function", func)
     if code:
         return None, code
     if k is None:
+        RT.tls.explain("func: names no kernel")
         return None, E_PARAM
     if k.kernel_vf_type not in _SIMT_VF_TYPES:
         return 0, OK
     if k.share_mem_size > SIMT_REMAIN_UB_SIZE:
+        RT.tls.explain(f"func: kernel {k.name}'s share memory exceeds the chip's SIMT UB")
         return None, E_PARAM
     return SIMT_REMAIN_UB_SIZE - k.share_mem_size, OK
 

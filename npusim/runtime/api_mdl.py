@@ -59,12 +59,16 @@ def ri_capture_to_model_ri_begin(stream, model_ri, mode) -> int:
     if code:
         return code
     if not m.sub:
+        RT.tls.explain("model_ri: a root model is never captured into (only a sub-model of a cond "
+                       "task)")
         return ERR.ACL_ERROR_RT_PARAM_INVALID              # a root is never re-captured into
     return _begin(s, mode, m)
 
 
 def _begin(s, mode, sub_model) -> int:
     if not isinstance(mode, int) or not 0 <= mode < 3:
+        RT.tls.explain(f"mode: {mode!r} is not an aclmdlRICaptureMode (0 GLOBAL, 1 "
+                       f"THREAD_LOCAL, 2 RELAXED)")
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     if bad_capture_flags(s):
         return ERR.ACL_ERROR_RT_INTERNAL_ERROR
@@ -174,11 +178,14 @@ def ri_capture_get_info(stream):
 def ri_capture_thread_exchange_mode(mode):
     """(old mode, code): C swaps ``*mode`` in place; the facade returns the old one."""
     if mode is None:
+        RT.tls.explain("mode is NULL (None): the in/out aclmdlRICaptureMode")
         return None, ERR.ACL_ERROR_INVALID_PARAM
     code = _feature()
     if code:
         return None, code
     if not isinstance(mode, int) or not 0 <= mode < 3:
+        RT.tls.explain(f"mode: {mode!r} is not an aclmdlRICaptureMode (0 GLOBAL, 1 "
+                       f"THREAD_LOCAL, 2 RELAXED)")
         return None, ERR.ACL_ERROR_RT_PARAM_INVALID
     if RT.current_context is None:
         return None, ERR.ACL_ERROR_RT_CONTEXT_NULL
@@ -191,6 +198,7 @@ def stream_add_to_model(stream, model_ri) -> int:
     is not an ACL Graph (a built model) 107000 before the stream's flags (507000) and before a
     sub-graph (207000); then ``ApiImpl::StreamAddToModel`` (``api_impl_aclgraph.cc:151-167``)."""
     if not stream or not model_ri:
+        RT.tls.explain("stream is NULL" if not stream else "model_ri is NULL")
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     s, m, code = _stream_and_model(stream, model_ri)
     if code:
@@ -233,11 +241,14 @@ def ri_execute_async(model_ri, stream) -> int:
     if code:
         return code
     if s is not None and (s.is_model or s.bound is not None):
+        RT.tls.explain("stream: a model stream (its own or a bound one) cannot execute a model")
         return ERR.ACL_ERROR_RT_PARAM_INVALID              # a model stream (bound ones too)
     if s is not None and s.capture is not None:
         return ERR.ACL_ERROR_RT_STREAM_CAPTURED
     if s is not None and s.flags & AS.NO_SYNC_FLAGS and profile().is_v200:
         # §1.6 AICPU/PERSISTENT/CP streams; only where RT_FEATURE_MODEL_STREAM_DOT_SYNC (§13.9)
+        RT.tls.explain("stream: an AICPU / persistent / CP stream cannot execute a model on this "
+                       "chip")
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     if m.sub:
         return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
@@ -331,6 +342,7 @@ def _build(m) -> int:
     models = m.all_models()
     need = sum(len(x.streams) for x in models)
     if need == 0:
+        RT.tls.explain("the models have no streams to execute")
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     pool = dev.profile.sqcq_pool
     if need > pool:
@@ -391,6 +403,7 @@ def ri_execute(model_ri, timeout) -> int:
     if code:
         return code
     if timeout < -1 or timeout == 0:
+        RT.tls.explain(f"timeout: {timeout} (-1 waits forever; a timeout is >= 1 ms)")
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     if not m.normal:
         RT.tls.explain("aclmdlRIExecute: ACL Graph mode is not supported (a captured model runs "
@@ -462,6 +475,7 @@ def ri_destroy_register_callback(model_ri, func, user_data=None) -> int:
     if code:
         return code
     if _callback_index(m, func) >= 0:
+        RT.tls.explain("func: this callback is registered on the model already")
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     m.destroy_callbacks.append((func, user_data))
     return ERR.ACL_SUCCESS
@@ -476,6 +490,7 @@ def _callback_model(model_ri, func):
     if code:
         return None, code
     if m is None or not callable(func):
+        RT.tls.explain("model_ri is NULL" if m is None else "func: not callable")
         return None, ERR.ACL_ERROR_RT_PARAM_INVALID
     if m.sub:
         return None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
@@ -501,6 +516,7 @@ def ri_destroy_unregister_callback(model_ri, func) -> int:
         return code
     i = _callback_index(m, func)
     if i < 0:
+        RT.tls.explain("func: this callback is not registered on the model")
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     del m.destroy_callbacks[i]
     return ERR.ACL_SUCCESS
@@ -529,6 +545,7 @@ def ri_abort(model_ri) -> int:
 
 def ri_update(model_ri) -> int:
     if not model_ri:
+        RT.tls.explain("model_ri is NULL")
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     m, code = model_of(model_ri)
     if code:
@@ -556,6 +573,7 @@ def ri_get_streams(model_ri, num_streams=None):
     the streams that fitted when N < count. (C pads a larger array with NULLs; the list here
     holds only the streams, so a huge N costs nothing.)"""
     if not model_ri:
+        RT.tls.explain("model_ri is NULL")
         return None, ERR.ACL_ERROR_RT_PARAM_INVALID
     code = _feature()
     if code:
@@ -639,5 +657,6 @@ def ri_debug_json_print(model_ri, path, flags=0) -> int:
     try:
         dump.debug_json_print(m, str(path), int(flags))
     except OSError:
+        RT.tls.explain("path: cannot be written")
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     return ERR.ACL_SUCCESS

@@ -144,30 +144,42 @@ def _batch_acl(dsts, dest_maxs, srcs, sizes, num_batches, attrs, attrs_indexes, 
     with code 0 for a batch of zero sizes (success, nothing checked further)."""
     n = _int(num_batches)
     if sizes is None:
+        RT.tls.explain("sizes is NULL")
         return None, E_ACL
     if not n or n < 0:
+        RT.tls.explain(f"num_batches: {num_batches!r} is not a count >= 1")
         return None, E_ACL
     sz = _ints(sizes, n)
     if sz is None:
+        RT.tls.explain(f"sizes: not {n} integers (num_batches)")
         return None, E_ACL
     if not any(sz):
         return None, OK
     if dsts is None or dest_maxs is None or srcs is None or attrs is None or \
             attrs_indexes is None:
+        RT.tls.explain("dsts is NULL" if dsts is None else
+                       "dest_maxs is NULL" if dest_maxs is None else
+                       "srcs is NULL" if srcs is None else
+                       "attrs is NULL" if attrs is None else "attrs_indexes is NULL")
         return None, E_ACL
     d, dm, s = _ints(dsts, n), _ints(dest_maxs, n), _ints(srcs, n)
     if d is None or dm is None or s is None:
+        RT.tls.explain(f"dsts / dest_maxs / srcs: not {n} integers each (num_batches)")
         return None, E_ACL
     if any(m < z for m, z in zip(dm, sz)):
+        RT.tls.explain("dest_maxs: a destination is smaller than its size")
         return None, E_ACL
     na = _int(num_attrs)
     if na is None or na < 0 or not hasattr(attrs, "__len__") or len(attrs) < na:
+        RT.tls.explain(f"num_attrs: {num_attrs!r} is not a count of the attrs given")
         return None, E_ACL
     parsed = [_batch_attr(a) for a in list(attrs[:na])]
     if any(p is None or not p[2] for p in parsed):
+        RT.tls.explain("attrs: an attribute is malformed or its rsv field is not 0")
         return None, E_ACL                          # "rsv field of attrs[idx] must be 0"
     idx = _ints(attrs_indexes, na)
     if idx is None:
+        RT.tls.explain(f"attrs_indexes: not {na} integers (num_attrs)")
         return None, E_ACL
     return (d, dm, s, sz, n, parsed, idx, na), OK
 
@@ -177,13 +189,18 @@ def _batch_rt(n: int, na: int, idx, limit: bool) -> int:
     count above DEVMM_MEMCPY_BATCH_MAX_COUNT, attrsIdxs not starting at 0 or not increasing
     or past the count: 107000."""
     if na == 0 or na > n:
+        RT.tls.explain(f"num_attrs: {na} is 0 or above num_batches ({n})")
         return E_PARAM
     if limit and n > DEVMM_MEMCPY_BATCH_MAX_COUNT:
+        RT.tls.explain(f"num_batches: {n} is above the driver's batch limit "
+                       f"({DEVMM_MEMCPY_BATCH_MAX_COUNT})")
         return E_PARAM
     if idx[0] != 0:
+        RT.tls.explain("attrs_indexes: the first index is not 0")
         return E_PARAM
     for i in range(1, na):
         if idx[i] <= idx[i - 1] or idx[i] >= n:
+            RT.tls.explain("attrs_indexes: not increasing, or past num_batches")
             return E_PARAM
     return OK
 
@@ -200,8 +217,10 @@ def _check_pair(dst: int, src: int, attr):
     """CheckMemCpyAttr and the direction check of one copy: (dst Where, src Where, code)."""
     dw, sw = locate(dst), locate(src)
     if not _attr_matches(dw, attr[0]) or not _attr_matches(sw, attr[1]):
+        RT.tls.explain("attrs: an attribute's location does not match the memory of its copy")
         return dw, sw, E_PARAM
     if (dw.kind == DEVICE) == (sw.kind == DEVICE):
+        RT.tls.explain("dsts / srcs: a batch copy is host to device or device to host only")
         return dw, sw, E_PARAM                      # only H2D and D2H
     return dw, sw, OK
 
@@ -229,6 +248,7 @@ def _memcpy_batch(args, fail_out: bool):
         pairs.append((dw, sw))
     for i, (dw, sw) in enumerate(pairs):            # NpuDriver::MemcpyBatch: the copies
         if sz[i] and (not dw.fits(d[i], sz[i]) or not sw.fits(s[i], sz[i])):
+            RT.tls.explain(f"copy {i}: {sz[i]} bytes do not fit its destination or source memory")
             return out(E_PARAM)
     if RT.current_context is None:
         return out(E_CTX)
@@ -290,6 +310,7 @@ def _memcpy_batch_async(args, stream, fail_out: bool):
     for i in range(n):                              # ApiImpl::LoopMemcpyAsync, copy by copy
         if sz[i] > dm[i] or sz[i] == 0 or not s[i] or not d[i]:
             fail = i
+            RT.tls.explain(f"copy {i}: its memory is not what the copy needs")
             return out(E_PARAM)
         dw, sw, code = _check_pair(d[i], s[i], _attr_of(i, attrs, idx))
         if code:
@@ -329,6 +350,7 @@ def get_memcpy_desc_size(kind):
     chip without STARS (310P) 207000; a kind other than INNER_DEVICE_TO_DEVICE 207000; the
     chip's descriptor size (32 bytes; 64 on the 950)."""
     if not 0 <= kind < RT_MEMCPY_KIND_MAX:
+        RT.tls.explain(f"kind: {kind} is not an aclrtMemcpyKind (0..{RT_MEMCPY_KIND_MAX - 1})")
         return None, E_ACL
     if not _stars():
         return None, E_UNSUPPORTED
@@ -347,18 +369,23 @@ def set_memcpy_desc(desc, kind, src_addr, dst_addr, count, config=None) -> int:
     than 32 bytes 107000."""
     if not desc or not 0 <= kind < RT_MEMCPY_KIND_MAX or not src_addr or not dst_addr or \
             not count or config is not None:
+        RT.tls.explain("a NULL argument, count 0 or a non-NULL config (set_memcpy_desc)")
         return E_ACL
     if not _stars() or kind != ACL_MEMCPY_INNER_DEVICE_TO_DEVICE:
         return E_UNSUPPORTED
     if count > MAX_MEMCPY_SIZE_OF_D2D or int(desc) % DESC_ALIGN:
+        RT.tls.explain("count: above the D2D maximum" if count > MAX_MEMCPY_SIZE_OF_D2D else
+                       "desc: not aligned")
         return E_PARAM
     dw, sw, tw = locate(desc), locate(src_addr), locate(dst_addr)
     if dw.kind != DEVICE or sw.kind != DEVICE or tw.kind != DEVICE or sw.device is not tw.device:
+        RT.tls.explain("dst_addr / src_addr / desc: not device memory of one device")
         return E_PARAM
     ctx = RT.current_context
     if ctx is None:
         return E_CTX
     if not dw.fits(int(desc), S.MEMCPY_DESC_DST_AT + 8):
+        RT.tls.explain("desc: the descriptor does not fit its device memory")
         return E_PARAM
     dw.device.advance_to_host()
     b = host_bytes(dw, int(desc), S.MEMCPY_DESC_DST_AT + 8)
@@ -391,6 +418,9 @@ def memcpy_async_with_desc(desc, kind, stream) -> int:
     context 107002, another context's stream 107003. A descriptor that names memory outside
     the arena faults the task (507000-range code at the next synchronize)."""
     if not desc or not 0 <= kind < RT_MEMCPY_KIND_MAX or stream is None or stream == 0:
+        RT.tls.explain("desc is NULL" if not desc else
+                       "stream is NULL" if stream is None or stream == 0 else
+                       f"kind: {kind} is not an aclrtMemcpyKind")
         return E_ACL
     if not _stars():
         return E_UNSUPPORTED
@@ -401,11 +431,13 @@ def memcpy_async_with_desc(desc, kind, stream) -> int:
         return E_UNSUPPORTED
     w = locate(desc)
     if w.kind != DEVICE:
+        RT.tls.explain("desc: not device memory")
         return E_PARAM
     s, code = _same_ctx_stream(s)
     if code:
         return code
     if w.device is not s.device or not w.fits(int(desc), S.MEMCPY_DESC_DST_AT + 8):
+        RT.tls.explain("desc: not device memory of the stream's device")
         return E_PARAM
     return refused(s.submit(S.OP_MEMCPY, s.device.timing.host_memcpy_async_ns, a0=int(desc),
                             flag=AM.ACL_MEMCPY_DEVICE_TO_DEVICE | S.MEMCPY_DESC))
@@ -426,6 +458,7 @@ def memcpy_async_with_offset(dst, dest_max, dst_data_offset, src, count, src_dat
     if count == 0:
         return OK
     if kind != ACL_MEMCPY_INNER_DEVICE_TO_DEVICE:
+        RT.tls.explain(f"kind: {kind} is not ACL_MEMCPY_INNER_DEVICE_TO_DEVICE")
         return E_PARAM
     if not _features().memcpy_d2d_by_offset:
         return E_UNSUPPORTED
@@ -433,9 +466,11 @@ def memcpy_async_with_offset(dst, dest_max, dst_data_offset, src, count, src_dat
     if code:
         return code
     if not dst or not src or count > dest_max or count > MAX_MEMCPY_SIZE_OF_D2D:
+        RT.tls.explain("dst / src is NULL, or count above dest_max or the D2D maximum")
         return E_PARAM
     if src_data_offset > MAX_ADDR_OFFSET or dst_data_offset > MAX_ADDR_OFFSET or \
             dst_data_offset >= dest_max or count > dest_max - dst_data_offset:
+        RT.tls.explain("dst_data_offset / count: past dest_max")
         return E_PARAM
     s, code = _same_ctx_stream(s)
     if code:
@@ -443,6 +478,7 @@ def memcpy_async_with_offset(dst, dest_max, dst_data_offset, src, count, src_dat
     dw, sw = locate(dst), locate(src)
     if dw.kind != DEVICE or sw.kind != DEVICE or dw.device is not s.device or \
             sw.device is not s.device or not dw.fits(int(dst), 8) or not sw.fits(int(src), 8):
+        RT.tls.explain("dst / src: not device memory of the stream's device")
         return E_PARAM
     if dst_data_offset > PACKED_MAX or src_data_offset > PACKED_MAX:
         RT.tls.explain("npusim keeps both offsets of aclrtMemcpyAsyncWithOffset in one 64-bit "
@@ -479,20 +515,25 @@ def memcpy2d_async(dst, dpitch, src, spitch, width, height, kind, stream) -> int
     if not dst or not src or width > spitch or width > dpitch or \
             kind not in (AM.ACL_MEMCPY_HOST_TO_DEVICE, AM.ACL_MEMCPY_DEVICE_TO_HOST,
                          AM.ACL_MEMCPY_DEVICE_TO_DEVICE, AM.ACL_MEMCPY_DEFAULT):
+        RT.tls.explain(f"kind: {kind} is not a 2-D copy kind")
         return E_ACL
     s, code = AS.lookup(stream)
     if code:
         return code
     if height > AM.MAX_MEMCPY2D_HEIGHT or width > AM.MAX_MEMCPY2D_WIDTH:
+        RT.tls.explain("height / width: above the 2-D copy maximum")
         return E_PARAM
     sw, dw = locate(src), locate(dst)
     if UNKNOWN in (sw.kind, dw.kind):
+        RT.tls.explain("dst / src: not memory of this process")
         return E_PARAM
     real = real_kind(sw.kind, dw.kind)
     if real not in (AM.ACL_MEMCPY_HOST_TO_DEVICE, AM.ACL_MEMCPY_DEVICE_TO_HOST,
                     AM.ACL_MEMCPY_DEVICE_TO_DEVICE):
+        RT.tls.explain(f"kind: {kind} does not match the memory given")
         return E_PARAM
     if real == AM.ACL_MEMCPY_DEVICE_TO_DEVICE and not _stars():
+        RT.tls.explain("kind: a device-to-device 2-D copy needs a STARS chip")
         return E_PARAM
     if PAGEABLE in (sw.kind, dw.kind):
         sc = s if s is not None else (RT.current_context.default_stream
@@ -513,8 +554,10 @@ def memcpy2d_async(dst, dpitch, src, spitch, width, height, kind, stream) -> int
     last_s, last_d = int(src) + (height - 1) * spitch, int(dst) + (height - 1) * dpitch
     if not sw.fits(int(src), 1) or not sw.fits(last_s, width) or \
             not dw.fits(int(dst), 1) or not dw.fits(last_d, width):
+        RT.tls.explain("dst / src: the 2-D region does not fit its memory")
         return E_PARAM
     if sw.device is not s.device or dw.device is not s.device:
+        RT.tls.explain("dst / src: memory of another device than the stream's")
         return E_PARAM                              # no peer access in the simulator
     if spitch > PACKED_MAX or dpitch > PACKED_MAX:
         RT.tls.explain("npusim keeps both pitches of a 2-D copy in one 64-bit task operand: "
@@ -535,9 +578,12 @@ def memset_d32_async(ptr, mem_size, value, n, stream) -> int:
     if n == 0:
         return OK
     if not ptr or int(ptr) & 3 or n * 4 > mem_size:
+        RT.tls.explain("ptr is NULL" if not ptr else "ptr: not 4-byte aligned" if int(ptr) & 3 else
+                       f"n: {n} words exceed mem_size ({mem_size})")
         return E_ACL
     w = locate(ptr)
     if w.kind not in (DEVICE, PINNED):
+        RT.tls.explain("ptr: not device or pinned host memory")
         return E_ACL
     s, code = AS.lookup(stream)
     if code:
@@ -547,6 +593,7 @@ def memset_d32_async(ptr, mem_size, value, n, stream) -> int:
         return E_CTX
     if w.kind == PINNED:
         if not w.fits(int(ptr), 4 * n):
+            RT.tls.explain(f"ptr: {4 * n} bytes do not fit its memory")
             return E_PARAM
         w.device.advance_to_host()
         host_bytes(w, int(ptr), 4 * n).view(np.uint32)[:] = np.uint32(int(value) & 0xFFFF_FFFF)
@@ -556,6 +603,7 @@ def memset_d32_async(ptr, mem_size, value, n, stream) -> int:
     if code:
         return code
     if w.device is not s.device or not w.fits(int(ptr), 4 * n):
+        RT.tls.explain(f"ptr: {4 * n} bytes do not fit the stream's device memory")
         return E_PARAM
     return refused(s.submit(S.OP_MEMSET, s.device.timing.host_memset_async_ns, a0=int(ptr),
                             a1=int(value) & 0xFFFF_FFFF, a2=4 * int(n), flag=S.MEMSET_D32))
@@ -571,8 +619,10 @@ def get_mem_usage_info(dev_id, input_num):
     outside the devices 107000 (``ChgUserDevIdToDeviceId``); no context on that device (it was
     never set) 107002."""
     if input_num == 0:
+        RT.tls.explain("input_num is 0")
         return None, E_PARAM
     if not 0 <= dev_id < RT.profile_in_force().device_count:
+        RT.tls.explain(f"dev_id: {dev_id} is not a device of this chip")
         return None, E_PARAM
     dev = RT.devices.get(dev_id)
     if dev is None or not dev.contexts:

@@ -11,7 +11,7 @@ from . import api_stream as AS
 from .capture import stream_capturing, unsafe_call_blocked
 from .device import DeadlockError
 from .handles import CREATE_HOOKS
-from .hostmem import DEVICE, PAGEABLE, PINNED, host_bytes, locate
+from .hostmem import DEVICE, PAGEABLE, PINNED, UNKNOWN, host_bytes, locate
 from .runtime import RT
 from .stream import refused
 
@@ -28,6 +28,45 @@ _KIND_OF = {(PINNED, DEVICE): 1, (PAGEABLE, DEVICE): 1, (DEVICE, PINNED): 2, (DE
 # pageable (unregistered) copies: kinds the runtime accepts per (src, dst) (MemcpyKindReviseMap)
 _PAGEABLE_OK = {(PAGEABLE, DEVICE): {1, 3}, (DEVICE, PAGEABLE): {2, 3}, (PINNED, PAGEABLE): {0, 1},
                 (PAGEABLE, PINNED): {0, 2}, (PAGEABLE, PAGEABLE): {0, 1, 2, 3}}
+
+
+def _refuse(code: int, why: str) -> int:
+    """``code``, with the reason (``RT.tls.explain``): failures only."""
+    RT.tls.explain(why)
+    return code
+
+
+def _hex(p) -> str:
+    return f"0x{int(p) & 0xFFFF_FFFF_FFFF_FFFF:x}"
+
+
+def _null_args(**named) -> str:
+    """The first of the named pointer arguments that is NULL: ``"dst is NULL"``."""
+    for n, v in named.items():
+        if not v:
+            return f"{n} is NULL"
+    return ""
+
+
+def _kind_or_null(dst, src, kind) -> str:
+    why = _null_args(dst=dst, src=src)
+    return why or f"kind: {kind} is not an aclrtMemcpyKind (0..4, 7)"
+
+
+def _sizes(dest_max, count, what: str = "dest_max") -> str:
+    if count < 0:
+        return f"count: {count} is negative"
+    if dest_max == 0:
+        return f"{what} is 0"
+    return f"count: {count} bytes exceed {what} ({dest_max})"
+
+
+def _range(name: str, p, count, w) -> str:
+    """Why ``count`` bytes at ``p`` are not memory the process holds."""
+    if w.kind == UNKNOWN:
+        return f"{name}: {_hex(p)} is not memory of this process (no allocation, pinned " \
+               f"buffer or registered array holds it)"
+    return f"{name}: {count} bytes at {_hex(p)} run past the end of its {w.kind} memory"
 
 
 def _real_kind(src_kind: str, dst_kind: str) -> int:
@@ -109,7 +148,7 @@ def free_host_with_dev_sync(ptr) -> int:
 
 def _free_synced(ptr, release) -> int:
     if not ptr:
-        return ERR.ACL_ERROR_INVALID_PARAM
+        return _refuse(ERR.ACL_ERROR_INVALID_PARAM, "ptr is NULL")
     w = locate(ptr)
     if w.device is not None:
         w.device.advance_to_host()
@@ -138,7 +177,8 @@ def get_mem_info(attr):
     handles, images and the runtime's own buffers count as used; reserved addresses do not); the DDR kinds (0, 0) — the simulated chips have HBM only. An
     attribute outside aclrtMemAttr: 107000; no context: 107002."""
     if attr not in _MEM_ATTRS:
-        return None, None, ERR.ACL_ERROR_RT_PARAM_INVALID
+        return None, None, _refuse(ERR.ACL_ERROR_RT_PARAM_INVALID,
+                                   f"attr: {attr} is not an aclrtMemAttr (0..17)")
     ctx = RT.current_context
     if ctx is None:
         return None, None, ERR.ACL_ERROR_RT_CONTEXT_NULL
@@ -148,12 +188,20 @@ def get_mem_info(attr):
     return mem.hbm_size - mem.phys_used, mem.hbm_size, ERR.ACL_SUCCESS
 
 
+def _not_freeable(ptr, w, what: str) -> int:
+    return _refuse(ERR.ACL_ERROR_RT_PARAM_INVALID,
+                   f"ptr: {_hex(ptr)} is not the start of a live {what} allocation of this "
+                   f"process (freed already, " + ("inside one, " if w.kind != UNKNOWN and
+                                                   w.start != ptr else "") +
+                   f"{w.kind} memory, or never allocated)")
+
+
 def free(ptr) -> int:
     if not ptr:
-        return ERR.ACL_ERROR_INVALID_PARAM
+        return _refuse(ERR.ACL_ERROR_INVALID_PARAM, "ptr is NULL")
     w = locate(ptr)
     if w.kind != DEVICE or w.start != ptr or not w.device.state.mem.is_user(int(ptr)):
-        return ERR.ACL_ERROR_RT_PARAM_INVALID           # double free, host, interior or not ours
+        return _not_freeable(ptr, w, "device")          # double free, host, interior or not ours
     RT.tick(w.device.timing.host_free_ns)
     w.device.state.mem.free(int(ptr))
     return ERR.ACL_SUCCESS
@@ -175,10 +223,10 @@ def malloc_host(size):
 
 def free_host(ptr) -> int:
     if not ptr:
-        return ERR.ACL_ERROR_INVALID_PARAM
+        return _refuse(ERR.ACL_ERROR_INVALID_PARAM, "ptr is NULL")
     w = locate(ptr)
     if w.kind != PINNED or w.start != ptr or not w.device.state.mem.is_user(int(ptr)):
-        return ERR.ACL_ERROR_RT_PARAM_INVALID
+        return _not_freeable(ptr, w, "pinned host (aclrtMallocHost)")
     RT.tick(w.device.timing.host_free_ns)
     w.device.state.mem.free(int(ptr), host=True)
     return ERR.ACL_SUCCESS
@@ -201,9 +249,9 @@ def memcpy(dst, dest_max, src, count, kind) -> int:
     if count == 0:
         return ERR.ACL_SUCCESS
     if not dst or not src or kind not in _VALID_KINDS:
-        return ERR.ACL_ERROR_INVALID_PARAM
+        return _refuse(ERR.ACL_ERROR_INVALID_PARAM, _kind_or_null(dst, src, kind))
     if dest_max == 0 or count > dest_max or count < 0:
-        return ERR.ACL_ERROR_RT_PARAM_INVALID
+        return _refuse(ERR.ACL_ERROR_RT_PARAM_INVALID, _sizes(dest_max, count))
     if dst == src:
         return ERR.ACL_SUCCESS
     if RT.current_context is None:
@@ -212,7 +260,8 @@ def memcpy(dst, dest_max, src, count, kind) -> int:
         return ERR.ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT
     sw, dw = locate(src), locate(dst)
     if not sw.fits(src, count) or not dw.fits(dst, count):
-        return ERR.ACL_ERROR_RT_PARAM_INVALID
+        return _refuse(ERR.ACL_ERROR_RT_PARAM_INVALID, _range("src", src, count, sw)
+                       if not sw.fits(src, count) else _range("dst", dst, count, dw))
     RT.tick(RT.current_context.device.timing.host_api_ns)
     return _sync_copy(dst, src, count, sw, dw)
 
@@ -235,12 +284,12 @@ def memcpy_async(dst, dest_max, src, count, kind, stream) -> int:
     if count == 0:
         return ERR.ACL_SUCCESS
     if not dst or not src or kind not in _VALID_KINDS:
-        return ERR.ACL_ERROR_INVALID_PARAM
+        return _refuse(ERR.ACL_ERROR_INVALID_PARAM, _kind_or_null(dst, src, kind))
     s, code = _stream_of(stream)
     if code:
         return code
     if dest_max == 0 or count > dest_max or count < 0:
-        return ERR.ACL_ERROR_RT_PARAM_INVALID
+        return _refuse(ERR.ACL_ERROR_RT_PARAM_INVALID, _sizes(dest_max, count))
     tls = RT.tls                              # RT.current_context, inline
     ctx = tls.current                 # curCtx if set, else curRef
     if ctx is None or ctx.destroyed:
@@ -258,12 +307,15 @@ def memcpy_async(dst, dest_max, src, count, kind, stream) -> int:
         return -pos if pos < 0 else ERR.ACL_SUCCESS
     sw, dw = locate(src), locate(dst)
     if not sw.fits(src, count) or not dw.fits(dst, count):
-        return ERR.ACL_ERROR_RT_PARAM_INVALID
+        return _refuse(ERR.ACL_ERROR_RT_PARAM_INVALID, _range("src", src, count, sw)
+                       if not sw.fits(src, count) else _range("dst", dst, count, dw))
     pageable = PAGEABLE in (sw.kind, dw.kind)
     if pageable:
         ok = _PAGEABLE_OK[(sw.kind, dw.kind)]
         if kind != ACL_MEMCPY_DEFAULT and {5: 1}.get(kind, kind) not in ok:
-            return ERR.ACL_ERROR_RT_PARAM_INVALID
+            return _refuse(ERR.ACL_ERROR_RT_PARAM_INVALID,
+                           f"kind: {kind} does not match the memory given (src {sw.kind}, dst "
+                           f"{dw.kind})")
     real = _real_kind(sw.kind, dw.kind)                 # the runtime corrects the kind
     if real == ACL_MEMCPY_HOST_TO_HOST:
         return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
@@ -288,8 +340,10 @@ def memcpy_async(dst, dest_max, src, count, kind, stream) -> int:
     if s.ctx.failure_code:
         return s.ctx.failure_code
     for w in (sw, dw):
-        if w.device is not s.device:
-            return ERR.ACL_ERROR_RT_PARAM_INVALID       # no peer access in the simulator
+        if w.device is not s.device:                    # no peer access in the simulator
+            return _refuse(ERR.ACL_ERROR_RT_PARAM_INVALID,
+                           f"{'src' if w is sw else 'dst'}: memory of another device than the "
+                           f"stream's (no peer access in the simulator)")
     return refused(s.submit(S.OP_MEMCPY, s.device.timing.host_memcpy_async_ns, a0=int(dst),
                             a1=int(src), a2=int(count), flag=real))
 
@@ -299,16 +353,16 @@ def memset(ptr, max_count, value, count) -> int:
     if count == 0:
         return ERR.ACL_SUCCESS
     if not ptr:
-        return ERR.ACL_ERROR_INVALID_PARAM
+        return _refuse(ERR.ACL_ERROR_INVALID_PARAM, "ptr is NULL")
     if RT.current_context is None:
         return ERR.ACL_ERROR_RT_CONTEXT_NULL
     if unsafe_call_blocked():
         return ERR.ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT
     if count > max_count or count < 0:
-        return ERR.ACL_ERROR_RT_PARAM_INVALID
+        return _refuse(ERR.ACL_ERROR_RT_PARAM_INVALID, _sizes(max_count, count, "max_count"))
     w = locate(ptr)
     if not w.fits(ptr, count):
-        return ERR.ACL_ERROR_RT_PARAM_INVALID
+        return _refuse(ERR.ACL_ERROR_RT_PARAM_INVALID, _range("ptr", ptr, count, w))
     if w.device is not None:
         w.device.advance_to_host()
     host_bytes(w, ptr, count)[:] = np.uint8(int(value) & 0xFF)
@@ -320,12 +374,12 @@ def memset_async(ptr, max_count, value, count, stream) -> int:
     if count == 0:
         return ERR.ACL_SUCCESS
     if not ptr:
-        return ERR.ACL_ERROR_INVALID_PARAM
+        return _refuse(ERR.ACL_ERROR_INVALID_PARAM, "ptr is NULL")
     s, code = _stream_of(stream)
     if code:
         return code
     if count > max_count or count < 0:
-        return ERR.ACL_ERROR_RT_PARAM_INVALID
+        return _refuse(ERR.ACL_ERROR_RT_PARAM_INVALID, _sizes(max_count, count, "max_count"))
     # AS.resolve_same_ctx(s), inline: context (107002), default stream, a model's stream
     # (207000), another context's stream (107003)
     tls = RT.tls                              # RT.current_context, inline
@@ -346,16 +400,18 @@ def memset_async(ptr, max_count, value, count, stream) -> int:
     if fits is None:
         w = locate(ptr)
         if not w.fits(ptr, count):
-            return ERR.ACL_ERROR_RT_PARAM_INVALID
+            return _refuse(ERR.ACL_ERROR_RT_PARAM_INVALID, _range("ptr", ptr, count, w))
         if w.kind in (PINNED, PAGEABLE):       # host memory is set at once, out of stream order
             if w.device is not None:
                 w.device.advance_to_host()
             host_bytes(w, ptr, count)[:] = np.uint8(int(value) & 0xFF)
             return ERR.ACL_SUCCESS
         if w.device is not s.device:
-            return ERR.ACL_ERROR_RT_PARAM_INVALID
+            return _refuse(ERR.ACL_ERROR_RT_PARAM_INVALID,
+                           "ptr: memory of another device than the stream's")
     elif not fits:
-        return ERR.ACL_ERROR_RT_PARAM_INVALID
+        return _refuse(ERR.ACL_ERROR_RT_PARAM_INVALID,
+                       f"ptr: {count} bytes at {_hex(ptr)} run past the end of its allocation")
     if s.ctx.failure_code:
         return s.ctx.failure_code
     pos = s.submit(S.OP_MEMSET, s.device.timing.host_memset_async_ns, int(ptr),
@@ -376,17 +432,18 @@ def _value_task(dev_addr, flag: int, stream, flag_ok: bool):
     memory (``ApiErrorDecorator::MemWriteValue``, 107000), context (107002), default stream and
     context of the stream (107003) (``ApiImpl::MemWriteValue``): (stream, code)."""
     if not dev_addr:
-        return None, ERR.ACL_ERROR_INVALID_PARAM
+        return None, _refuse(ERR.ACL_ERROR_INVALID_PARAM, "dev_addr is NULL")
     if not RT.profile_in_force().has_task_value_wait:
         return None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
     s, code = AS.lookup(stream)
     if code:
         return None, code
     if not flag_ok:
-        return None, ERR.ACL_ERROR_RT_PARAM_INVALID
+        return None, _refuse(ERR.ACL_ERROR_RT_PARAM_INVALID, f"flag: {flag} is not allowed here")
     w = locate(dev_addr)
     if w.kind != DEVICE or not w.fits(int(dev_addr), 8):
-        return None, ERR.ACL_ERROR_RT_PARAM_INVALID
+        return None, _refuse(ERR.ACL_ERROR_RT_PARAM_INVALID,
+                             f"dev_addr: {_hex(dev_addr)} does not hold 8 bytes of device memory")
     if RT.current_context is None:
         return None, ERR.ACL_ERROR_RT_CONTEXT_NULL
     if s is None:

@@ -487,17 +487,19 @@ def random_num_async(task_info, stream, reserve=None) -> int:
     built model it is kept in the model (``aclrtGetThreadLastTaskId`` gives its id for
     ``aclrtTaskUpdateAsync``)."""
     if task_info is None or (type(task_info) is int and task_info == 0):
+        RT.tls.explain("task_info is NULL")
         return ERR.ACL_ERROR_INVALID_PARAM
     try:
         raw = _pack(task_info)
     except Exception:                 # noqa: BLE001 -- _Bad, or a hostile object's own error
-        RT.tls.explain("taskInfo is not an aclrtRandomNumTaskInfo: a dict of its C fields "
-                       "(dataType, randomNumFuncParaInfo, randomParaAddr, randomResultAddr, "
+        RT.tls.explain("task_info (taskInfo) is not an aclrtRandomNumTaskInfo: a dict of its C "
+                       "fields (dataType, randomNumFuncParaInfo, randomParaAddr, randomResultAddr, "
                        "randomCounterAddr, randomSeed, randomNum) or its 104 bytes")
         return ERR.ACL_ERROR_INVALID_PARAM
     data_type, func, first, second, para_addr, result, counter, seed, num = _TASK.unpack(raw)
     if data_type not in TYPES:
-        RT.tls.explain(f"taskInfo->dataType {data_type} is not supported (INT32, INT64, UINT32, "
+        RT.tls.explain(f"task_info: taskInfo->dataType {data_type} is not supported (INT32, INT64, "
+                       f"UINT32, "
                        f"UINT64, BF16, FLOAT16, FLOAT)")
         return ERR.ACL_ERROR_INVALID_PARAM
     if not _has_generator(RT.profile_in_force()):
@@ -515,24 +517,28 @@ def random_num_async(task_info, stream, reserve=None) -> int:
         return code
     t = TYPES[data_type]
     if func not in FUNC_TYPES or t not in FUNC_TYPES[func]:
-        RT.tls.explain(f"random number function type {func} with data type {data_type}: "
+        RT.tls.explain(f"task_info: random number function type {func} with data type {data_type}: "
                        f"dropout bitmask / normal / truncated normal take BF16, FLOAT16 or "
                        f"FLOAT, uniform any of the seven")
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     if not counter or not result:
+        RT.tls.explain("task_info: randomCounterAddr is NULL" if not counter else
+                       "task_info: randomResultAddr is NULL")
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     seed, num = _unpara(seed), _unpara(num)
     params = [_unpara(first)] + ([_unpara(second)]
                                  if func != ACL_RT_RANDOM_NUM_FUNC_TYPE_DROPOUT_BITMASK else [])
     if not _check_para(seed, 8) or not _check_para(num, 8) or \
             not all(_check_para(p, SIZE_OF[t]) for p in params):
-        RT.tls.explain("an aclrtRandomParaInfo of the task is invalid: isAddr must be 0 or 1 and "
+        RT.tls.explain("task_info: an aclrtRandomParaInfo of the task is invalid: isAddr must be 0 "
+                       "or 1 and "
                        "size in [1, the data type's size] (8 for an address, the seed and the "
                        "count)")
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     mem = s.device.state.mem
     if para_addr and not (mem.is_device(para_addr) and mem.check_range(para_addr, 16)):
-        RT.tls.explain("randomParaAddr must be 16 bytes of device memory (the runtime copies "
+        RT.tls.explain("task_info: randomParaAddr must be 16 bytes of device memory (the runtime "
+                       "copies "
                        "the parameters there at the launch)")
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     if s.ctx.failure_code:
@@ -613,6 +619,7 @@ def task_update_async(task_stream, task_id, info, exec_stream) -> int:
     random-number task 107000. AIC_AIV: the handles 107017, NULL binHandle / funcEntryAddr /
     blockDimAddr 107000, then 207000 (not simulated: docs/fidelity.md)."""
     if info is None or (type(info) is int and info == 0):
+        RT.tls.explain("info is NULL")
         return ERR.ACL_ERROR_INVALID_PARAM
     try:
         uid, f = _update_info(info)
@@ -623,7 +630,8 @@ def task_update_async(task_stream, task_id, info, exec_stream) -> int:
     if uid == ACL_RT_UPDATE_AIC_AIV_TASK:
         return _update_aic_aiv(task_stream, exec_stream, f)
     if uid != ACL_RT_UPDATE_RANDOM_TASK:
-        RT.tls.explain(f"aclrtTaskUpdateInfo.id {uid} is not ACL_RT_UPDATE_RANDOM_TASK (1) or "
+        RT.tls.explain(f"info: aclrtTaskUpdateInfo.id {uid} is not ACL_RT_UPDATE_RANDOM_TASK "
+                       f"(1) or "
                        f"ACL_RT_UPDATE_AIC_AIV_TASK (2)")
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     if not task_stream:
@@ -639,7 +647,7 @@ def task_update_async(task_stream, task_id, info, exec_stream) -> int:
         return code
     src, size = f.get("srcAddr", 0), f.get("size", 0)
     if not src or size != TASK_INFO_BYTES:
-        RT.tls.explain(f"randomTaskAttr: srcAddr must name the {TASK_INFO_BYTES} bytes of an "
+        RT.tls.explain(f"info: randomTaskAttr: srcAddr must name the {TASK_INFO_BYTES} bytes of an "
                        f"aclrtRandomNumTaskInfo in device memory (size {TASK_INFO_BYTES})")
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     ctx = RT.current_context
@@ -647,7 +655,8 @@ def task_update_async(task_stream, task_id, info, exec_stream) -> int:
         return ERR.ACL_ERROR_RT_CONTEXT_NULL
     es = ctx.default_stream if es is None else es
     if es.is_model or es.bound is not None:
-        RT.tls.explain("execStream must be a single-operator stream, not one bound to a model")
+        RT.tls.explain("exec_stream (execStream) must be a single-operator stream, not one bound "
+                       "to a model")
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     if es.capture is not None:
         RT.tls.explain("aclrtTaskUpdateAsync on a capturing stream is not supported")
@@ -656,7 +665,8 @@ def task_update_async(task_stream, task_id, info, exec_stream) -> int:
         return ERR.ACL_ERROR_RT_STREAM_CONTEXT
     cs = _target(ts)
     if cs is None or cs.model.destroyed:
-        RT.tls.explain(f"{ts.describe()} is not in a model: bind it with aclmdlRIBindStream")
+        RT.tls.explain(f"task_stream: {ts.describe()} is not in a model: bind it with "
+                       f"aclmdlRIBindStream")
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     st = es.device.state
     st.flush(cs.sq)

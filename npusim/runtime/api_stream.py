@@ -27,6 +27,7 @@ def create_stream():
 def create_stream_with_config(priority: int = 0, flag: int = 0):
     flag = int(flag) & STREAM_FLAGS                      # unknown bits are dropped
     if flag & ACL_STREAM_DEVICE_USE_ONLY and flag != ACL_STREAM_DEVICE_USE_ONLY:
+        RT.tls.explain(f"flag: 0x{flag:x} combines ACL_STREAM_DEVICE_USE_ONLY with other flags")
         return None, ERR.ACL_ERROR_RT_PARAM_INVALID
     ctx = RT.current_context
     if ctx is None:
@@ -48,6 +49,8 @@ def destroy_stream(h) -> int:
     if code:
         return code
     if s.is_default:            # its handle from aclrtCtxGetCurrentDefaultStream: the context owns it
+        RT.tls.explain(f"h: 0x{h:x} is a context's default stream "
+                       f"(aclrtCtxGetCurrentDefaultStream): the context destroys it")
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     if stream_capturing(s):
         return ERR.ACL_ERROR_RT_STREAM_CAPTURED
@@ -95,8 +98,10 @@ def synchronize_stream(h, timeout_ms: int = -1) -> int:
 
 def synchronize_stream_with_timeout(h, timeout_ms: int) -> int:
     if timeout_ms < -1:
+        RT.tls.explain(f"timeout_ms: {timeout_ms} (-1 waits forever; a timeout is >= 1 ms)")
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     if timeout_ms == 0:
+        RT.tls.explain("timeout_ms is 0 (-1 waits forever; a timeout is >= 1 ms)")
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     return synchronize_stream(h, timeout_ms)
 
@@ -215,6 +220,7 @@ def set_stream_overflow_switch(stream, flag: int) -> int:
     """aclrtSetStreamOverflowSwitch: the stream's overflow-detection switch (0 or 1; the acl
     layer refuses other values with 100000). Only tasks issued after the call see it."""
     if flag not in (0, 1):
+        RT.tls.explain(f"flag: {flag} is not 0 (off) or 1 (on)")
         return ERR.ACL_ERROR_INVALID_PARAM
     s, code = _own_stream(stream)
     if code:
@@ -234,6 +240,7 @@ def set_stream_attribute(stream, stm_attr_type: int, value) -> int:
     failureMode, overflowSwitch, userCustomTag, cacheOpInfoSwitch, streamPriority). NULL value:
     107000; an unknown attribute: 107000 (``rtsStreamSetAttribute``)."""
     if value is None:
+        RT.tls.explain("value is NULL (None)")
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     s, code = lookup(stream)
     if code:
@@ -244,16 +251,20 @@ def set_stream_attribute(stream, stm_attr_type: int, value) -> int:
         return set_stream_overflow_switch(stream, value)
     if stm_attr_type not in (ACL_STREAM_ATTR_USER_CUSTOM_TAG, ACL_STREAM_ATTR_CACHE_OP_INFO,
                              ACL_STREAM_ATTR_PRIORITY):
+        RT.tls.explain(f"stm_attr_type: {stm_attr_type} cannot be set (USER_CUSTOM_TAG, "
+                       f"CACHE_OP_INFO, PRIORITY)")
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     s, code = _own_stream(stream)
     if code:
         return code
     if not 0 <= value <= 0xFFFF_FFFF:
+        RT.tls.explain(f"value: {value} is not a uint32_t")
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     if stm_attr_type == ACL_STREAM_ATTR_USER_CUSTOM_TAG:
         s.custom_tag = value
     elif stm_attr_type == ACL_STREAM_ATTR_CACHE_OP_INFO:
         if value not in (0, 1):
+            RT.tls.explain(f"value: {value} is not 0 or 1 for CACHE_OP_INFO")
             return ERR.ACL_ERROR_RT_PARAM_INVALID
         s.cache_op_info = value
     else:
@@ -267,6 +278,7 @@ def get_stream_attribute(stream, stm_attr_type: int):
     if code:
         return None, code
     if stm_attr_type not in range(ACL_STREAM_ATTR_FAILURE_MODE, ACL_STREAM_ATTR_PRIORITY + 1):
+        RT.tls.explain(f"stm_attr_type: {stm_attr_type} is not an aclrtStreamAttr")
         return None, ERR.ACL_ERROR_RT_PARAM_INVALID
     s, code = _own_stream(stream)
     if code:

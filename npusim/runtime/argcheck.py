@@ -102,15 +102,16 @@ def _points_into(data: bytes, d: Decl, lo: int, hi: int) -> bool:
     return False
 
 
-def _system_slots(kernel, d: Decl, data: bytes, mem) -> bool:
-    """Is the tail after the declared parameters the kernel's system parameters (an args
-    handle's overflow-status / inter-core sync slots: at most ``system_para_num`` 8-byte slots,
-    each the address of device memory)?"""
-    tail = data[d.total:]
-    if mem is None or len(tail) % 8 or len(tail) > 8 * kernel.system_para_num:
+def _system_slots(kernel, d: Decl, data: bytes, size: int, mem) -> bool:
+    """Is the tail after the declared parameters (``size - d.total`` bytes) the kernel's system
+    parameters (an args handle's overflow-status / inter-core sync slots: at most
+    ``system_para_num`` 8-byte slots, each the address of device memory)? The size is tested
+    before any byte is read: ``data`` holds at most the slots (``_check`` reads no more)."""
+    extra = size - d.total
+    if mem is None or extra % 8 or extra > 8 * kernel.system_para_num or len(data) < size:
         return False
-    return all(mem.allocation_of(int.from_bytes(tail[i:i + 8], "little")) is not None
-               for i in range(0, len(tail), 8))
+    return all(mem.allocation_of(int.from_bytes(data[i:i + 8], "little")) is not None
+               for i in range(d.total, size, 8))
 
 
 def problems(kernel, d: Decl, size: int, data: bytes | None, addr: int = 0,
@@ -124,7 +125,7 @@ def problems(kernel, d: Decl, size: int, data: bytes | None, addr: int = 0,
                    f"missing {', '.join(missing)} — {_signature(kernel, d)}")
     elif size > d.total and d.total and not (
             data is not None and (_points_into(data, d, addr + d.total, addr + size)
-                                  or _system_slots(kernel, d, data, mem))):
+                                  or _system_slots(kernel, d, data, size, mem))):
         extra = f" ({(size - d.total) // 8} argument(s) too many)" if size % 8 == 0 else ""
         out.append(f"{size} bytes of arguments for {n} declared parameters ({d.total} "
                    f"bytes){extra} — {_signature(kernel, d)}")
@@ -166,12 +167,20 @@ def check_task_params(kernel, kid: int, mem, addr: int, size: int) -> int:
     return _check(kernel, d, mem, addr, size, "aclmdlRITaskSetParams")
 
 
+def readable(kernel, d: Decl) -> int:
+    """The most bytes of a launch's arguments the checks read: the declared parameters and the
+    system slots that may follow them. ``argsSize`` is the caller's number (up to 2**32 - 1
+    after the acl layer's ``uint32_t`` cast, kernel.cpp:123): reading all of it would copy up to
+    4 GiB per launch, so the checks read this much and judge the rest by its size."""
+    return d.total + 8 * max(int(kernel.system_para_num), 0)
+
+
 def _check(kernel, d: Decl, mem, addr: int, size: int, what: str) -> int:
     mode = RT.device_options.get("check_args", "warn")
     if mode == "off":
         return 0
     try:
-        data = bytes(mem.view(addr, size)) if size else b""
+        data = bytes(mem.view(addr, min(size, readable(kernel, d)))) if size else b""
     except Exception:                   # noqa: BLE001 — args outside device memory: sizes only
         data = None
     found = problems(kernel, d, size, data, addr, mem)

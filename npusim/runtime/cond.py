@@ -139,6 +139,10 @@ def ri_add_cond_task(cond, cond_type, size, stream, flags=0):
     if code:
         return None, code
     if cond_type not in (0, 1, 2) or flags != 0 or ch is None:
+        RT.tls.explain(f"cond_type: {cond_type} is not IF (0), WHILE (1) or SWITCH (2)"
+                       if cond_type not in (0, 1, 2) else
+                       f"flags: {flags} is reserved, must be 0" if flags != 0 else
+                       "cond is NULL")
         return None, ERR.ACL_ERROR_RT_PARAM_INVALID
     if ch.sub_models:
         return None, ERR.ACL_ERROR_RT_PARAM_INVALID              # a handle is used once

@@ -114,6 +114,9 @@ class CostModel:
             return tuple(v if k in ("ptr", "i64") else _read(k, v)
                          for k, v in zip(self.params, raw))
         n = size // 8 if self.params is None else min(len(self.params), size // 8)
+        # at most the slots of the largest args block the runtime builds (64 KiB,
+        # args_handle_allocator.hpp:21) and of the arena: argsSize may say 4 GiB (row 340)
+        n = min(n, _MAX_SLOTS, (len(mem.arena) - off) // 8)
         raw = struct.unpack_from(f"<{n}q", mem.arena, off)
         kinds = self.params or ("i64",) * n
         return tuple(_read(k, v) for k, v in zip(kinds, raw))
@@ -171,6 +174,10 @@ def restore_model(kid: int) -> None:
         MODELS[kid] = d[1]
     else:
         MODELS.pop(kid, None)
+
+
+_MAX_SLOTS = 64 * 1024 // 8
+"""The most 8-byte argument slots a cost model reads (a 64 KiB args block)."""
 
 
 def launch_ns(kid: int, blocks: int, device, addr: int, size: int) -> int:

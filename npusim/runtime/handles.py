@@ -22,6 +22,7 @@ _KIND_BASE = {
     "cnt_notify": 0x5AD0_0000_0000,          # counting notifies (runtime/api_cntnotify.py)
     # chapter 11 memory (runtime/api_vmm.py, api_mempool.py)
     "physmem": 0x5AE0_0000_0000, "mempool": 0x5AF0_0000_0000,
+    "binary_desc": 0x5B00_0000_0000,      # aclrtCreateBinary's descriptor (api_binary.py)
 }
 _STRIDE = 0x40
 

@@ -38,6 +38,9 @@ class _ThreadState(threading.local):
         self.exchange_mode = 0            # aclmdlRICaptureThreadExchangeMode (GLOBAL)
         self.recent_error = None          # aclGetRecentErrMsg: the last failure's text
         self.error_detail = ""            # why the current call fails, set by the runtime
+        self.arg_note = ""                # the argument boundary's note on a value it
+        #                                   substituted (a non-int pointer passed as NULL),
+        #                                   said before the runtime's reason on a failure
         self.last_error = 0               # aclrtGetLastError: the last runtime code returned
         self.last_bound_task = None       # (host time, task id) of the last task this thread
         #                                   wrote into a built model (aclrtGetThreadLastTaskId)
@@ -80,6 +83,9 @@ class _ThreadState(threading.local):
 
     def take_detail(self) -> str:
         d, self.error_detail = self.error_detail, ""
+        if self.arg_note:
+            n, self.arg_note = self.arg_note, ""
+            return f"{n}; {d}" if d else n
         return d
 
 

@@ -243,6 +243,7 @@ def ri_task_set_params(task, params: dict) -> int:
       is not checked there.
     - EVENT_RECORD / WAIT / RESET and any other type: 107000."""
     if not task or params is None:
+        RT.tls.explain("task is NULL" if not task else "params is NULL (None)")
         return ERR.ACL_ERROR_RT_PARAM_INVALID
     t, code = _task(task)
     if code:
@@ -428,4 +429,6 @@ def ri_kernel_task_get_attribute(task, attr_id):
         if attr_id == _ATTR_TIMEOUT:
             return (us // 1_000_000) & 0xFFFF, ERR.ACL_SUCCESS
         return us, ERR.ACL_SUCCESS
+    RT.tls.explain(f"attr_id: {attr_id} cannot be read back (ENGINE_TYPE, BLOCKDIM_OFFSET, "
+                   f"BLOCK_TASK_PREFETCH) or is not an aclrtLaunchKernelAttrId")
     return None, ERR.ACL_ERROR_RT_PARAM_INVALID

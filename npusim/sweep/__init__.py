@@ -1,7 +1,8 @@
 """Parameter sweeps: run a function over a grid of points, each in a fresh simulator, in this
 process or on a Dask cluster (one machine or many), and get a pandas DataFrame back.
 
-This package is also the function: ``npusim.sweep(fn, grid=None, *, client=None, **axes)`` calls
+This package is also the function: ``npusim.sweep(fn, grid=None, *, client=None, timeout=None,
+**axes)`` calls
 :func:`npusim.sweep.runner.sweep`. ``npusim sweep SCRIPT:FUNC --axis n=1,2,4`` is the command
 (:mod:`npusim.cli.sweep`); ``npusim plan --simulate`` over several profiles/sizes runs on it
 (:mod:`npusim.plan.sweep`); :mod:`.plot` draws the usual shapes. docs/sweep.md.
@@ -22,10 +23,11 @@ from .runner import SERIAL, connect, frame, run, sweep, workers_of_machine
 
 
 class _SweepPackage(types.ModuleType):
-    """``npusim.sweep(fn, grid=None, *, client=None, **axes)``: see :func:`.runner.sweep`."""
+    """``npusim.sweep(fn, grid=None, *, client=None, timeout=None, **axes)``: see
+    :func:`.runner.sweep`."""
 
-    def __call__(self, fn, grid=None, *, client=None, **axes):
-        return sweep(fn, grid, client=client, **axes)
+    def __call__(self, fn, grid=None, *, client=None, timeout=None, **axes):
+        return sweep(fn, grid, client=client, timeout=timeout, **axes)
 
 
 sys.modules[__name__].__class__ = _SweepPackage

@@ -62,3 +62,14 @@ class NotOnWorkers:
 
     def __reduce__(self):
         return (_load_elsewhere, (os.getpid(),))
+
+
+def hangs_at(n: int, hang: int = 2):
+    """Sleeps far past any test's timeout at ``n == hang`` (a point that never ends), holding
+    the runtime lock like a point stuck in a simulator call; else ``n * 10``."""
+    if n == hang:
+        import time
+        from npusim.runtime.runtime import RT
+        with RT.lock:
+            time.sleep(3600)
+    return n * 10
