@@ -27,7 +27,7 @@ from .. import errors as ERR
 from ..device import engine as E
 from ..device import sqe as S
 from . import stream as ST
-from .event import note_slot_task
+from .event import SlotHolder
 from .runtime import RT
 
 OK = ERR.ACL_SUCCESS
@@ -43,30 +43,15 @@ _WAIT_MODE_MAX = 5
 _U32 = 0xFFFF_FFFF
 
 
-class CntNotify:
+class CntNotify(SlotHolder):
     """One counting notify: a sync slot of its device holding the counter."""
-    __slots__ = ("ctx", "device", "handle", "slot", "destroyed", "fences", "models")
+    __slots__ = ()
 
-    def __init__(self, ctx):
-        self.ctx = ctx
-        self.device = ctx.device
-        self.handle = 0
-        self.slot = self.device.new_slot(self)
-        self.destroyed = False
-        self.fences: dict = {}        # stream -> position of its latest task naming the slot
-        self.models: set = set()      # graphs that captured a task naming the slot
-
-    def note_task(self, stream, pos: int) -> None:
-        note_slot_task(self, stream, pos)
-
-    def release(self) -> None:
-        """Invalidate the handle; the slot is freed once its queued tasks ran."""
-        if self.destroyed:
-            return
-        self.destroyed = True
-        self.device.retire_slot(self.slot, self.fences.items(), self.models)
-        self.fences, self.models = {}, set()
+    def release(self) -> bool:
+        if not super().release():
+            return False
         RT.handles.remove(self.handle)
+        return True
 
     def describe(self) -> str:
         return f"counting notify 0x{self.handle:x}"
