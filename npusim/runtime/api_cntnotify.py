@@ -117,9 +117,13 @@ def cnt_notify_destroy(cnt_notify) -> int:
     return OK
 
 
-def _task_checks(cnt_notify, stream, info, modes_ok):
+def _task_checks(cnt_notify, stream, info, bad_modes, needs_info=True):
     """The shared checks of record / wait / reset, in the runtime's order: (notify, stream,
-    code)."""
+    code). ``bad_modes()`` (called once ``info`` is a dict) answers why its modes are refused,
+    or ``""``; reset passes ``needs_info=False`` (it has no info)."""
+    if needs_info and info is None:
+        RT.tls.explain("info is NULL")
+        return None, None, ERR.ACL_ERROR_INVALID_PARAM
     if info is not None and not isinstance(info, dict):
         RT.tls.explain(f"info {info!r} is not a dict of the struct's fields")
         return None, None, ERR.ACL_ERROR_INVALID_PARAM
@@ -131,7 +135,9 @@ def _task_checks(cnt_notify, stream, info, modes_ok):
     s, code = ST.lookup(stream)
     if code:
         return None, None, code
-    if not modes_ok():
+    why = bad_modes()
+    if why:
+        RT.tls.explain(why)
         return None, None, ERR.ACL_ERROR_RT_PARAM_INVALID
     s, code = ST.resolve_same_ctx(s)
     if code:
@@ -152,19 +158,15 @@ def cnt_notify_record(cnt_notify, stream, info) -> int:
     """aclrtCntNotifyRecord: in stream order, the counter becomes ``info["value"]``, or adds,
     ORs, ANDs it (``info["mode"]``: ACL_RT_CNT_NOTIFY_RECORD_*); waits parked on it re-check.
     NULL info 100000; a mode other than 0 / 1 / 2 / 4 107000."""
-    if info is None:
-        RT.tls.explain("info is NULL")
-        return ERR.ACL_ERROR_INVALID_PARAM
     mode = _field(info, "mode") if isinstance(info, dict) else None
     value = _field(info, "value") if isinstance(info, dict) else None
 
-    def ok():
+    def bad_modes() -> str:
         if mode not in _RECORD_MODES or value is None or value < 0:
-            RT.tls.explain(f"info mode {info.get('mode')!r} is not SET_VALUE(0), ADD(1), "
-                           "BIT_OR(2) or BIT_AND(4), or its value is not a uint32")
-            return False
-        return True
-    n, s, code = _task_checks(cnt_notify, stream, info, ok)
+            return (f"info mode {info.get('mode')!r} is not SET_VALUE(0), ADD(1), BIT_OR(2) or "
+                    "BIT_AND(4), or its value is not a uint32")
+        return ""
+    n, s, code = _task_checks(cnt_notify, stream, info, bad_modes)
     if code:
         return code
     return _submit(n, s, S.CNT | mode, value, True)
@@ -176,20 +178,15 @@ def cnt_notify_wait_with_timeout(cnt_notify, stream, info) -> int:
     — ``(counter & value) == value``); ``info["isClear"]`` non-zero clears the counter when the
     wait ends. ``info["timeout"]`` (seconds) is not simulated (the deadlock diagnosis reports a
     wait that can never end). NULL info 100000; a mode above 4 107000."""
-    if info is None:
-        RT.tls.explain("info is NULL")
-        return ERR.ACL_ERROR_INVALID_PARAM
     fields = {k: _field(info, k) for k in ("mode", "value", "timeout", "isClear")} \
         if isinstance(info, dict) else {}
 
-    def ok():
+    def bad_modes() -> str:
         if any(v is None for v in fields.values()) or not 0 <= fields["mode"] < _WAIT_MODE_MAX \
                 or fields["value"] < 0:
-            RT.tls.explain(f"info mode {info.get('mode')!r} is not in [0, 5), or a field is not "
-                           "a uint32")
-            return False
-        return True
-    n, s, code = _task_checks(cnt_notify, stream, info, ok)
+            return f"info mode {info.get('mode')!r} is not in [0, 5), or a field is not a uint32"
+        return ""
+    n, s, code = _task_checks(cnt_notify, stream, info, bad_modes)
     if code:
         return code
     clear = S.WAIT_RESET if fields["isClear"] & 0xFF else 0
@@ -199,7 +196,7 @@ def cnt_notify_wait_with_timeout(cnt_notify, stream, info) -> int:
 def cnt_notify_reset(cnt_notify, stream) -> int:
     """aclrtCntNotifyReset: a record that sets the counter to 0, in stream order
     (``api_impl_david.cc:1086``)."""
-    n, s, code = _task_checks(cnt_notify, stream, None, lambda: True)
+    n, s, code = _task_checks(cnt_notify, stream, None, lambda: "", needs_info=False)
     if code:
         return code
     return _submit(n, s, S.CNT | ACL_RT_CNT_NOTIFY_RECORD_SET_VALUE_MODE, 0, True)
