@@ -130,18 +130,26 @@ def _runtime_subscribed(s) -> bool:
     return True
 
 
+def _user_stream(sh):
+    """(stream, code): the prologue aclrtSubscribeReport and aclrtUnSubscribeReport share —
+    forget stale subscriptions, the handle (107017), a stream aclrtLaunchHostFunc subscribed
+    (107011), then the stream as ``ApiImpl`` resolves it (:func:`stream.resolve`: no context
+    107002, NULL the default stream)."""
+    _live()
+    s, code = AS.lookup(sh)
+    if code:
+        return None, code
+    if _runtime_subscribed(s):
+        return None, ERR.ACL_ERROR_RT_STREAM_SUBSCRIBE
+    return AS.resolve(s)
+
+
 def subscribe_report(thread_id: int, sh) -> int:
     """aclrtSubscribeReport: bind ``thread_id`` (a ``pthread_self`` value: a Python thread's
     ``ident``, or what ``acl.util.start_thread`` returned) to the stream. Order: the handle
     (107017, ``rtSubscribeReport``), a stream aclrtLaunchHostFunc subscribed 107011
     (``ApiErrorDecorator::SubscribeReport``), then ``ApiImpl::SubscribeReport``."""
-    _live()
-    s, code = AS.lookup(sh)
-    if code:
-        return code
-    if _runtime_subscribed(s):
-        return ERR.ACL_ERROR_RT_STREAM_SUBSCRIBE
-    s, code = AS.resolve(s)
+    s, code = _user_stream(sh)
     if code:
         return code
     if s in SUBS:
@@ -159,13 +167,7 @@ def unsubscribe_report(thread_id: int, sh) -> int:
     Order: the handle (107017), a stream aclrtLaunchHostFunc subscribed 107011
     (``ApiErrorDecorator::UnSubscribeReport``: the runtime's own subscription is not the
     user's to cancel, whatever ``thread_id``), then ``ApiImpl::UnSubscribeReport``."""
-    _live()
-    s, code = AS.lookup(sh)
-    if code:
-        return code
-    if _runtime_subscribed(s):
-        return ERR.ACL_ERROR_RT_STREAM_SUBSCRIBE
-    s, code = AS.resolve(s)
+    s, code = _user_stream(sh)
     if code:
         return code
     sub = SUBS.get(s)
