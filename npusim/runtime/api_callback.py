@@ -543,6 +543,11 @@ def _explain_callback_wait(dev, sq: int, pos: int) -> str:
     callback at ``pos`` of SQ ``sq`` — eager, or a graph's at a replay — that no report thread
     will run: the callbacks it waits for (BLOCK / NO_BLOCK, in launch order), the thread and
     why it does not serve them, and the fix. ``""`` for any other memory wait."""
+    with RT.lock:                    # (the diagnosis runs outside the lock; the tables change)
+        return _callback_wait(dev, sq, pos)
+
+
+def _callback_wait(dev, sq: int, pos: int) -> str:
     for sub in list(SUBS.values()):
         s = sub.stream
         if s.device is not dev or s.sq != sq or sub.thread_id == RUNTIME_THREAD:
