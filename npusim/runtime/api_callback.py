@@ -47,7 +47,7 @@ from ..device import sqe as S
 from . import api_stream as AS
 from . import args as A
 from .capture import stream_capturing
-from .device import AFTER_RUN_HOOKS, STALL_HOOKS, DeadlockError
+from .device import AFTER_RUN_HOOKS, STALL_HOOKS, WAIT_EXPLAINERS, DeadlockError
 from .runtime import RT
 from .stream import Stream
 
@@ -130,18 +130,26 @@ def _runtime_subscribed(s) -> bool:
     return True
 
 
+def _user_stream(sh):
+    """(stream, code): the prologue aclrtSubscribeReport and aclrtUnSubscribeReport share —
+    forget stale subscriptions, the handle (107017), a stream aclrtLaunchHostFunc subscribed
+    (107011), then the stream as ``ApiImpl`` resolves it (:func:`stream.resolve`: no context
+    107002, NULL the default stream)."""
+    _live()
+    s, code = AS.lookup(sh)
+    if code:
+        return None, code
+    if _runtime_subscribed(s):
+        return None, ERR.ACL_ERROR_RT_STREAM_SUBSCRIBE
+    return AS.resolve(s)
+
+
 def subscribe_report(thread_id: int, sh) -> int:
     """aclrtSubscribeReport: bind ``thread_id`` (a ``pthread_self`` value: a Python thread's
     ``ident``, or what ``acl.util.start_thread`` returned) to the stream. Order: the handle
     (107017, ``rtSubscribeReport``), a stream aclrtLaunchHostFunc subscribed 107011
     (``ApiErrorDecorator::SubscribeReport``), then ``ApiImpl::SubscribeReport``."""
-    _live()
-    s, code = AS.lookup(sh)
-    if code:
-        return code
-    if _runtime_subscribed(s):
-        return ERR.ACL_ERROR_RT_STREAM_SUBSCRIBE
-    s, code = AS.resolve(s)
+    s, code = _user_stream(sh)
     if code:
         return code
     if s in SUBS:
@@ -159,13 +167,7 @@ def unsubscribe_report(thread_id: int, sh) -> int:
     Order: the handle (107017), a stream aclrtLaunchHostFunc subscribed 107011
     (``ApiErrorDecorator::UnSubscribeReport``: the runtime's own subscription is not the
     user's to cancel, whatever ``thread_id``), then ``ApiImpl::UnSubscribeReport``."""
-    _live()
-    s, code = AS.lookup(sh)
-    if code:
-        return code
-    if _runtime_subscribed(s):
-        return ERR.ACL_ERROR_RT_STREAM_SUBSCRIBE
-    s, code = AS.resolve(s)
+    s, code = _user_stream(sh)
     if code:
         return code
     sub = SUBS.get(s)
@@ -511,6 +513,66 @@ def _await_report_thread(dev) -> bool:
     return RT.await_progress()
 
 
+_BLOCK_TYPE_NAMES = {True: "ACL_CALLBACK_BLOCK", False: "ACL_CALLBACK_NO_BLOCK"}
+
+
+def _thread_state(thread_id: int) -> str:
+    """Why report thread ``thread_id`` does not run the callback, as the diagnosis says it."""
+    if thread_id == threading.get_ident():
+        return "is the thread waiting here, which cannot call acl.rt.process_report meanwhile"
+    if thread_id not in {t.ident for t in threading.enumerate()}:
+        return "has exited or is not a live thread"
+    if thread_id in RT.stalled:
+        return "is alive but itself blocked in a host wait"
+    return "is alive but made no acl.rt.process_report call within the stall wait"
+
+
+def _fn_name(fn) -> str:
+    return getattr(fn, "__qualname__", None) or repr(fn)
+
+
+def _callback_wait_text(what: str, thread_id: int, stream: str) -> str:
+    return (f"{what}: its subscribed report thread {thread_id} {_thread_state(thread_id)}, so no "
+            f"aclrtProcessReport runs them and the stream never resumes. Fix: keep the report "
+            f"thread calling acl.rt.process_report until {stream} is synchronized, or "
+            f"unsubscribe first (acl.rt.unsubscribe_report)")
+
+
+def _explain_callback_wait(dev, sq: int, pos: int) -> str:
+    """``device.WAIT_EXPLAINERS`` (docs/fidelity.md row 360): a stream parked at the blocking
+    callback at ``pos`` of SQ ``sq`` — eager, or a graph's at a replay — that no report thread
+    will run: the callbacks it waits for (BLOCK / NO_BLOCK, in launch order), the thread and
+    why it does not serve them, and the fix. ``""`` for any other memory wait."""
+    with RT.lock:                    # (the diagnosis runs outside the lock; the tables change)
+        return _callback_wait(dev, sq, pos)
+
+
+def _callback_wait(dev, sq: int, pos: int) -> str:
+    for sub in list(SUBS.values()):
+        s = sub.stream
+        if s.device is not dev or s.sq != sq or sub.thread_id == RUNTIME_THREAD:
+            continue
+        todo = [p for p in sub.pending if p[0] <= pos]
+        if not todo or todo[-1][0] != pos:
+            continue
+        names = ", ".join(f"{_fn_name(fn)} ({_BLOCK_TYPE_NAMES[bool(block)]}) at task position {p}"
+                          for p, fn, _data, block in todo)
+        what = "the callback " if len(todo) == 1 else f"{len(todo)} callbacks not yet run: "
+        return _callback_wait_text(what + names, sub.thread_id, s.describe())
+    for m, g in list(GRAPH_FUNCS.items()):
+        if m.device is not dev or m.destroyed:
+            continue
+        for cs, p, _word, fn, _args, released, serving in g.tasks:
+            if serving != RUNTIME_THREAD and released is None and not cs.destroyed and \
+                    cs.sq == sq and p == pos:
+                what = f"the callback {_fn_name(fn)} (ACL_CALLBACK_BLOCK) captured in " \
+                       f"{m.describe()}"
+                return _callback_wait_text(what, serving, "the stream that launched the graph")
+    return ""
+
+
+if _explain_callback_wait not in WAIT_EXPLAINERS:
+    WAIT_EXPLAINERS.append(_explain_callback_wait)
 if _run_host_funcs not in STALL_HOOKS:
     STALL_HOOKS.append(_run_host_funcs)
 if _await_report_thread not in STALL_HOOKS:

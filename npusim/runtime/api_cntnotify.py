@@ -27,7 +27,7 @@ from .. import errors as ERR
 from ..device import engine as E
 from ..device import sqe as S
 from . import stream as ST
-from .event import note_slot_task
+from .event import SlotHolder
 from .runtime import RT
 
 OK = ERR.ACL_SUCCESS
@@ -43,30 +43,15 @@ _WAIT_MODE_MAX = 5
 _U32 = 0xFFFF_FFFF
 
 
-class CntNotify:
+class CntNotify(SlotHolder):
     """One counting notify: a sync slot of its device holding the counter."""
-    __slots__ = ("ctx", "device", "handle", "slot", "destroyed", "fences", "models")
+    __slots__ = ()
 
-    def __init__(self, ctx):
-        self.ctx = ctx
-        self.device = ctx.device
-        self.handle = 0
-        self.slot = self.device.new_slot(self)
-        self.destroyed = False
-        self.fences: dict = {}        # stream -> position of its latest task naming the slot
-        self.models: set = set()      # graphs that captured a task naming the slot
-
-    def note_task(self, stream, pos: int) -> None:
-        note_slot_task(self, stream, pos)
-
-    def release(self) -> None:
-        """Invalidate the handle; the slot is freed once its queued tasks ran."""
-        if self.destroyed:
-            return
-        self.destroyed = True
-        self.device.retire_slot(self.slot, self.fences.items(), self.models)
-        self.fences, self.models = {}, set()
+    def release(self) -> bool:
+        if not super().release():
+            return False
         RT.handles.remove(self.handle)
+        return True
 
     def describe(self) -> str:
         return f"counting notify 0x{self.handle:x}"
@@ -132,9 +117,13 @@ def cnt_notify_destroy(cnt_notify) -> int:
     return OK
 
 
-def _task_checks(cnt_notify, stream, info, modes_ok):
+def _task_checks(cnt_notify, stream, info, bad_modes, needs_info=True):
     """The shared checks of record / wait / reset, in the runtime's order: (notify, stream,
-    code)."""
+    code). ``bad_modes()`` (called once ``info`` is a dict) answers why its modes are refused,
+    or ``""``; reset passes ``needs_info=False`` (it has no info)."""
+    if needs_info and info is None:
+        RT.tls.explain("info is NULL")
+        return None, None, ERR.ACL_ERROR_INVALID_PARAM
     if info is not None and not isinstance(info, dict):
         RT.tls.explain(f"info {info!r} is not a dict of the struct's fields")
         return None, None, ERR.ACL_ERROR_INVALID_PARAM
@@ -146,7 +135,9 @@ def _task_checks(cnt_notify, stream, info, modes_ok):
     s, code = ST.lookup(stream)
     if code:
         return None, None, code
-    if not modes_ok():
+    why = bad_modes()
+    if why:
+        RT.tls.explain(why)
         return None, None, ERR.ACL_ERROR_RT_PARAM_INVALID
     s, code = ST.resolve_same_ctx(s)
     if code:
@@ -167,19 +158,15 @@ def cnt_notify_record(cnt_notify, stream, info) -> int:
     """aclrtCntNotifyRecord: in stream order, the counter becomes ``info["value"]``, or adds,
     ORs, ANDs it (``info["mode"]``: ACL_RT_CNT_NOTIFY_RECORD_*); waits parked on it re-check.
     NULL info 100000; a mode other than 0 / 1 / 2 / 4 107000."""
-    if info is None:
-        RT.tls.explain("info is NULL")
-        return ERR.ACL_ERROR_INVALID_PARAM
     mode = _field(info, "mode") if isinstance(info, dict) else None
     value = _field(info, "value") if isinstance(info, dict) else None
 
-    def ok():
+    def bad_modes() -> str:
         if mode not in _RECORD_MODES or value is None or value < 0:
-            RT.tls.explain(f"info mode {info.get('mode')!r} is not SET_VALUE(0), ADD(1), "
-                           "BIT_OR(2) or BIT_AND(4), or its value is not a uint32")
-            return False
-        return True
-    n, s, code = _task_checks(cnt_notify, stream, info, ok)
+            return (f"info mode {info.get('mode')!r} is not SET_VALUE(0), ADD(1), BIT_OR(2) or "
+                    "BIT_AND(4), or its value is not a uint32")
+        return ""
+    n, s, code = _task_checks(cnt_notify, stream, info, bad_modes)
     if code:
         return code
     return _submit(n, s, S.CNT | mode, value, True)
@@ -191,20 +178,15 @@ def cnt_notify_wait_with_timeout(cnt_notify, stream, info) -> int:
     — ``(counter & value) == value``); ``info["isClear"]`` non-zero clears the counter when the
     wait ends. ``info["timeout"]`` (seconds) is not simulated (the deadlock diagnosis reports a
     wait that can never end). NULL info 100000; a mode above 4 107000."""
-    if info is None:
-        RT.tls.explain("info is NULL")
-        return ERR.ACL_ERROR_INVALID_PARAM
     fields = {k: _field(info, k) for k in ("mode", "value", "timeout", "isClear")} \
         if isinstance(info, dict) else {}
 
-    def ok():
+    def bad_modes() -> str:
         if any(v is None for v in fields.values()) or not 0 <= fields["mode"] < _WAIT_MODE_MAX \
                 or fields["value"] < 0:
-            RT.tls.explain(f"info mode {info.get('mode')!r} is not in [0, 5), or a field is not "
-                           "a uint32")
-            return False
-        return True
-    n, s, code = _task_checks(cnt_notify, stream, info, ok)
+            return f"info mode {info.get('mode')!r} is not in [0, 5), or a field is not a uint32"
+        return ""
+    n, s, code = _task_checks(cnt_notify, stream, info, bad_modes)
     if code:
         return code
     clear = S.WAIT_RESET if fields["isClear"] & 0xFF else 0
@@ -214,7 +196,7 @@ def cnt_notify_wait_with_timeout(cnt_notify, stream, info) -> int:
 def cnt_notify_reset(cnt_notify, stream) -> int:
     """aclrtCntNotifyReset: a record that sets the counter to 0, in stream order
     (``api_impl_david.cc:1086``)."""
-    n, s, code = _task_checks(cnt_notify, stream, None, lambda: True)
+    n, s, code = _task_checks(cnt_notify, stream, None, lambda: "", needs_info=False)
     if code:
         return code
     return _submit(n, s, S.CNT | ACL_RT_CNT_NOTIFY_RECORD_SET_VALUE_MODE, 0, True)

@@ -156,11 +156,7 @@ def mem_managed_advise(ptr, size, advise, location) -> int:
     """aclrtMemManagedAdvise: record the advice for the allocation holding the range (npusim
     keeps one set of advice per allocation) [fidelity.md #280]."""
     who = "aclrtMemManagedAdvise"
-    if not ptr:
-        return _fail(ERR.ACL_ERROR_INVALID_PARAM, f"{who}: ptr is NULL")
-    if not size:
-        return _fail(ERR.ACL_ERROR_INVALID_PARAM, f"{who}: size must be positive")
-    code = _supported(who)
+    code = AM.null_size_flags(who, size, ptr=ptr) or _supported(who)
     if code:
         return code
     if not 0 <= advise <= ACL_MEM_ADVISE_UNSET_ACCESSED_BY:
@@ -219,11 +215,7 @@ def mem_managed_get_attr(attribute, ptr, size):
     """aclrtMemManagedGetAttr: (value, code): an int, or for ACCESSED_BY a list of locations
     (device ids, -1 the host)."""
     who = "aclrtMemManagedGetAttr"
-    if not ptr:
-        return None, _fail(ERR.ACL_ERROR_INVALID_PARAM, f"{who}: ptr is NULL")
-    if not size:
-        return None, _fail(ERR.ACL_ERROR_INVALID_PARAM, f"{who}: size must be positive")
-    code = _supported(who)
+    code = AM.null_size_flags(who, size, ptr=ptr) or _supported(who)
     if code:
         return None, code
     if not ACL_MEM_RANGE_ATTRIBUTE_READ_MOSTLY <= attribute <= 8:
@@ -284,13 +276,8 @@ def _stream_ok(who: str, stream) -> int:
 def mem_managed_prefetch_async(ptr, size, location, flags, stream) -> int:
     """aclrtMemManagedPrefetchAsync: a host function on ``stream`` (NULL: the default stream)."""
     who = "aclrtMemManagedPrefetchAsync"
-    if not ptr:
-        return _fail(ERR.ACL_ERROR_INVALID_PARAM, f"{who}: ptr is NULL")
-    if not size:
-        return _fail(ERR.ACL_ERROR_INVALID_PARAM, f"{who}: size must be positive")
-    if flags != 0:
-        return _fail(ERR.ACL_ERROR_INVALID_PARAM, f"{who}: flags is reserved and must be 0")
-    code = _supported(who) or _stream_ok(who, stream)
+    code = AM.null_size_flags(who, size, flags, ptr=ptr) or _supported(who) or \
+        _stream_ok(who, stream)
     if code:
         return code
     loc = _location(location)
@@ -352,12 +339,9 @@ def mem_p2p_map(dev_ptr, size, dst_dev_id, flags=0) -> int:
     """aclrtMemP2PMap: the acl layer's checks (NULL, size 0, flags: 100000; the device id:
     107001), then 207000: peer access between devices is not simulated."""
     who = "aclrtMemP2PMap"
-    if not dev_ptr:
-        return _fail(ERR.ACL_ERROR_INVALID_PARAM, f"{who}: devPtr is NULL")
-    if not size:
-        return _fail(ERR.ACL_ERROR_INVALID_PARAM, f"{who}: size must be positive")
-    if flags != 0:
-        return _fail(ERR.ACL_ERROR_INVALID_PARAM, f"{who}: flags is reserved and must be 0")
+    code = AM.null_size_flags(who, size, flags, devPtr=dev_ptr)
+    if code:
+        return code
     if not 0 <= dst_dev_id < profile().device_count:
         return _fail(ERR.ACL_ERROR_RT_INVALID_DEVICEID, f"{who}: dstDevId {dst_dev_id} is not a "
                      "device")

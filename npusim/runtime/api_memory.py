@@ -48,6 +48,20 @@ def _null_args(**named) -> str:
     return ""
 
 
+def null_size_flags(who: str, size, flags=0, **pointers) -> int:
+    """The leading checks the managed and virtual memory calls share, in their order (the acl
+    layer's ``ACL_REQUIRES_NOT_NULL`` / ``ACL_REQUIRES_POSITIVE`` / reserved flags): each named
+    pointer NULL, ``size`` 0, ``flags`` not 0 -> 100000 with the reason; else 0."""
+    why = _null_args(**pointers)
+    if why:
+        return _refuse(ERR.ACL_ERROR_INVALID_PARAM, f"{who}: {why}")
+    if not size:
+        return _refuse(ERR.ACL_ERROR_INVALID_PARAM, f"{who}: size must be positive")
+    if flags != 0:
+        return _refuse(ERR.ACL_ERROR_INVALID_PARAM, f"{who}: flags is reserved and must be 0")
+    return ERR.ACL_SUCCESS
+
+
 def _kind_or_null(dst, src, kind) -> str:
     why = _null_args(dst=dst, src=src)
     return why or f"kind: {kind} is not an aclrtMemcpyKind (0..4, 7)"

@@ -137,6 +137,16 @@ def _check_from(dst, symbol, count, dst_max, kind) -> int:
     return ERR.ACL_SUCCESS
 
 
+def _from_source(dst, dst_max, symbol, count, offset, kind):
+    """(device address of ``symbol`` + ``offset``, code) for a from-symbol copy: the argument
+    checks, then the lookup and the range (shared by the synchronous and async copy)."""
+    code = _check_from(dst, symbol, count, dst_max, kind)
+    if code:
+        return None, code
+    addr, _, code = _symbol_range(symbol, count, offset)
+    return (None, code) if code else (addr + offset, ERR.ACL_SUCCESS)
+
+
 def _check_to(symbol, src, kind) -> int:
     if not symbol:
         return _fail(ERR.ACL_ERROR_INVALID_PARAM, "symbol is NULL")
@@ -148,18 +158,25 @@ def _check_to(symbol, src, kind) -> int:
     return ERR.ACL_SUCCESS
 
 
+def _to_target(symbol, src, count, offset, kind):
+    """(device address of ``symbol`` + ``offset``, the bytes left in the symbol from there,
+    code) for a to-symbol copy: the argument checks, then the lookup and the range."""
+    code = _check_to(symbol, src, kind)
+    if code:
+        return None, None, code
+    addr, size, code = _symbol_range(symbol, count, offset)
+    return (None, None, code) if code else (addr + offset, size - offset, ERR.ACL_SUCCESS)
+
+
 def memcpy_from_symbol(dst, dst_max, symbol, count, offset=0, kind=ACL_MEMCPY_DEVICE_TO_HOST) -> int:
     """aclrtMemcpyFromSymbol: ``count`` bytes from ``offset`` of the device variable to host
     ``dst`` (a synchronous device-to-host copy)."""
     if count == 0:
         return ERR.ACL_SUCCESS
-    code = _check_from(dst, symbol, count, dst_max, kind)
+    src, code = _from_source(dst, dst_max, symbol, count, offset, kind)
     if code:
         return code
-    addr, _, code = _symbol_range(symbol, count, offset)
-    if code:
-        return code
-    return AM.memcpy(dst, dst_max, addr + offset, count, ACL_MEMCPY_DEVICE_TO_HOST)
+    return AM.memcpy(dst, dst_max, src, count, ACL_MEMCPY_DEVICE_TO_HOST)
 
 
 def memcpy_from_symbol_async(dst, dst_max, symbol, count, offset=0,
@@ -167,13 +184,10 @@ def memcpy_from_symbol_async(dst, dst_max, symbol, count, offset=0,
     """aclrtMemcpyFromSymbolAsync: the same as a device-to-host aclrtMemcpyAsync on ``stream``."""
     if count == 0:
         return ERR.ACL_SUCCESS
-    code = _check_from(dst, symbol, count, dst_max, kind)
+    src, code = _from_source(dst, dst_max, symbol, count, offset, kind)
     if code:
         return code
-    addr, _, code = _symbol_range(symbol, count, offset)
-    if code:
-        return code
-    return AM.memcpy_async(dst, dst_max, addr + offset, count, ACL_MEMCPY_DEVICE_TO_HOST, stream)
+    return AM.memcpy_async(dst, dst_max, src, count, ACL_MEMCPY_DEVICE_TO_HOST, stream)
 
 
 def memcpy_to_symbol(symbol, src, count, offset=0, kind=ACL_MEMCPY_HOST_TO_DEVICE) -> int:
@@ -181,13 +195,10 @@ def memcpy_to_symbol(symbol, src, count, offset=0, kind=ACL_MEMCPY_HOST_TO_DEVIC
     variable (a synchronous host-to-device copy)."""
     if count == 0:
         return ERR.ACL_SUCCESS
-    code = _check_to(symbol, src, kind)
+    dst, dst_max, code = _to_target(symbol, src, count, offset, kind)
     if code:
         return code
-    addr, size, code = _symbol_range(symbol, count, offset)
-    if code:
-        return code
-    return AM.memcpy(addr + offset, size - offset, src, count, ACL_MEMCPY_HOST_TO_DEVICE)
+    return AM.memcpy(dst, dst_max, src, count, ACL_MEMCPY_HOST_TO_DEVICE)
 
 
 def memcpy_to_symbol_async(symbol, src, count, offset=0, kind=ACL_MEMCPY_HOST_TO_DEVICE,
@@ -195,11 +206,7 @@ def memcpy_to_symbol_async(symbol, src, count, offset=0, kind=ACL_MEMCPY_HOST_TO
     """aclrtMemcpyToSymbolAsync: the same as a host-to-device aclrtMemcpyAsync on ``stream``."""
     if count == 0:
         return ERR.ACL_SUCCESS
-    code = _check_to(symbol, src, kind)
+    dst, dst_max, code = _to_target(symbol, src, count, offset, kind)
     if code:
         return code
-    addr, size, code = _symbol_range(symbol, count, offset)
-    if code:
-        return code
-    return AM.memcpy_async(addr + offset, size - offset, src, count, ACL_MEMCPY_HOST_TO_DEVICE,
-                           stream)
+    return AM.memcpy_async(dst, dst_max, src, count, ACL_MEMCPY_HOST_TO_DEVICE, stream)

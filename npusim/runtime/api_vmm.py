@@ -311,16 +311,27 @@ def _owner(addr):
     return None, None
 
 
+def _starting_at(who, ptr, table: str, what: str):
+    """(device, its _DeviceVmm, code): the device whose ``table`` (``"ranges"`` or ``"maps"``
+    of its _DeviceVmm) has an entry starting at ``ptr``; else 107000 "virPtr is not the start
+    of ``what``". The caller holds _LOCK."""
+    dev, st = _owner(ptr)
+    if dev is None or ptr not in getattr(st, table):
+        return None, None, _fail(ERR.ACL_ERROR_RT_PARAM_INVALID, f"{who}: virPtr is not the "
+                                 f"start of {what}")
+    return dev, st, ERR.ACL_SUCCESS
+
+
 def release_mem_address(ptr) -> int:
     """aclrtReleaseMemAddress: NULL 100000; not the start of a reserved range, or a range with
     a mapping left, 107000."""
     if not ptr:
         return _fail(ERR.ACL_ERROR_INVALID_PARAM, "aclrtReleaseMemAddress: virPtr is NULL")
     with _LOCK:
-        dev, st = _owner(ptr)
-        if dev is None or ptr not in st.ranges:
-            return _fail(ERR.ACL_ERROR_RT_PARAM_INVALID, "aclrtReleaseMemAddress: virPtr is not "
-                         "the start of an aclrtReserveMemAddress range")
+        dev, st, code = _starting_at("aclrtReleaseMemAddress", ptr, "ranges",
+                                     "an aclrtReserveMemAddress range")
+        if code:
+            return code
         n = st.ranges[ptr]
         if any(ptr <= a < ptr + n for a in st.maps):
             return _fail(ERR.ACL_ERROR_RT_PARAM_INVALID, "aclrtReleaseMemAddress: the range still "
@@ -345,14 +356,9 @@ def mem_map_no_access(ptr, size, offset, handle, flags=0) -> int:
 
 
 def _map(who, ptr, size, offset, handle, flags, access) -> int:
-    if not ptr:
-        return _fail(ERR.ACL_ERROR_INVALID_PARAM, f"{who}: virPtr is NULL")
-    if not handle:
-        return _fail(ERR.ACL_ERROR_INVALID_PARAM, f"{who}: handle is NULL")
-    if not size:
-        return _fail(ERR.ACL_ERROR_INVALID_PARAM, f"{who}: size must be positive")
-    if flags != 0:
-        return _fail(ERR.ACL_ERROR_INVALID_PARAM, f"{who}: flags is reserved and must be 0")
+    code = AM.null_size_flags(who, size, flags, virPtr=ptr, handle=handle)
+    if code:
+        return code
     with _LOCK:
         p = _handle(handle)
         if p is None:
@@ -389,10 +395,9 @@ def unmap_mem(ptr) -> int:
     if not ptr:
         return _fail(ERR.ACL_ERROR_INVALID_PARAM, "aclrtUnmapMem: virPtr is NULL")
     with _LOCK:
-        dev, st = _owner(ptr)
-        if dev is None or ptr not in st.maps:
-            return _fail(ERR.ACL_ERROR_RT_PARAM_INVALID, "aclrtUnmapMem: virPtr is not the start "
-                         "of a mapping")
+        dev, st, code = _starting_at("aclrtUnmapMem", ptr, "maps", "a mapping")
+        if code:
+            return code
         dev.advance_to_host()
         p = st.maps.pop(ptr)
         st.access.pop(ptr, None)

@@ -35,6 +35,11 @@ STALL_HOOKS: list = []
 """Callbacks ``hook(device) -> bool`` asked when a host wait finds the device stalled, before it
 is called a deadlock: True when the hook let work proceed (``runtime.api_callback`` runs the
 host functions the device is waiting on, as the runtime's callback thread would)."""
+WAIT_EXPLAINERS: list = []
+"""Callbacks ``hook(device, sq, pos) -> str`` asked by the deadlock diagnosis what a stream
+parked on a memory value (the MEM_WAIT_VALUE at ``pos`` of SQ ``sq``) waits for: the cause and
+its fix, or ``""`` when the wait is not theirs (``runtime.api_callback``: a blocking callback
+whose report thread has exited or stopped serving)."""
 _INF, _STOP_NONE, _STOP_SQ_POS = int(E.INF), E.STOP_NONE, E.STOP_SQ_POS
 _R_IDLE, _R_DEADLOCK, _Q_HEAD, _Q_TIME = E.R_IDLE, E.R_DEADLOCK, E.Q_HEAD, E.Q_TIME
 PAYLOAD_DEPTH = 1 << 16
@@ -708,6 +713,11 @@ class Device:
                     "launched, or the cascade hop / cond task that starts it has not run)")
         return f"at task {head}"
 
+    def _memory_wait(self, q: int, pos: int) -> str:
+        """What the MEM_WAIT_VALUE at ``pos`` of SQ ``q`` waits for, when a module that owns such
+        waits can say (``WAIT_EXPLAINERS``); else ``""``."""
+        return next(filter(None, (hook(self, q, pos) for hook in WAIT_EXPLAINERS)), "")
+
     def wait_chain(self, q: int) -> tuple[list[int], str]:
         """The wait-for chain from parked SQ ``q``: who records what it waits on, what that
         stream is blocked on, and so on, to a cycle or a wait nobody can satisfy. Returns the
@@ -722,7 +732,9 @@ class Device:
                 break
             slot = int(st.sqs[cur, E.Q_WAIT])
             if slot < 0:
-                text += " (a MEM_WAIT_VALUE: no queued task writes the value it waits for)"
+                text += " (a blocking callback no report thread will run: see above)" \
+                    if self._memory_wait(cur, int(st.sqs[cur, E.Q_HEAD])) else \
+                    " (a MEM_WAIT_VALUE: no queued task writes the value it waits for)"
                 break
             recs = self._pending_records(slot)
             if not recs:
@@ -755,8 +767,8 @@ class Device:
             head = int(st.sqs[q, E.Q_HEAD])
             site = self._site(q, head)
             if slot < 0:
-                lines.append(f"{self.stream_name(q)} waits (task position {head}{site}) on a "
-                             f"memory value")
+                lines.append(f"{self.stream_name(q)} waits (task position {head}{site}) on "
+                             f"{self._memory_wait(q, head) or 'a memory value'}")
                 continue
             recs = self._pending_records(slot)
             if recs:

@@ -128,16 +128,17 @@ class Event:
         self.fences, self.models = {}, set()
 
 
-class Notify:
-    __slots__ = ("ctx", "device", "flag", "handle", "slot", "destroyed", "fences", "models")
+class SlotHolder:
+    """A handle owning one sync slot of its device that tasks name (a notify, a counting
+    notify): the slot is freed once no queued task or live graph names it. Subclasses declare
+    their own fields in ``__slots__`` and add what their kind counts in ``release``."""
+    __slots__ = ("ctx", "device", "handle", "slot", "destroyed", "fences", "models")
 
-    def __init__(self, ctx, flag: int):
+    def __init__(self, ctx):
         self.ctx = ctx
         self.device = ctx.device
-        self.flag = flag
         self.handle = 0
         self.slot = self.device.new_slot(self)
-        self.device.live_notifies += 1
         self.destroyed = False
         self.fences: dict = {}        # stream -> position of its latest task naming the slot
         self.models: set = set()      # graphs that captured a task naming the slot
@@ -145,14 +146,30 @@ class Notify:
     def note_task(self, stream, pos: int) -> None:
         note_slot_task(self, stream, pos)
 
-    def release(self) -> None:
-        """Invalidate the handle; the slot is freed once its queued tasks ran."""
+    def release(self) -> bool:
+        """Invalidate the handle; the slot is freed once its queued tasks ran. True when this
+        call released it (False: released already)."""
         if self.destroyed:
-            return
+            return False
         self.destroyed = True
-        self.device.live_notifies -= 1
         self.device.retire_slot(self.slot, self.fences.items(), self.models)
         self.fences, self.models = {}, set()
+        return True
+
+
+class Notify(SlotHolder):
+    __slots__ = ("flag",)
+
+    def __init__(self, ctx, flag: int):
+        super().__init__(ctx)
+        self.flag = flag
+        self.device.live_notifies += 1
+
+    def release(self) -> bool:
+        if not super().release():
+            return False
+        self.device.live_notifies -= 1
+        return True
 
     def describe(self) -> str:
         return f"notify 0x{self.handle:x}"

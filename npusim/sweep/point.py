@@ -100,19 +100,10 @@ unpickling a function sent by value runs once per worker)."""
 def run_points(blob: bytes, points: list[dict], passed: list[tuple[str, ...]]) -> list[dict]:
     """A task of a cluster sweep: the function (``cloudpickle`` bytes) at several points; their
     rows, in order."""
-    digest = hashlib.sha1(blob).digest()
-    fn = _LOADED.get(digest)
-    if fn is None:
-        fn = _LOADED[digest] = pickle.loads(blob)
+    fn = _loaded(blob)
     import cloudpickle                      # deferred: a cluster task only (comes with dask)
     rows = [run_point(fn, p, k) for p, k in zip(points, passed)]
-    for i, row in enumerate(rows):
-        try:
-            cloudpickle.dumps(row)
-        except Exception as e:               # noqa: BLE001  (the scheduler could not send it)
-            keep = {k: row[k] for k in RESERVED}
-            rows[i] = {**keep, "error": f"the result does not pickle: {type(e).__name__}: {e}"}
-    return rows
+    return [_sendable(row, cloudpickle.dumps) for row in rows]
 
 
 def timeout_row(timeout: float, wall_s: float, how: str) -> dict:
@@ -122,10 +113,20 @@ def timeout_row(timeout: float, wall_s: float, how: str) -> dict:
                      f"{how}"}
 
 
-def _sendable(row: dict) -> dict:
-    """``row``, or its bookkeeping with the reason when its results do not pickle."""
+def _loaded(blob: bytes):
+    """The function a task carries (its pickle ``blob``), unpickled once per worker."""
+    digest = hashlib.sha1(blob).digest()
+    fn = _LOADED.get(digest)
+    if fn is None:
+        fn = _LOADED[digest] = pickle.loads(blob)
+    return fn
+
+
+def _sendable(row: dict, dumps=pickle.dumps) -> dict:
+    """``row``, or its bookkeeping with the reason when its results do not pickle (with
+    ``dumps``: ``pickle`` for a worker process's pipe, ``cloudpickle`` for Dask's scheduler)."""
     try:
-        pickle.dumps(row)
+        dumps(row)
         return row
     except Exception as e:                   # noqa: BLE001  (a result no process can receive)
         keep = {k: row[k] for k in RESERVED}
@@ -256,10 +257,7 @@ def run_points_timed(blob: bytes, points: list[dict], passed: list[tuple[str, ..
     if not _WARM:
         warm_up()                             # the worker's first point: outside the timeout
         _WARM.append(True)
-    digest = hashlib.sha1(blob).digest()
-    fn = _LOADED.get(digest)
-    if fn is None:
-        fn = _LOADED[digest] = pickle.loads(blob)
+    fn = _loaded(blob)
     rows = []
     for p, k in zip(points, passed):
         box: list = []
@@ -279,13 +277,7 @@ def run_points_timed(blob: bytes, points: list[dict], passed: list[tuple[str, ..
             break
         rows.append(box[0])
     import cloudpickle                      # deferred: a cluster task only (comes with dask)
-    for i, row in enumerate(rows):
-        try:
-            cloudpickle.dumps(row)
-        except Exception as e:               # noqa: BLE001  (the scheduler could not send it)
-            keep = {k: row[k] for k in RESERVED}
-            rows[i] = {**keep, "error": f"the result does not pickle: {type(e).__name__}: {e}"}
-    return rows
+    return [_sendable(row, cloudpickle.dumps) for row in rows]
 
 
 def _lost(timeout: float) -> dict:

@@ -158,7 +158,10 @@ def test_the_switch_compares_int32_or_int64_as_asked(dev0):
     assert list(read(x, 2)) == [1, 0]
 
 
-def test_the_switch_reads_the_value_at_execution(dev0):
+def switch_if_seven():
+    """A build-mode model not yet ended: HEAD s1 switches to s2 when the int32 at ``lv`` is 7,
+    then has its EndGraph (reached only if not switched); s2 runs EasyOPf on x[0]. Returns
+    (model, s2, x, lv)."""
     x = malloc()
     lv, rv = malloc(4), malloc(4)
     write(rv, np.array([7], np.int32))
@@ -170,6 +173,11 @@ def test_the_switch_reads_the_value_at_execution(dev0):
                                 s1) == OK
     assert acl.mdl.ri_end_task(m, s1) == OK                # EndGraph only if not switched
     assert launch(s2, "EasyOPf", 1, (x,)) == OK
+    return m, s2, x, lv
+
+
+def test_the_switch_reads_the_value_at_execution(dev0):
+    m, _, x, lv = switch_if_seven()
     assert acl.mdl.ri_build_end(m, None) == OK
     assert acl.mdl.ri_execute(m, -1) == OK and read(x, 1)[0] == 0
     write(lv, np.array([7], np.int32))
@@ -186,17 +194,7 @@ def test_a_second_end_task_on_the_switched_stream_ends_the_taken_branch(dev0):
     ``context.cc:2154``), so a second aclmdlRIEndTask, on the stream a switch starts, is
     accepted (docs/fidelity.md row 89; it was 507000) and ends the model when the switch is
     taken."""
-    x = malloc()
-    lv, rv = malloc(4), malloc(4)
-    write(rv, np.array([7], np.int32))
-    m = build_begin()
-    s1, s2 = new_stream(PERSISTENT), new_stream(PERSISTENT)
-    assert acl.mdl.ri_bind_stream(m, s1, HEAD) == OK
-    assert acl.mdl.ri_bind_stream(m, s2, DEFAULT) == OK
-    assert acl.rt.switch_stream(lv, acl.ACL_RT_EQUAL, rv, acl.ACL_RT_SWITCH_INT32, s2, None,
-                                s1) == OK
-    assert acl.mdl.ri_end_task(m, s1) == OK
-    assert launch(s2, "EasyOPf", 1, (x,)) == OK
+    m, s2, x, lv = switch_if_seven()
     assert acl.mdl.ri_end_task(m, s2) == OK
     assert acl.mdl.ri_build_end(m, None) == OK
     write(lv, np.array([7], np.int32))

@@ -17,7 +17,7 @@ from npusim import acl
 from npusim import errors as E
 from npusim.runtime import model as M
 
-from helpers.acl import launch, read, write
+from helpers.acl import args_with, launch, read, write
 from helpers.capture import OK, begin, chip, end, model, new_buf, new_stream, run  # noqa: F401
 from helpers.taskgroup import KL, model_streams, tasks_of, u32
 
@@ -314,14 +314,6 @@ def test_kernel_params_rebuild_the_task(stream):
     assert acl.mdl.ri_update(mh) == OK
     run(mh, stream)
     assert u32(y)[0] == 5
-
-
-def args_with(*ptrs) -> int:
-    a = np.array(ptrs, np.uint64)
-    p, ret = acl.rt.malloc(a.nbytes, 0)
-    assert ret == OK
-    write(p, a)
-    return p
 
 
 def test_a_captured_host_function_s_tasks_are_default(stream):

@@ -19,7 +19,7 @@ from npusim.runtime import api_mdl
 from npusim.runtime import model as M
 from npusim.runtime.runtime import RT
 
-from helpers.acl import write
+from helpers.acl import args_with, write
 from helpers.capture import (OK, begin, chip, end, join, join_back,  # noqa: F401 (fixtures)
                           make_sub_model, model, new_buf, new_stream, no_acl_graph, run,
                           stream_obj)
@@ -53,15 +53,6 @@ def wait_value(s, addr: int, value: int, flag: int = S.WAIT_GEQ, width: int = 4)
     """A VALUE_WAIT task (aclrtValueWait), submitted the same way."""
     assert stream_obj(s).submit(S.OP_MEM_WAIT_VALUE, 0, a0=addr, a1=value, a2=width,
                                 flag=flag) >= 0
-
-
-def args_with(*ptrs) -> int:
-    """A device args area holding the given pointers (8-byte slots), for set-params."""
-    a = np.array(ptrs, np.uint64)
-    p, ret = acl.rt.malloc(a.nbytes, 0)
-    assert ret == OK
-    write(p, a)
-    return p
 
 
 # ---- aclmdlRIGetTasksByStream ----

@@ -52,6 +52,16 @@ def write(ptr: int, data: np.ndarray) -> None:
     assert ret == acl.ACL_SUCCESS
 
 
+def args_with(*ptrs) -> int:
+    """A device args area holding the given pointers (8-byte slots), for launches and
+    set-params."""
+    a = np.array(ptrs, np.uint64)
+    p, ret = acl.rt.malloc(a.nbytes, 0)
+    assert ret == acl.ACL_SUCCESS
+    write(p, a)
+    return p
+
+
 def easy_opf() -> int:
     """EasyOPf's function handle from the sample binary (each block adds 1 to its u32 of the
     buffer its args point at)."""

@@ -5,8 +5,6 @@ simulated-time benchmarks are identical run to run and ``--npusim-compare`` gate
 from __future__ import annotations
 
 import json
-import os
-import pathlib
 import re
 import subprocess
 import sys
@@ -14,22 +12,9 @@ import textwrap
 
 import pytest
 
+from helpers.pytester_run import run
+
 pytest_plugins = ["pytester"]
-
-ROOT = str(pathlib.Path(__file__).resolve().parents[2])     # the checkout: npusim_pytest.py
-ARGS = ("-p", "no:nbmake", "-p", "no:cacheprovider", "-W", "ignore::DeprecationWarning")
-
-
-def run(pytester, *args):
-    # the inner run is a pytest session of its own, even when this suite runs under xdist
-    # (pytest-benchmark turns itself off in a process that looks like an xdist worker)
-    with pytest.MonkeyPatch.context() as mp:
-        for var in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
-            mp.delenv(var, raising=False)
-        # this checkout's plugin and package, not an installed copy's: the inner run's cwd is
-        # pytester's directory, so without it ``npusim_pytest`` is found through the install
-        mp.setenv("PYTHONPATH", os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")])))
-        return pytester.runpytest_subprocess(*ARGS, *args)
 
 
 def test_plugin_import_is_cheap():

@@ -5,22 +5,10 @@ started that outlives it is reported by name, target and where it runs (an error
 from __future__ import annotations
 
 import os
-import pathlib
 
-import pytest
+from helpers.pytester_run import ROOT, run
 
 pytest_plugins = ["pytester"]
-
-ROOT = str(pathlib.Path(__file__).resolve().parents[2])
-ARGS = ("-p", "no:nbmake", "-p", "no:cacheprovider", "-W", "ignore::DeprecationWarning")
-
-
-def run(pytester, *args):
-    with pytest.MonkeyPatch.context() as mp:
-        for var in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
-            mp.delenv(var, raising=False)
-        mp.setenv("PYTHONPATH", os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")])))
-        return pytester.runpytest_subprocess(*ARGS, *args)
 
 
 def test_the_inner_run_loads_this_checkouts_plugin_and_package(pytester):
