@@ -29,19 +29,22 @@ from numba.core import caching as _caching
 PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))     # .../npusim
 _DEVICE = os.path.join(PACKAGE, "device")
 
-#: The files whose code or constants other files' jitted functions inline: the device layer (its
-#: host-only ``state.py`` and the package ``__init__`` aside), device printf, and the argument
-#: converters that ``@npusim.kernel``'s generated wrappers call.
+#: The files whose code or constants other files' jitted functions inline: the device layer with
+#: its subpackages — every module of the engine package (``device/engine/``) inlines the others'
+#: — (its host-only ``state.py`` and the package's own ``__init__`` aside), device printf, and the
+#: argument converters that ``@npusim.kernel``'s generated wrappers call.
 ABI_FILES = tuple(sorted(
-    os.path.join(_DEVICE, f) for f in os.listdir(_DEVICE)
-    if f.endswith(".py") and f not in ("__init__.py", "state.py"))) + (
+    os.path.join(d, f) for d, _, files in os.walk(_DEVICE) if "__pycache__" not in d
+    for f in files if f.endswith(".py")
+    and os.path.join(d, f) not in (os.path.join(_DEVICE, "__init__.py"),
+                                   os.path.join(_DEVICE, "state.py")))) + (
     os.path.join(PACKAGE, "kernel", "printf.py"), os.path.join(PACKAGE, "kernel", "decorator.py"))
 
 
 def _salt() -> str:
     h = hashlib.sha256()
     for path in ABI_FILES:
-        h.update(os.path.basename(path).encode() + b"\0")
+        h.update(os.path.relpath(path, PACKAGE).encode() + b"\0")
         with open(path, "rb") as f:
             h.update(f.read())
     return h.hexdigest()[:16]

@@ -108,7 +108,7 @@ class DeviceState:
         self.cmodels = np.zeros(0, np.int64)
         self.st = np.zeros(E.E_COLS, np.int64)
         self._stv = memoryview(self.st)     # the same words, read and written as Python ints
-        # the engine's scheduler structures, at rest between runs (engine.py "sched"), laid out
+        # the engine's scheduler structures, at rest between runs (engine/layout.py "sched"), laid out
         # for the SQ table and sync table sizes in _sched_for; _touched: SQs pushed to (or
         # made) since the last run, for its live list
         self.sched = np.zeros(0, np.int64)

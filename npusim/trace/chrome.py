@@ -1,6 +1,6 @@
 """Trace export: the engine's trace rows as Chrome trace / Perfetto JSON, and their summary.
 
-One row per executed SQE (``device/engine.py`` ``TRACE_DTYPE``): which SQ (stream), opcode,
+One row per executed SQE (``device/engine/layout.py`` ``TRACE_DTYPE``): which SQ (stream), opcode,
 unit, start and end in simulated ns. The Chrome format wants microseconds; ``ph: "X"`` complete
 events, one ``tid`` per stream (the user's name for it when it has one, ``Device.stream(name=)``),
 kernels by their defined name (``@npusim.kernel``), copies and memsets with the name of the

@@ -227,7 +227,7 @@ def test_every_facade_function_is_behind_the_boundary():
     assert len(FUNCTIONS) >= 107            # acl.init, acl.finalize, acl.rt.*, acl.mdl.*
     for _, attr, fn in FUNCTIONS:
         assert hasattr(fn, "__boundary__"), attr
-    assert B.UNDECLARED == [], "parameters without a kind in _boundary.PARAMS"
+    assert B.UNDECLARED == [], "parameters without a kind in _params.PARAMS"
 
 
 def test_refusals_have_the_runtime_functions_own_shape():

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 import npusim.kernel.builtin  # noqa: F401  (registers the sample kernel bodies)
 from npusim.device import engine as E
+from npusim.device.engine import bodies
 from npusim.testing import reference as R
 from npusim.device import sqe as S
 from npusim.device.kernels import TABLE
@@ -650,7 +651,7 @@ def test_threads_building_a_body_at_once_share_one(monkeypatch):
     """``engine.body`` from several threads at once hands them all the same cfunc (one compile;
     the address every device keeps is that of the cfunc the process holds)."""
     import threading
-    monkeypatch.setattr(E, "_BUILT", {})
+    monkeypatch.setattr(bodies, "_BUILT", {})
     got, go = [], threading.Barrier(4)
 
     def build():
@@ -663,7 +664,7 @@ def test_threads_building_a_body_at_once_share_one(monkeypatch):
     for t in threads:
         t.join()
     assert len(got) == 4 and all(f is got[0] for f in got)
-    assert E._BUILT[E.B_STREAM_SWITCH] is got[0]
+    assert bodies._BUILT[E.B_STREAM_SWITCH] is got[0]
 
 
 @pytest.mark.parametrize("writer_op", ["memset", "memcpy", "kernel"])

@@ -1,4 +1,4 @@
-"""The engine's scheduler structures are kept between runs (``engine.py`` "sched"): each run
+"""The engine's scheduler structures are kept between runs (``engine/layout.py`` "sched", ``engine/sched.py``): each run
 builds its tree and waiter lists from the live list, the SQs in play, and puts them back at rest
 when it returns.
 

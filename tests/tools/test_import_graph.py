@@ -152,7 +152,7 @@ LAYERS = [
     ("runtime APIs", ["npusim.runtime.api_*"]),
     ("facade tools", ["npusim.analysis.lint", "npusim.faults", "npusim.trace", "npusim.trace.chrome"]),
     ("facade", ["npusim.acl", "npusim.acl.*"]),
-    ("Pythonic API", ["npusim", "npusim.api", "npusim.analysis", "npusim.analysis.race",
+    ("Pythonic API", ["npusim", "npusim.api", "npusim.api.*", "npusim.analysis", "npusim.analysis.race",
                       "npusim.kernel", "npusim.kernel.decorator", "npusim.trace.savings",
                       "npusim.trace.plot", "npusim.sweep", "npusim.sweep.*"]),
     ("tools", ["npusim.plan", "npusim.plan.*", "npusim.samples.build", "npusim.demo",
