@@ -5,7 +5,7 @@ with the ``sqe.CNT`` flag whose mode sets, adds, ORs or ANDs its value into the 
 runs; a wait is an EVENT_WAIT task with ``CNT`` that parks its stream until the counter
 compares true with its value (less, equal, bigger, bigger-or-equal, all mask bits set) and,
 with ``isClear``, clears it; a reset is a record that sets 0 (``api_impl_david.cc:1074-1095``).
-The engine wakes a parked wait at every record and it re-checks (``device/engine.py``
+The engine wakes a parked wait at every record and it re-checks (``device/engine/opcodes.py``
 ``_cnt_record``, ``_cnt_holds``). Like events and notifies, the slot is freed once no queued
 task names it.
 
