@@ -93,7 +93,6 @@ _DVPP = "media / DVPP"
 _PROF = "profiling"
 _DUMP = "dumps"
 _OP = "single-operator execution"
-_PEER = "peer access between devices"
 _HW = "hardware attributes, topology, ids and counters of a real device"
 _SAT = "floating-point saturation modes and overflow status"
 _LIMIT = "runtime system parameters, resource limits and the primary context's state"
@@ -152,10 +151,6 @@ REFUSED: list[tuple[str, str, str, int, str]] = [
     # acl.rt functions of pyACL's runtime reference that npusim does not simulate (the names are
     # pyACL's index, hicann/runtime python/docs/zh/api_ref/runtime/README.md; the output counts
     # are the C functions' out-parameters, include/external/acl/acl_rt.h)
-    ("rt", "device_can_access_peer", "aclrtDeviceCanAccessPeer", 1, _PEER),
-    ("rt", "device_enable_peer_access", "aclrtDeviceEnablePeerAccess", 0, _PEER),
-    ("rt", "device_disable_peer_access", "aclrtDeviceDisablePeerAccess", 0, _PEER),
-    ("rt", "device_peer_access_status", "aclrtDevicePeerAccessStatus", 1, _PEER),
     ("rt", "get_device_info", "aclrtGetDeviceInfo", 1, _HW),
     ("rt", "get_device_capability", "aclrtGetDeviceCapability", 1, _HW),
     ("rt", "get_devices_topo", "aclrtGetDevicesTopo", 1, _HW),

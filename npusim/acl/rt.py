@@ -121,3 +121,7 @@ from ..runtime.api_cntnotify import (cnt_notify_create, cnt_notify_destroy,  # n
                                      cnt_notify_get_id, cnt_notify_record, cnt_notify_reset,
                                      cnt_notify_wait_with_timeout)
 from ..runtime.api_util import prof_trace  # noqa: F401,E402
+# chapter 11 peer access between devices (runtime/api_peer.py, issue 38)
+from ..runtime.api_peer import (device_can_access_peer,  # noqa: F401,E402
+                                device_disable_peer_access, device_enable_peer_access,
+                                device_peer_access_status)

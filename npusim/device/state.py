@@ -339,6 +339,27 @@ class DeviceState:
         self._free_slots.append(s)
 
     # ---- census (npusim.census) ----
+    def signal(self, slot: int, t: int, value: int = 1) -> None:
+        """A record of ``slot`` made elsewhere (another device's notify, ``runtime/peer.py``)
+        at simulated time ``t``: the slot holds at least ``value`` from ``t`` on, and the SQs
+        parked on it run again at their next run (each re-executes its wait, which ends no
+        earlier than ``t`` plus the wake-up, as when a record on this device woke it). The
+        parked SQs are on the live list (a run leaves every SQ in play there): O(SQs in
+        play)."""
+        sync = self.sync
+        if value > sync[slot, E.Y_VAL]:
+            sync[slot, E.Y_VAL] = value
+        sync[slot, E.Y_TIME] = t
+        if sync[slot, E.Y_WAITERS] <= 0:
+            return
+        sync[slot, E.Y_WAITERS] = 0
+        sqs = self.sqs
+        n = int(self.sched[0]) if len(self.sched) else 0
+        for q in set(self._livev[:n].tolist()) | self._touched:
+            if sqs[q, E.Q_STATE] == E.S_PARKED and sqs[q, E.Q_WAIT] == slot:
+                sqs[q, E.Q_STATE] = E.S_ACTIVE
+                self.touch(q)
+
     def slots_in_use(self) -> int:
         return self.nslots - len(self._free_slots)
 

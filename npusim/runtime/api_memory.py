@@ -11,6 +11,8 @@ from . import api_stream as AS
 from .capture import stream_capturing, unsafe_call_blocked
 from .device import DeadlockError
 from .handles import CREATE_HOOKS
+from .api_peer import may_access
+from .peer import move as peer_move
 from .hostmem import DEVICE, PAGEABLE, PINNED, UNKNOWN, host_bytes, locate
 from .runtime import RT
 from .stream import refused
@@ -353,13 +355,28 @@ def memcpy_async(dst, dest_max, src, count, kind, stream) -> int:
         return code
     if s.ctx.failure_code:
         return s.ctx.failure_code
-    for w in (sw, dw):
-        if w.device is not s.device:                    # no peer access in the simulator
-            return _refuse(ERR.ACL_ERROR_RT_PARAM_INVALID,
-                           f"{'src' if w is sw else 'dst'}: memory of another device than the "
-                           f"stream's (no peer access in the simulator)")
+    if sw.device is not s.device or dw.device is not s.device:
+        return _peer_copy(s, dst, src, count, sw, dw)
     return refused(s.submit(S.OP_MEMCPY, s.device.timing.host_memcpy_async_ns, a0=int(dst),
                             a1=int(src), a2=int(count), flag=real))
+
+
+def _peer_copy(s, dst, src, count, sw, dw) -> int:
+    """An async copy that reaches another device's memory: a peer copy task on the stream
+    (``runtime/peer.py``) once the stream's device has enabled access to that device
+    (``aclrtDeviceEnablePeerAccess``; docs/fidelity.md row 372). Pinned host memory of another
+    device is host memory every device reaches."""
+    for name, w in (("src", sw), ("dst", dw)):
+        if w.kind == DEVICE and not may_access(s.device.id, w.device.id):
+            return _refuse(ERR.ACL_ERROR_RT_PARAM_INVALID,
+                           f"{name}: memory of device {w.device.id}, and device {s.device.id} "
+                           f"(the stream's) has not enabled peer access to it: call "
+                           f"aclrtDeviceEnablePeerAccess({w.device.id}, 0) on device "
+                           f"{s.device.id} first")
+    t = s.device.profile.timing
+    dur = t.memcpy_setup_ns + count // max(1, t.memcpy_d2d_bytes_per_ns)
+    return refused(peer_move(s, int(dst), int(src), int(count), dur,
+                             s.device.timing.host_memcpy_async_ns))
 
 
 # ---- memset ----

@@ -40,6 +40,10 @@ WAIT_EXPLAINERS: list = []
 parked on a memory value (the MEM_WAIT_VALUE at ``pos`` of SQ ``sq``) waits for: the cause and
 its fix, or ``""`` when the wait is not theirs (``runtime.api_callback``: a blocking callback
 whose report thread has exited or stopped serving)."""
+SLOT_EXPLAINERS: list = []
+"""Callbacks ``hook(device, slot) -> str`` asked by the deadlock diagnosis what a wait on a sync
+slot that no queued task of this device records waits for, or ``""`` when the slot is not
+theirs (``runtime.peer``: a notify recorded on another device, and who would record it)."""
 _INF, _STOP_NONE, _STOP_SQ_POS = int(E.INF), E.STOP_NONE, E.STOP_SQ_POS
 _R_IDLE, _R_DEADLOCK, _Q_HEAD, _Q_TIME = E.R_IDLE, E.R_DEADLOCK, E.Q_HEAD, E.Q_TIME
 PAYLOAD_DEPTH = 1 << 16
@@ -777,7 +781,8 @@ class Device:
                                f"{int(st.sqs[rq, E.Q_HEAD])}"
                                for rq, rp in recs)
             else:
-                by = "nothing queued on any stream records it"
+                by = next((w for w in (h(self, slot) for h in SLOT_EXPLAINERS) if w),
+                          "nothing queued on any stream records it")
             lines.append(f"{self.stream_name(q)} waits (task position {head}{site}) on "
                          f"{self.slot_name(slot)}: {by}")
         if extra_slot is not None and not lines:

@@ -1,0 +1,187 @@
+"""Several devices on one timeline: notifies between devices, peer copies, peer access.
+
+Each device runs its own engine over its own SQs (``device/engine``). What joins them is what
+joins real NPUs: a notify that one device records and another waits on (HCCL's pre- and post-
+syncs, ``../shared/spec/hccl.md`` §4), and copies between their memories (SDMA over HCCS).
+
+**A notify between devices** is a :class:`Bridge`: a slot on the recording device (its
+*outbox*, which the recording task sets like any notify record) and a slot on the waiting
+device (its *inbox*, which the waiting task waits on like any notify wait). :func:`pump` moves
+each set outbox into its inbox with the time it was recorded at (``DeviceState.signal``), so
+the wait ends where it would on one timeline: no earlier than the record (plus the wake-up, for
+a wait that had parked).
+
+**When devices run.** A device runs ahead — up to what its host waits for, or until every SQ
+is idle or parked — exactly as it runs alone. When a host wait finds its device stalled
+(``runtime.device.STALL_HOOKS``), :func:`_progress` runs the other devices and pumps the
+bridges until the stalled device received something or nothing can move. Running one device
+ahead of another up to its next wait on another device gives the same simulated times as one
+global time order (a device's times depend only on its own SQEs and on when its cross-device
+waits are satisfied, which the record times carry); with core contention on, it is exact for
+each device's own cores, which no other device shares. A program without races keeps its data
+(docs/fidelity.md row 370). Nothing here costs a single-device program anything: with no
+bridge, the stall hook returns at once.
+
+**Peer copies** are kernel tasks of the runtime's (``device/peer.py``) whose arguments name each
+side by device id and arena offset; :func:`move` checks both ranges against live allocations at
+submit and registers the devices in ``ARENAS``. Peer access (``aclrtDeviceEnablePeerAccess``)
+is the per-device set :data:`ENABLED` (``runtime/api_peer.py``).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..device import engine as E
+from ..device import peer as P
+from ..device import sqe as S
+from . import args as A
+from .device import CLOSE_HOOKS, SLOT_EXPLAINERS, STALL_HOOKS
+from .runtime import RT
+
+
+class Bridge:
+    """A notify from device ``src`` to device ``dst``: ``src_slot`` is recorded on ``src``,
+    ``dst_slot`` waited on on ``dst``. ``owner`` (a communicator ...) names it in diagnoses
+    (``owner.explain_bridge(bridge)`` when it has one); ``open`` is False once its owner is
+    destroyed: a record is no longer delivered, and its waiter hangs as on the hardware."""
+
+    __slots__ = ("src", "src_slot", "dst", "dst_slot", "owner", "label", "open", "delivered")
+
+    def __init__(self, src, dst, owner, label: str):
+        self.src, self.dst, self.owner, self.label = src, dst, owner, label
+        self.src_slot = src.new_slot(self)
+        self.dst_slot = dst.new_slot(self)
+        self.open = True
+        self.delivered = 0          # records moved (statistics, diagnoses)
+
+    def describe(self) -> str:
+        return (f"notify {self.label} from device {self.src.id} to device "
+                f"{self.dst.id}")
+
+
+BRIDGES: list[Bridge] = []
+"""Every live bridge, in creation order (:func:`pump` walks them)."""
+ENABLED: dict[int, set[int]] = {}
+"""Device id -> the peer device ids it may access (``aclrtDeviceEnablePeerAccess``)."""
+
+
+def bridge(src, dst, owner, label: str = "") -> Bridge:
+    """A new notify from device ``src`` to device ``dst`` (host ``Device`` objects)."""
+    b = Bridge(src, dst, owner, label)
+    BRIDGES.append(b)
+    return b
+
+
+def drop(bridges, models=()) -> None:
+    """Free ``bridges``: their slots retire once no task of ``models`` (graphs that captured
+    them) can run, as an event's slot does."""
+    gone = set(map(id, bridges))
+    BRIDGES[:] = [b for b in BRIDGES if id(b) not in gone]
+    for b in bridges:
+        b.open = False
+        for dev, slot in ((b.src, b.src_slot), (b.dst, b.dst_slot)):
+            if _alive(dev):
+                dev.retire_slot(slot, models=[m for m in models if m.device is dev])
+
+
+def _alive(dev) -> bool:
+    return RT.devices.get(dev.id) is dev
+
+
+def pump() -> set:
+    """Deliver every recorded outbox to its inbox; the devices that received one."""
+    got = set()
+    for b in BRIDGES:
+        if not b.open:
+            continue
+        sync = b.src.state.sync
+        if sync[b.src_slot, E.Y_VAL] > 0:
+            sync[b.src_slot, E.Y_VAL] = 0
+            b.dst.state.signal(b.dst_slot, int(sync[b.src_slot, E.Y_TIME]))
+            b.delivered += 1
+            got.add(b.dst)
+    return got
+
+
+def _progress(dev) -> bool:
+    """``STALL_HOOKS``: ``dev``'s host wait is stalled. Run the other devices and pump until
+    ``dev`` received a record (True), or nothing moved anywhere (False)."""
+    if not BRIDGES:
+        return False
+    got = pump()
+    while dev not in got:
+        moved = bool(got)
+        for other in list(RT.devices.values()):
+            if other is not dev:
+                before = int(other.state.st[E.E_STEPS])
+                other._run()
+                moved |= int(other.state.st[E.E_STEPS]) != before
+        got = pump()
+        if not got and not moved:
+            return False
+    return True
+
+
+def _explain(dev, slot: int) -> str:
+    """``SLOT_EXPLAINERS``: what a wait on a bridge's inbox waits for."""
+    o = dev.slot_owner.get(slot)
+    if not isinstance(o, Bridge) or o.dst_slot != slot or o.dst is not dev:
+        return ""
+    explain = getattr(o.owner, "explain_bridge", None)
+    if explain is not None:
+        return explain(o)
+    if not o.open:
+        return "its owner was destroyed, so it is never delivered"
+    return f"device {o.src.id} has not recorded it, and nothing queued there will"
+
+
+def _closed(dev) -> None:
+    """``CLOSE_HOOKS``: a closing device leaves the arena table and every bridge."""
+    if 0 <= dev.id < P.MAX_DEVICES:
+        P.ARENAS[dev.id * P.A_COLS:(dev.id + 1) * P.A_COLS] = 0
+    BRIDGES[:] = [b for b in BRIDGES if b.src is not dev and b.dst is not dev]
+    ENABLED.pop(dev.id, None)
+    for peers in ENABLED.values():
+        peers.discard(dev.id)
+
+
+STALL_HOOKS.append(_progress)
+SLOT_EXPLAINERS.append(_explain)
+CLOSE_HOOKS.append(_closed)
+
+
+def register(dev) -> None:
+    """Put device ``dev``'s arena in ``ARENAS`` (a peer task names it by id)."""
+    mem = dev.state.mem
+    i = dev.id * P.A_COLS
+    P.ARENAS[i + P.A_PTR] = mem.arena.ctypes.data
+    P.ARENAS[i + P.A_SIZE] = mem.arena.nbytes
+
+
+def owner_of(addr: int, n: int):
+    """(device, arena offset) of ``n`` bytes at device address ``addr`` inside one live
+    allocation of some device, or (None, -1)."""
+    for dev in RT.devices.values():
+        mem = dev.state.mem
+        if mem.is_device(addr) or mem.is_pinned_host(addr):
+            a = mem.allocation_of(addr)
+            if a is None or addr + n > a[0] + a[1]:
+                return None, -1
+            return dev, mem.to_off(addr)
+    return None, -1
+
+
+def move(stream, dst: int, src: int, n: int, dur: int, host_ns: int, kid: int = -1,
+         extra=()) -> int:
+    """Queue on ``stream`` a task that copies ``n`` bytes from ``src`` to ``dst`` (device
+    addresses, each inside one live allocation of any device; the caller checked) and lasts
+    ``dur`` ns; ``kid``/``extra``: another body of the same first arguments (an inline reduce)
+    and its further words. Returns the stream position, or a negative code."""
+    dd, doff = owner_of(dst, n)
+    sd, soff = owner_of(src, n)
+    register(dd)
+    register(sd)
+    words = [dd.id, doff, sd.id, soff, n, *extra, P.ARENAS.ctypes.data]
+    addr = A.place(stream, np.array(words, np.int64).tobytes())
+    return stream.submit(S.OP_KERNEL, host_ns, P.COPY_KID if kid < 0 else kid, addr,
+                         8 * len(words), max(1, int(dur)), 0, 1)
