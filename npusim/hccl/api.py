@@ -1,0 +1,585 @@
+"""``npusim.hccl``: HCCL's C API in the facade's style (``../shared/design.md`` §3.1).
+
+Names are the snake_case of the C names without ``Hccl`` (``HcclAllReduce`` ->
+``all_reduce``, ``HcclCommInitRootInfo`` -> ``comm_init_root_info``); outputs come first and the
+``HcclResult`` last (a call with no outputs returns just the code); a function never raises:
+a hostile argument is a code before anything changes, and an exception inside npusim is
+HCCL_E_INTERNAL (recorded, as the acl facade records its 507000s). The reason of a failure is
+``acl.get_recent_err_msg()``'s, as for an acl call.
+
+The checks follow ``hccl`` ``src/ops/*/*_op.cc`` (e.g. ``all_reduce_op.cc``: a zero count
+succeeds before anything is checked; then NULL stream, comm, send, recv -> HCCL_E_PTR;
+``CheckCount`` -> HCCL_E_PARA; ``CheckDataType`` / ``CheckReduceOp`` in ``op_common.cc`` ->
+HCCL_E_NOT_SUPPORT), docs/fidelity.md rows 373-379.
+"""
+from __future__ import annotations
+
+import functools
+import sys
+
+from ..runtime.peer import owner_of
+from ..runtime.runtime import RT
+from . import algo
+from . import comm as C
+from . import lower
+from . import types as T
+
+ESCAPES: list = []
+"""(function, exception) of every exception that escaped into a facade call (a bug)."""
+GROUP = [0]
+"""HcclGroupStart nesting depth of the process."""
+
+
+def _api(outputs: int):
+    """Wrap a facade function: runtime lock, stalled waiters woken after, never raises."""
+    def deco(fn):
+        @functools.wraps(fn)
+        def call(*args, **kw):
+            RT.tls.error_detail = ""
+            try:
+                with RT.lock:
+                    r = fn(*args, **kw)
+                    if RT.stalled:
+                        RT.progress.notify_all()
+                    return r
+            except Exception as e:  # noqa: BLE001 -- the facade never raises
+                ESCAPES.append((fn.__name__, e))
+                print(f"npusim.hccl.{fn.__name__}: internal error {e!r}", file=sys.stderr)
+                return (None,) * outputs + (T.HCCL_E_INTERNAL,) if outputs else \
+                    T.HCCL_E_INTERNAL
+        call.__wrapped_outputs__ = outputs
+        return call
+    return deco
+
+
+def _fail(code: int, why: str) -> int:
+    RT.tls.explain(why)
+    return code
+
+
+def _int(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+# ---- communicators ----
+@_api(1)
+def get_root_info():
+    """HcclGetRootInfo: (root info, code). The root info is HCCL's opaque blob (bytes of
+    ``HCCL_ROOT_INFO_BYTES``); pass it to every rank's ``comm_init_root_info``."""
+    if RT.current_context is None:
+        return None, _fail(T.HCCL_E_RUNTIME, "no current device: aclrtSetDevice first")
+    ident = next(C._ids)
+    blob = T.ROOT_INFO_MAGIC + ident.to_bytes(8, "little")
+    return blob + bytes(T.HCCL_ROOT_INFO_BYTES - len(blob)), T.HCCL_SUCCESS
+
+
+def _root_key(root_info):
+    if not isinstance(root_info, (bytes, bytearray)) or len(root_info) != \
+            T.HCCL_ROOT_INFO_BYTES or not bytes(root_info).startswith(T.ROOT_INFO_MAGIC):
+        return None
+    return ("root", bytes(root_info[:len(T.ROOT_INFO_MAGIC) + 8]))
+
+
+def _join(key, n_ranks, rank, rank_server=None, config=None, what="HcclCommInitRootInfo"):
+    ctx = RT.current_context
+    if ctx is None:
+        return None, _fail(T.HCCL_E_RUNTIME, "no current device: aclrtSetDevice first")
+    m = C.join(key, n_ranks, rank, ctx, rank_server, config)
+    if m is None:
+        return None, _fail(T.HCCL_E_PARA, f"rank {rank} has already joined this communicator")
+    m.handle = RT.handles.add("hccl_comm", m)
+    RT.progress.notify_all()
+    if not C.wait_complete(m, T.HCCL_CONNECT_TIMEOUT_S):
+        missing = m.comm.missing()
+        C.PENDING.pop(key, None)
+        RT.handles.remove(m.handle)
+        m.comm.members[rank] = None
+        return None, _fail(T.HCCL_E_TIMEOUT,
+                           f"{what}: ranks {missing} of {n_ranks} never joined and no other "
+                           f"thread can still join them: call it on every rank (one thread "
+                           f"per rank), or use comm_init_all from one thread")
+    return m.handle, T.HCCL_SUCCESS
+
+
+@_api(1)
+def comm_init_root_info(n_ranks, root_info, rank):
+    """HcclCommInitRootInfo: (comm, code); waits until all ``n_ranks`` ranks joined."""
+    if root_info is None:
+        return None, _fail(T.HCCL_E_PTR, "rootInfo is NULL")
+    if not _int(n_ranks) or n_ranks <= 0 or not _int(rank) or not 0 <= rank < n_ranks:
+        return None, _fail(T.HCCL_E_PARA, f"rank {rank!r} / nRanks {n_ranks!r}: need 0 <= "
+                                          f"rank < nRanks")
+    key = _root_key(root_info)
+    if key is None:
+        return None, _fail(T.HCCL_E_PARA, "rootInfo is not a root info from get_root_info")
+    return _join(key, n_ranks, rank)
+
+
+@_api(1)
+def comm_config_init():
+    """HcclCommConfigInit: (a config with HCCL's defaults, a dict keyed by the C field
+    names, code)."""
+    return dict(T.COMM_CONFIG_DEFAULTS), T.HCCL_SUCCESS
+
+
+@_api(1)
+def comm_init_root_info_config(n_ranks, root_info, rank, config):
+    """HcclCommInitRootInfoConfig: as ``comm_init_root_info`` with a config
+    (``comm_config_init``'s dict: ``hcclBufferSize`` in MB, ``hcclCommName`` ...)."""
+    if root_info is None or config is None:
+        return None, _fail(T.HCCL_E_PTR, "rootInfo or config is NULL")
+    if not isinstance(config, dict):
+        return None, _fail(T.HCCL_E_PARA, "config is not a dict from comm_config_init")
+    if not _int(n_ranks) or n_ranks <= 0 or not _int(rank) or not 0 <= rank < n_ranks:
+        return None, _fail(T.HCCL_E_PARA, f"rank {rank!r} / nRanks {n_ranks!r}")
+    bs = config.get("hcclBufferSize", T.HCCL_BUFFSIZE_MB)
+    if not _int(bs) or bs <= 0:
+        return None, _fail(T.HCCL_E_PARA, f"hcclBufferSize {bs!r} is not a positive MB count")
+    key = _root_key(root_info)
+    if key is None:
+        return None, _fail(T.HCCL_E_PARA, "rootInfo is not a root info from get_root_info")
+    return _join(key, n_ranks, rank, config=config, what="HcclCommInitRootInfoConfig")
+
+
+@_api(1)
+def comm_init_cluster_info(cluster_info, rank):
+    """HcclCommInitClusterInfo: (comm, code) from a rank table file (HCCL's JSON); its
+    server list gives the topology."""
+    if cluster_info is None:
+        return None, _fail(T.HCCL_E_PTR, "clusterInfo is NULL")
+    table = C.read_rank_table(str(cluster_info)) if isinstance(cluster_info, str) else None
+    if table is None:
+        return None, _fail(T.HCCL_E_PARA, f"{cluster_info!r} is not a readable rank table "
+                                          f"(server_list[].device[].rank_id)")
+    n, servers, devices = table
+    if not _int(rank) or not 0 <= rank < n:
+        return None, _fail(T.HCCL_E_PARA, f"rank {rank!r} is not in the rank table's 0..{n - 1}")
+    ctx = RT.current_context
+    if ctx is not None and ctx.device.id != devices[rank]:
+        return None, _fail(T.HCCL_E_PARA, f"rank {rank} is device {devices[rank]} in the rank "
+                                          f"table, but the current device is {ctx.device.id}")
+    return _join(("table", cluster_info), n, rank, servers, what="HcclCommInitClusterInfo")
+
+
+@_api(1)
+def comm_init_all(ndev, devices):
+    """HcclCommInitAll: (one comm per device, in the order of ``devices``, code): every rank
+    made by one call, e.g. for one thread driving all ranks."""
+    if devices is None:
+        return None, _fail(T.HCCL_E_PTR, "devices is NULL")
+    if not _int(ndev) or ndev <= 0 or not isinstance(devices, (list, tuple)) or \
+            len(devices) < ndev or not all(_int(d) for d in devices[:ndev]):
+        return None, _fail(T.HCCL_E_PARA, f"ndev {ndev!r} and devices {devices!r}")
+    devs = list(devices[:ndev])
+    from ..runtime import api_device as AD
+    if len(set(devs)) != ndev or not all(AD.valid_device_id(d) for d in devs):
+        return None, _fail(T.HCCL_E_PARA, f"devices {devs}: each a distinct device id of "
+                                          f"this server")
+    key = ("all", next(C._ids))
+    handles = []
+    for r, d in enumerate(devs):
+        dev = AD.device(d)
+        if dev.primary is None:
+            code = AD.set_device(d)             # HcclCommInitAll sets each device
+            if code:
+                return None, _fail(T.HCCL_E_RUNTIME, f"device {d}: aclrtSetDevice gave {code}")
+        m = C.join(key, ndev, r, dev.primary)
+        m.handle = RT.handles.add("hccl_comm", m)
+        handles.append(m.handle)
+    return handles, T.HCCL_SUCCESS
+
+
+def _member(comm):
+    """(Member, 0) or (None, code) for a comm handle."""
+    if comm is None or comm == 0:
+        return None, _fail(T.HCCL_E_PTR, "comm is NULL")
+    if not _int(comm):
+        return None, _fail(T.HCCL_E_PARA, f"comm {comm!r} is not a communicator handle")
+    m, code = RT.handles.get("hccl_comm", comm)
+    if code or m is None:
+        return None, _fail(T.HCCL_E_PARA, f"comm 0x{comm:x} is not a live communicator "
+                                          f"(destroyed, or never made)")
+    return m, T.HCCL_SUCCESS
+
+
+@_api(0)
+def comm_destroy(comm) -> int:
+    """HcclCommDestroy: this rank leaves; the communicator's resources go with its last rank
+    (a graph that captured its collectives hangs at its next replay, as on the hardware)."""
+    m, code = _member(comm)
+    if code:
+        return code
+    RT.handles.remove(m.handle)
+    m.comm.destroy_member(m)
+    return T.HCCL_SUCCESS
+
+
+@_api(1)
+def get_rank_size(comm):
+    m, code = _member(comm)
+    return (m.comm.n_ranks if m else None), code
+
+
+@_api(1)
+def get_rank_id(comm):
+    m, code = _member(comm)
+    return (m.rank if m else None), code
+
+
+@_api(1)
+def get_comm_async_error(comm):
+    """HcclGetCommAsyncError: (the communicator's asynchronous error, code): HCCL_E_TIMEOUT once
+    a wait of its collectives was found to never end (docs/fidelity.md row 390s)."""
+    m, code = _member(comm)
+    if code:
+        return None, code
+    return (T.HCCL_E_TIMEOUT if m.comm.mismatch() is not None and _stuck(m.comm) else
+            T.HCCL_SUCCESS), T.HCCL_SUCCESS
+
+
+def _stuck(c) -> bool:
+    return any(len(c.logs[r]) > d for r, d in enumerate(c.done()))
+
+
+def get_error_string(code) -> str:
+    """HcclGetErrorString: the text of an HcclResult."""
+    return T.error_string(code)
+
+
+@_api(0)
+def group_start() -> int:
+    GROUP[0] += 1
+    return T.HCCL_SUCCESS
+
+
+@_api(0)
+def group_end() -> int:
+    if GROUP[0] <= 0:
+        return _fail(T.HCCL_E_PARA, "HcclGroupEnd without HcclGroupStart")
+    GROUP[0] -= 1
+    return T.HCCL_SUCCESS
+
+
+# ---- collectives ----
+def _stream_of(m, stream):
+    """(Stream, 0) or (None, code): the rank's stream (on its device)."""
+    s = RT.handles.stream(stream) if _int(stream) else None
+    if s is None:
+        return None, _fail(T.HCCL_E_PARA, f"stream {stream!r} is not a live stream")
+    if s.device is not m.device:
+        return None, _fail(T.HCCL_E_PARA, f"the stream is on device {s.device.id}, but rank "
+                                          f"{m.rank} of {m.comm.name} is device {m.device.id}")
+    return s, T.HCCL_SUCCESS
+
+
+def _check_dtype(dtype, reduce: bool, op=None) -> int:
+    if not _int(dtype) or not T.dtype_supported(dtype, reduce):
+        return _fail(T.HCCL_E_NOT_SUPPORT, f"dataType {dtype!r} is not supported"
+                     + (" by a reduction" if reduce else ""))
+    if op is not None:
+        if not _int(op) or op not in T.REDUCE_OPS:
+            return _fail(T.HCCL_E_PARA, f"op {op!r} is not an HcclReduceOp")
+        if not T.reduce_op_supported(dtype, op):
+            return _fail(T.HCCL_E_NOT_SUPPORT, f"op {T.reduce_op_name(op)} does not support "
+                                               f"dataType {T.dtype_name(dtype)}")
+    return T.HCCL_SUCCESS
+
+
+def _check_buffers(m, bufs) -> int:
+    """Each (name, address, bytes) lies in one live allocation of the rank's device."""
+    for name, addr, n in bufs:
+        if n <= 0:
+            continue
+        dev, _ = owner_of(int(addr), int(n))
+        if dev is not m.device:
+            where = "another device's memory" if dev is not None else \
+                "not inside one live device allocation"
+            return _fail(T.HCCL_E_PARA, f"{name}: {n} bytes at 0x{int(addr):x} are {where} "
+                                        f"(rank {m.rank} is device {m.device.id})")
+    return T.HCCL_SUCCESS
+
+
+def _issue(m, s, kind, send, recv, dtype, op, log, **kw) -> int:
+    """Schedule ``kind`` for the communicator, log it, and queue this rank's part on ``s``."""
+    c = m.comm
+    sched = algo.schedule(kind, c.n_ranks, c.rank_server, dtype=dtype, op=op, **kw)
+    scope = lower.scope_of(m, s)
+    c.log(m.rank, kind, stream=s, graph="" if scope == 0 else f"graph {scope}",
+          site=_site(), **log)
+    pos = lower.issue(m, sched, s, int(send or 0), int(recv or 0), dtype,
+                      op if op is not None else -1)
+    if pos < 0:
+        return _fail(T.HCCL_E_RUNTIME, f"the runtime refused a task ({-pos}): "
+                                       f"{RT.tls.error_detail}")
+    return T.HCCL_SUCCESS
+
+
+def _site() -> str:
+    """``file:line in function`` of the user's call (the first frame outside npusim)."""
+    f = sys._getframe(1)
+    while f is not None and "/npusim/" in f.f_code.co_filename.replace("\\", "/"):
+        f = f.f_back
+    return f"{f.f_code.co_filename}:{f.f_lineno} in {f.f_code.co_name}" if f else ""
+
+
+def _prologue(comm, stream, ptrs):
+    """The shared checks, in the source's order: NULL stream, comm, then each pointer
+    (HCCL_E_PTR); the comm handle and the stream (HCCL_E_PARA). (m, s, 0) or (.., code)."""
+    if stream is None or stream == 0:
+        return None, None, _fail(T.HCCL_E_PTR, "stream is NULL")
+    if comm is None or comm == 0:
+        return None, None, _fail(T.HCCL_E_PTR, "comm is NULL")
+    for name, p in ptrs:
+        if p is None or p == 0:
+            return None, None, _fail(T.HCCL_E_PTR, f"{name} is NULL")
+        if not _int(p):
+            return None, None, _fail(T.HCCL_E_PARA, f"{name} {p!r} is not an address")
+    m, code = _member(comm)
+    if code:
+        return None, None, code
+    s, code = _stream_of(m, stream)
+    return m, s, code
+
+
+def _count_ok(count, name="count") -> int:
+    if not _int(count) or count < 0 or count > T.SYS_MAX_COUNT:
+        return _fail(T.HCCL_E_PARA, f"{name} {count!r} is outside [0, {T.SYS_MAX_COUNT}]")
+    return T.HCCL_SUCCESS
+
+
+def _root_ok(m, root, name="root") -> int:
+    if not _int(root) or not 0 <= root < m.comm.n_ranks:
+        return _fail(T.HCCL_E_PARA, f"{name} {root!r} is not a rank of {m.comm.name} "
+                                    f"(0..{m.comm.n_ranks - 1})")
+    return T.HCCL_SUCCESS
+
+
+@_api(0)
+def all_reduce(send_buf, recv_buf, count, data_type, op, comm, stream) -> int:
+    """HcclAllReduce: every rank's ``recv_buf`` = the reduction of all ranks' ``send_buf``."""
+    if count == 0:
+        return T.HCCL_SUCCESS
+    m, s, code = _prologue(comm, stream, (("sendBuf", send_buf), ("recvBuf", recv_buf)))
+    code = code or _count_ok(count) or _check_dtype(data_type, True, op)
+    if code:
+        return code
+    n = count * T.SIZES[data_type]
+    code = _check_buffers(m, (("sendBuf", send_buf, n), ("recvBuf", recv_buf, n)))
+    return code or _issue(m, s, "all_reduce", send_buf, recv_buf, data_type, op,
+                          dict(count=count, dtype=data_type, op=op), count=count)
+
+
+@_api(0)
+def broadcast(buf, count, data_type, root, comm, stream) -> int:
+    """HcclBroadcast: ``buf`` of rank ``root`` to every rank's ``buf``."""
+    if count == 0:
+        return T.HCCL_SUCCESS
+    m, s, code = _prologue(comm, stream, (("buf", buf),))
+    code = code or _count_ok(count) or _check_dtype(data_type, False) or _root_ok(m, root)
+    if code:
+        return code
+    n = count * T.SIZES[data_type]
+    code = _check_buffers(m, (("buf", buf, n),))
+    return code or _issue(m, s, "broadcast", buf, buf, data_type, None,
+                          dict(count=count, dtype=data_type, root=root), count=count, root=root)
+
+
+@_api(0)
+def reduce_scatter(send_buf, recv_buf, recv_count, data_type, op, comm, stream) -> int:
+    """HcclReduceScatter: rank r's ``recv_buf`` = block r of the reduction of all ranks'
+    ``send_buf`` (``recv_count`` elements per rank)."""
+    if recv_count == 0:
+        return T.HCCL_SUCCESS
+    m, s, code = _prologue(comm, stream, (("sendBuf", send_buf), ("recvBuf", recv_buf)))
+    code = code or _count_ok(recv_count, "recvCount") or _check_dtype(data_type, True, op)
+    if code:
+        return code
+    n = recv_count * T.SIZES[data_type]
+    code = _check_buffers(m, (("sendBuf", send_buf, n * m.comm.n_ranks),
+                              ("recvBuf", recv_buf, n)))
+    return code or _issue(m, s, "reduce_scatter", send_buf, recv_buf, data_type, op,
+                          dict(count=recv_count, dtype=data_type, op=op), count=recv_count)
+
+
+@_api(0)
+def all_gather(send_buf, recv_buf, send_count, data_type, comm, stream) -> int:
+    """HcclAllGather: every rank's ``recv_buf`` = all ranks' ``send_buf`` in rank order."""
+    if send_count == 0:
+        return T.HCCL_SUCCESS
+    m, s, code = _prologue(comm, stream, (("sendBuf", send_buf), ("recvBuf", recv_buf)))
+    code = code or _count_ok(send_count, "sendCount") or _check_dtype(data_type, False)
+    if code:
+        return code
+    n = send_count * T.SIZES[data_type]
+    code = _check_buffers(m, (("sendBuf", send_buf, n), ("recvBuf", recv_buf,
+                                                          n * m.comm.n_ranks)))
+    return code or _issue(m, s, "all_gather", send_buf, recv_buf, data_type, None,
+                          dict(count=send_count, dtype=data_type), count=send_count)
+
+
+@_api(0)
+def reduce(send_buf, recv_buf, count, data_type, op, root, comm, stream) -> int:
+    """HcclReduce: rank ``root``'s ``recv_buf`` = the reduction of all ranks' ``send_buf``."""
+    if count == 0:
+        return T.HCCL_SUCCESS
+    m, s, code = _prologue(comm, stream, (("sendBuf", send_buf), ("recvBuf", recv_buf)))
+    code = code or _count_ok(count) or _check_dtype(data_type, True, op) or _root_ok(m, root)
+    if code:
+        return code
+    n = count * T.SIZES[data_type]
+    code = _check_buffers(m, (("sendBuf", send_buf, n),
+                              ("recvBuf", recv_buf, n if m.rank == root else 0)))
+    return code or _issue(m, s, "reduce", send_buf, recv_buf, data_type, op,
+                          dict(count=count, dtype=data_type, op=op, root=root),
+                          count=count, root=root)
+
+
+@_api(0)
+def scatter(send_buf, recv_buf, recv_count, data_type, root, comm, stream) -> int:
+    """HcclScatter: block r of rank ``root``'s ``send_buf`` to rank r's ``recv_buf``."""
+    if recv_count == 0:
+        return T.HCCL_SUCCESS
+    m, s, code = _prologue(comm, stream, (("recvBuf", recv_buf),))
+    code = code or _count_ok(recv_count, "recvCount") or _check_dtype(data_type, False) or \
+        _root_ok(m, root)
+    if code:
+        return code
+    n = recv_count * T.SIZES[data_type]
+    if m.rank == root and not send_buf:
+        return _fail(T.HCCL_E_PTR, "sendBuf is NULL on the root")
+    code = _check_buffers(m, (("sendBuf", send_buf or 0, n * m.comm.n_ranks
+                               if m.rank == root else 0), ("recvBuf", recv_buf, n)))
+    return code or _issue(m, s, "scatter", send_buf, recv_buf, data_type, None,
+                          dict(count=recv_count, dtype=data_type, root=root),
+                          count=recv_count, root=root)
+
+
+@_api(0)
+def alltoall(send_buf, send_count, send_type, recv_buf, recv_count, recv_type, comm,
+             stream) -> int:
+    """HcclAlltoAll: block q of rank r's ``send_buf`` to block r of rank q's ``recv_buf``."""
+    m, s, code = _prologue(comm, stream, (("sendBuf", send_buf), ("recvBuf", recv_buf)))
+    code = code or _count_ok(send_count, "sendCount") or _count_ok(recv_count, "recvCount") \
+        or _check_dtype(send_type, False) or _check_dtype(recv_type, False)
+    if code:
+        return code
+    if send_count * T.SIZES[send_type] != recv_count * T.SIZES[recv_type]:
+        return _fail(T.HCCL_E_PARA, "sendCount x sendType and recvCount x recvType differ")
+    if send_count == 0:
+        return T.HCCL_SUCCESS
+    n = send_count * T.SIZES[send_type] * m.comm.n_ranks
+    code = _check_buffers(m, (("sendBuf", send_buf, n), ("recvBuf", recv_buf, n)))
+    return code or _issue(m, s, "alltoall", send_buf, recv_buf, send_type, None,
+                          dict(count=send_count, dtype=send_type), count=send_count)
+
+
+def _counts(v, n, name):
+    if not isinstance(v, (list, tuple)) or len(v) != n or not all(
+            _int(x) and 0 <= x <= T.SYS_MAX_COUNT for x in v):
+        return None
+    return [int(x) for x in v]
+
+
+@_api(0)
+def alltoallv(send_buf, send_counts, sdispls, send_type, recv_buf, recv_counts, rdispls,
+              recv_type, comm, stream) -> int:
+    """HcclAlltoAllV: ``send_counts[q]`` elements at ``sdispls[q]`` of rank r's ``send_buf``
+    to ``rdispls[r]`` of rank q's ``recv_buf`` (counts and displacements in elements)."""
+    m, s, code = _prologue(comm, stream, ())
+    if code:
+        return code
+    code = _check_dtype(send_type, False) or _check_dtype(recv_type, False)
+    if code:
+        return code
+    p = m.comm.n_ranks
+    vs = [_counts(v, p, nm) for v, nm in ((send_counts, "sendCounts"), (sdispls, "sdispls"),
+                                          (recv_counts, "recvCounts"), (rdispls, "rdispls"))]
+    if any(v is None for v in vs):
+        return _fail(T.HCCL_E_PARA, f"sendCounts, sdispls, recvCounts and rdispls: {p} "
+                                    f"counts each")
+    sc, sd, rc, rd = vs
+    es, er = T.SIZES[send_type], T.SIZES[recv_type]
+    code = _check_buffers(m, (("sendBuf", send_buf or 0, max((c + d) * es for c, d in
+                                                                zip(sc, sd)) if any(sc) else 0),
+                              ("recvBuf", recv_buf or 0, max((c + d) * er for c, d in
+                                                                zip(rc, rd)) if any(rc) else 0)))
+    return code or _issue(m, s, "alltoallv", send_buf, recv_buf, send_type, None,
+                          dict(count=sum(sc), dtype=send_type,
+                               extra=(tuple(sc), tuple(rc))),
+                          send_counts=sc, sdispls=sd, recv_counts=rc, rdispls=rd)
+
+
+@_api(0)
+def send(send_buf, count, data_type, dest_rank, comm, stream) -> int:
+    """HcclSend: ``count`` elements to rank ``dest_rank``, which must post the matching
+    ``recv`` (blocking in stream order)."""
+    if count == 0:
+        return T.HCCL_SUCCESS
+    m, s, code = _prologue(comm, stream, (("sendBuf", send_buf),))
+    code = code or _count_ok(count) or _check_dtype(data_type, False) or \
+        _root_ok(m, dest_rank, "destRank")
+    if code:
+        return code
+    if dest_rank == m.rank:
+        return _fail(T.HCCL_E_PARA, "destRank is this rank")
+    n = count * T.SIZES[data_type]
+    code = _check_buffers(m, (("sendBuf", send_buf, n),))
+    return code or _issue(m, s, "send", send_buf, 0, data_type, None,
+                          dict(count=count, dtype=data_type, peer=dest_rank),
+                          count=count, peer=dest_rank, rank=m.rank)
+
+
+@_api(0)
+def recv(recv_buf, count, data_type, src_rank, comm, stream) -> int:
+    """HcclRecv: ``count`` elements from rank ``src_rank``'s matching ``send``."""
+    if count == 0:
+        return T.HCCL_SUCCESS
+    m, s, code = _prologue(comm, stream, (("recvBuf", recv_buf),))
+    code = code or _count_ok(count) or _check_dtype(data_type, False) or \
+        _root_ok(m, src_rank, "srcRank")
+    if code:
+        return code
+    if src_rank == m.rank:
+        return _fail(T.HCCL_E_PARA, "srcRank is this rank")
+    n = count * T.SIZES[data_type]
+    code = _check_buffers(m, (("recvBuf", recv_buf, n),))
+    return code or _issue(m, s, "recv", 0, recv_buf, data_type, None,
+                          dict(count=count, dtype=data_type, peer=src_rank),
+                          count=count, peer=src_rank, rank=m.rank)
+
+
+@_api(0)
+def batch_send_recv(send_recv_info, item_num, comm, stream) -> int:
+    """HcclBatchSendRecv: ``item_num`` items, each a dict with the C fields of
+    HcclSendRecvItem (``sendRecvType`` HCCL_SEND / HCCL_RECV, ``buf``, ``count``,
+    ``dataType``, ``remoteRank``), issued as one group: sends and receives in the order given."""
+    if send_recv_info is None:
+        return _fail(T.HCCL_E_PTR, "sendRecvInfo is NULL")
+    if not _int(item_num) or item_num < 0 or not isinstance(send_recv_info, (list, tuple)) \
+            or len(send_recv_info) < item_num:
+        return _fail(T.HCCL_E_PARA, f"itemNum {item_num!r} and sendRecvInfo")
+    items = list(send_recv_info[:item_num])
+    for it in items:
+        if not isinstance(it, dict) or it.get("sendRecvType") not in (T.HCCL_SEND, T.HCCL_RECV):
+            return _fail(T.HCCL_E_PARA, f"item {it!r}: sendRecvType HCCL_SEND or HCCL_RECV")
+    GROUP[0] += 1
+    try:
+        for it in items:
+            fn = send.__wrapped__ if it["sendRecvType"] == T.HCCL_SEND else recv.__wrapped__
+            code = fn(it.get("buf"), it.get("count"), it.get("dataType"), it.get("remoteRank"),
+                      comm, stream)
+            if code:
+                return code
+    finally:
+        GROUP[0] -= 1
+    return T.HCCL_SUCCESS
+
+
+@_api(0)
+def barrier(comm, stream) -> int:
+    """HcclBarrier: every rank's stream waits until all ranks reached it."""
+    m, s, code = _prologue(comm, stream, ())
+    if code:
+        return code
+    return _issue(m, s, "barrier", 0, 0, T.HCCL_DATA_TYPE_INT8, None,
+                  dict(count=0, dtype=T.HCCL_DATA_TYPE_INT8), count=0)

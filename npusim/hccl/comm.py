@@ -1,0 +1,258 @@
+"""Communicators: who the ranks are, where each one's HCCL buffer is, what each rank issued.
+
+A communicator (``HcclComm``) is one :class:`Communicator` shared by its ranks; each rank's
+handle names its :class:`Member` (the rank, its device and context, its HCCL side streams and
+events, its CCL buffer). The three ways to make one (``../shared/spec/hccl.md`` §2):
+
+* ``HcclGetRootInfo`` + ``HcclCommInitRootInfo(nRanks, rootInfo, rank)`` on every rank (one
+  thread per rank, as hccl's ``examples/02_collectives`` do): each call joins the communicator
+  the root info names and waits until all ``nRanks`` ranks have joined (HCCL's init is a
+  collective; ``HCCL_CONNECT_TIMEOUT``). A rank that waits while no other thread can still join
+  fails with HCCL_E_TIMEOUT at once, with the ranks that are missing named, instead of after
+  the timeout.
+* ``HcclCommInitClusterInfo(rankTable, rank)``: the same, keyed by the rank table file, whose
+  server list also gives the topology (ranks per server).
+* ``HcclCommInitAll(ndev, devices)``: one process makes every rank at once (one thread may then
+  drive all ranks, with ``HcclGroupStart`` / ``HcclGroupEnd`` around a round of collectives).
+
+Every rank of a communicator gets a CCL buffer of ``HCCL_BUFFSIZE`` (200 MB unless configured)
+on its device when the communicator is complete, so that a rank's tasks can name its peers'
+buffers before the peers issue theirs, as HCCL exchanges them at init. What a collective
+becomes is ``lower.py``'s; each rank's collectives are logged (:class:`diagnose.OpRecord`) for
+the cross-rank diagnosis (``diagnose.py``).
+"""
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+import time
+
+from ..runtime.device import CLOSE_HOOKS
+from ..runtime.peer import bridge as make_bridge
+from ..runtime.peer import drop as drop_bridges
+from ..runtime.runtime import RT
+from . import types as T
+from .diagnose import OpRecord, diagnose, explain
+
+_ids = itertools.count(1)
+PENDING: dict = {}
+"""Communicators still being joined: key (root info id or rank table path) -> Communicator."""
+COMMS: dict = {}
+"""Every live communicator by id (census, reset)."""
+JOINED = threading.Condition(RT.lock)
+"""Notified when a rank joins a communicator (the waiting ranks look again)."""
+
+
+class Member:
+    """One rank of a communicator: what its ``HcclComm`` handle names."""
+
+    __slots__ = ("comm", "rank", "device", "ctx", "handle", "side", "events", "scratch",
+                 "scratch_size", "old_scratch", "scopes", "destroyed")
+
+    def __init__(self, comm, rank: int, ctx):
+        self.comm, self.rank, self.ctx, self.device = comm, rank, ctx, ctx.device
+        self.handle = 0
+        self.side: list = []            # HCCL's side streams on this rank (Stream objects)
+        self.events: dict = {}          # (purpose, index) -> event handle on this rank's device
+        self.scratch = 0                # the CCL buffer's device address (0 until complete)
+        self.scratch_size = 0
+        self.old_scratch: list = []     # CCL buffers replaced by bigger ones (graphs name them)
+        self.scopes: dict = {}          # capture model -> its capture index on this rank
+        self.destroyed = False
+
+
+class Communicator:
+    """The ranks of one communicator and what they share."""
+
+    __slots__ = ("id", "name", "n_ranks", "members", "rank_server", "buffsize", "destroyed",
+                 "logs", "ends", "bridges", "models", "key", "config")
+
+    def __init__(self, n_ranks: int, key, rank_server=None, config=None):
+        self.id = next(_ids)
+        self.key = key
+        self.config = dict(config or {})
+        self.name = self.config.get("hcclCommName") or f"comm{self.id}"
+        self.n_ranks = n_ranks
+        self.members: list = [None] * n_ranks
+        self.rank_server = list(rank_server) if rank_server else [0] * n_ranks
+        mb = self.config.get("hcclBufferSize") or T.HCCL_BUFFSIZE_MB
+        self.buffsize = int(mb) * 1024 * 1024
+        self.destroyed = False
+        self.logs: list = [[] for _ in range(n_ranks)]     # per rank: OpRecord, in issue order
+        self.ends: list = [[] for _ in range(n_ranks)]     # per rank: (stream, end position)
+        self.bridges: dict = {}         # (scope, src rank, dst rank, tag) -> peer.Bridge
+        self.models: set = set()        # graphs that captured a collective of this comm
+
+    # ---- membership ----
+    def complete(self) -> bool:
+        return all(m is not None for m in self.members)
+
+    def missing(self) -> list:
+        return [r for r, m in enumerate(self.members) if m is None]
+
+    def allocate(self, need: int = 0) -> None:
+        """Give every rank a CCL buffer of at least ``max(buffsize, need)`` bytes."""
+        size = max(self.buffsize, need)
+        for m in self.members:
+            if m.scratch_size >= size:
+                continue
+            if m.scratch:
+                m.old_scratch.append(m.scratch)
+            m.scratch = m.device.state.mem.malloc(size)
+            m.scratch_size = size
+
+    # ---- notifies between ranks ----
+    def bridge(self, scope: int, src: int, dst: int, tag: int):
+        key = (scope, src, dst, tag)
+        b = self.bridges.get(key)
+        if b is None:
+            label = f"{self.name}[{'eager' if scope == 0 else f'graph {scope}'}] " \
+                    f"rank {src}->{dst} tag {tag}"
+            b = self.bridges[key] = make_bridge(self.members[src].device,
+                                                self.members[dst].device, self, label)
+        return b
+
+    def explain_bridge(self, b) -> str:
+        """Why the wait on bridge ``b`` never ends: the cross-rank diagnosis (EI0002 style)."""
+        return self.diagnosis(b)
+
+    def done(self) -> list:
+        """Per rank, how many of its logged collectives have completed (eager ones whose last
+        task ran; a captured one counts as done once its capture ended)."""
+        out = []
+        for r in range(self.n_ranks):
+            k = 0
+            for s, pos in self.ends[r]:
+                if s is None or s.destroyed or \
+                        s.device.state.sqs[s.sq, 2] >= pos:      # Q_HEAD
+                    k += 1
+                else:
+                    break
+            out.append(k)
+        return out
+
+    def diagnosis(self, b=None) -> str:
+        m = diagnose(self.name, self.n_ranks, self.logs, self.done(), destroyed=self.destroyed)
+        if m is not None:
+            return m.message
+        text = explain(self.name, self.n_ranks, self.logs, self.done())
+        if b is not None and not b.open:
+            text = f"communicator {self.name} was destroyed while a task still waits on it\n" \
+                   + text
+        return text
+
+    def mismatch(self):
+        return diagnose(self.name, self.n_ranks, self.logs, self.done(),
+                        destroyed=self.destroyed)
+
+    # ---- logging ----
+    def log(self, rank: int, kind: str, count: int, dtype: int, op: int = -1, root: int = -1,
+            peer: int = -1, stream=None, graph: str = "", site: str = "", extra=()) -> None:
+        rec = OpRecord(len(self.logs[rank]), kind, int(count), int(dtype), int(op), int(root),
+                       int(peer), site, stream.device.stream_name(stream.sq) if stream is not None else "", graph,
+                       tuple(extra))
+        self.logs[rank].append(rec)
+
+    # ---- teardown ----
+    def destroy_member(self, m: Member) -> None:
+        m.destroyed = True
+        self.destroyed = True
+        if all(x is None or x.destroyed for x in self.members):
+            self.release()
+
+    def release(self) -> None:
+        """Free what the communicator owns: bridges (their slots retire once its graphs are
+        gone), CCL buffers, side streams, events."""
+        drop_bridges(list(self.bridges.values()), models=list(self.models))
+        self.bridges.clear()
+        for m in self.members:
+            if m is None:
+                continue
+            free_member(m)
+        COMMS.pop(self.id, None)
+        if PENDING.get(self.key) is self:
+            del PENDING[self.key]
+
+
+FREE_MEMBER_HOOKS: list = []
+"""Callbacks ``hook(member)`` that free a member's streams and events (``lower.py``)."""
+
+
+def free_member(m: Member) -> None:
+    for hook in FREE_MEMBER_HOOKS:
+        hook(m)
+    if RT.devices.get(m.device.id) is m.device:
+        mem = m.device.state.mem
+        for a in [m.scratch, *m.old_scratch]:
+            if a:
+                try:
+                    mem.free(a)
+                except Exception:  # noqa: BLE001 -- the device may have freed it at reset
+                    pass
+    m.scratch, m.old_scratch = 0, []
+
+
+def join(key, n_ranks: int, rank: int, ctx, rank_server=None, config=None):
+    """Rank ``rank`` joins the communicator ``key`` names (made by the first rank to come);
+    returns its Member. The caller waits for the others (:func:`wait_complete`)."""
+    c = PENDING.get(key)
+    if c is None or c.n_ranks != n_ranks:
+        c = PENDING[key] = Communicator(n_ranks, key, rank_server, config)
+        COMMS[c.id] = c
+    if c.members[rank] is not None:
+        return None
+    m = c.members[rank] = Member(c, rank, ctx)
+    if c.complete():
+        del PENDING[key]
+        c.allocate()
+    JOINED.notify_all()
+    return m
+
+
+def wait_complete(m: Member, timeout_s: float) -> bool:
+    """Wait (releasing the runtime lock) until every rank of ``m``'s communicator joined; False
+    when no other thread can still join it (or ``timeout_s`` passed)."""
+    c = m.comm
+    deadline = time.monotonic() + timeout_s
+    while not c.complete():
+        if not RT.others_may_submit():
+            return False
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        JOINED.wait(min(left, 0.05))
+    return True
+
+
+def read_rank_table(path: str):
+    """(n_ranks, rank -> server index, device ids by rank) from a rank table file (HCCL's JSON
+    format: ``server_list[].device[].{device_id, rank_id}``), or None when it cannot be read."""
+    try:
+        with open(path) as f:
+            t = json.load(f)
+        ranks = {}
+        for si, server in enumerate(t["server_list"]):
+            for d in server["device"]:
+                ranks[int(d["rank_id"])] = (si, int(d["device_id"]))
+        n = len(ranks)
+        if sorted(ranks) != list(range(n)):
+            return None
+        return n, [ranks[r][0] for r in range(n)], [ranks[r][1] for r in range(n)]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _device_closed(dev) -> None:
+    """``runtime.device.CLOSE_HOOKS``: a closing device takes its ranks' communicators with it
+    (their bridges leave with the device: ``runtime/peer.py``)."""
+    for c in list(COMMS.values()):
+        if any(m is not None and m.device is dev for m in c.members):
+            c.destroyed = True
+            c.bridges.clear()
+            COMMS.pop(c.id, None)
+            if PENDING.get(c.key) is c:
+                del PENDING[c.key]
+
+
+CLOSE_HOOKS.append(_device_closed)

@@ -1,0 +1,172 @@
+"""What one collective becomes on one rank: the tasks of its schedule on the user's stream and
+HCCL's side streams (``../shared/spec/hccl.md`` §4, ``hccl`` ``docs/zh/user_guide/perf_analysis/
+typical_op_behavior.md``).
+
+For rank ``r`` and a schedule from ``algo.py``:
+
+1. **fork** — the user's stream records an event that each side stream the schedule uses
+   waits for (HCCL's main stream posting to its slave streams). On a capturing stream this is
+   what joins the side streams to the capture, as HCCL's ``CaptureSlaveStreams`` adds them with
+   ``rtStreamAddToModel`` (``src/ops/op_common/op_common.cc``);
+2. **the steps**, each on its stream in order: ``copy`` / ``reduce`` — a peer task
+   (``runtime/peer.py`` ``move``: SDMA between any two devices' memory, an inline reduce for
+   ``reduce``) lasting ``algo.step_ns`` (the α–β model); ``post`` / ``wait`` — a notify record /
+   wait on the communicator's bridge from this rank to the peer (``Communicator.bridge``);
+   ``local_post`` / ``local_wait`` — an event between two streams of this rank;
+3. **join** — each side stream records an event the user's stream waits for, so the
+   collective ends on the user's stream (and a capture's side streams are joined back: no
+   107025).
+
+Bridges are per *scope*: eager collectives share scope 0; collectives captured into the k-th
+graph of a rank share scope k. So ranks that replay graphs from the same capture session pair
+up, and ranks that replay graphs from different captures, or that take an eager path while
+their peers replay a graph, wait on notifies no peer records — the hang the hardware shows
+(hccl ``docs/zh/user_guide/constraints.md``), reported by the deadlock diagnosis.
+"""
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+from ..device import sqe as S
+from ..runtime import api_event as AE
+from ..runtime.event import ACL_EVENT_SYNC
+from ..runtime import peer
+from ..runtime.runtime import RT
+from ..runtime.stream import Stream
+from . import algo
+from . import reduce as R
+from . import types as T
+from .comm import FREE_MEMBER_HOOKS
+
+
+@contextmanager
+def _in_ctx(ctx):
+    """Make ``ctx`` the thread's current context for the calls inside (HCCL's own streams and
+    events are made on the rank's device, whichever thread drives the rank)."""
+    tls = RT.tls
+    old = tls.current
+    tls.current = ctx
+    try:
+        yield
+    finally:
+        tls.current = old
+
+
+def _side_streams(m, k: int) -> list:
+    while len(m.side) < k:
+        s = Stream(m.ctx)
+        RT.handles.add("stream", s)
+        m.side.append(s)
+    return m.side[:k]
+
+
+def _event(m, key) -> int:
+    h = m.events.get(key)
+    if h is None:
+        with _in_ctx(m.ctx):
+            h, code = AE.create_event_with_flag(ACL_EVENT_SYNC)
+        m.events[key] = h
+    return h
+
+
+def _free(m) -> None:
+    """``comm.FREE_MEMBER_HOOKS``: a member's side streams and events go with it."""
+    for h in m.events.values():
+        with _in_ctx(m.ctx):
+            AE.destroy_event(h)
+    m.events.clear()
+    for s in m.side:
+        if not s.destroyed and RT.devices.get(s.device.id) is s.device:
+            try:
+                s.device.wait_sq(s.sq, s.tail)
+            except Exception:  # noqa: BLE001 -- a stream stuck on a peer: dropped as it is
+                pass
+            RT.handles.remove(s.handle)
+            s.release()
+    m.side.clear()
+
+
+FREE_MEMBER_HOOKS.append(_free)
+
+
+def scope_of(m, stream) -> int:
+    """0 for an eager collective; k for one captured into the k-th graph of this rank."""
+    link = stream.capture
+    if link is None:
+        return 0
+    model = link.model
+    k = m.scopes.get(model)
+    if k is None:
+        k = m.scopes[model] = len(m.scopes) + 1
+    m.comm.models.add(model)
+    return k
+
+
+def _addr(m, ref, send: int, recv: int) -> int:
+    rank, buf, off = ref
+    if buf == "scratch":
+        return m.comm.members[rank].scratch + off
+    if rank != m.rank:
+        raise ValueError(f"a step names rank {rank}'s {buf} buffer: only CCL buffers are "
+                         f"reachable from a peer")
+    return (send if buf == "in" else recv) + off
+
+
+def issue(m, sched, stream, send: int, recv: int, dtype: int, op: int) -> int:
+    """Queue rank ``m.rank``'s part of ``sched`` on ``stream``; the stream position of its last
+    task, or a negative ACL code (a task the runtime refused)."""
+    comm = m.comm
+    if sched.scratch_bytes > m.scratch_size:
+        comm.allocate(sched.scratch_bytes)
+    scope = scope_of(m, stream)
+    steps = sched.per_rank[m.rank]
+    used = sorted({st.stream for st in steps if st.stream > 0})
+    sides = _side_streams(m, max(used, default=0))
+    streams = [stream] + sides
+    t = stream.device.profile.timing
+    host = stream.device.timing.host_api_ns
+    sh = stream.handle
+    code = 0
+    if used:
+        fork = _event(m, ("fork", 0))
+        code = AE.record_event(fork, sh)
+        for i in used:
+            code = code or AE.stream_wait_event(streams[i].handle, fork)
+    if code:
+        return -code
+    esize = T.SIZES[dtype]
+    for st in steps:
+        s = streams[st.stream]
+        k = st.kind
+        if k == "copy" or k == "reduce":
+            dst = _addr(m, st.dst, send, recv)
+            src = _addr(m, st.src, send, recv)
+            dur = algo.step_ns(st, t)
+            if k == "copy":
+                pos = peer.move(s, dst, src, st.nbytes, dur, host)
+            else:
+                pos = peer.move(s, dst, src, st.nbytes, dur, host, R.MOVE_KID,
+                                (op, dtype, esize))
+        elif k == "post":
+            pos = s.submit(S.OP_NOTIFY_RECORD, host, a0=comm.bridge(scope, m.rank, st.peer,
+                                                                    st.tag).src_slot)
+        elif k == "wait":
+            pos = s.submit(S.OP_NOTIFY_WAIT, host, a0=comm.bridge(scope, st.peer, m.rank,
+                                                                  st.tag).dst_slot)
+        elif k == "local_post":
+            pos = -AE.record_event(_event(m, ("tag", st.tag)), s.handle)
+        elif k == "local_wait":
+            pos = -AE.stream_wait_event(s.handle, _event(m, ("tag", st.tag)))
+        else:
+            raise ValueError(f"unknown step kind {k!r}")
+        if pos < 0:
+            return pos
+    for i in used:
+        ev = _event(m, ("join", i))
+        code = AE.record_event(ev, streams[i].handle) or AE.stream_wait_event(sh, ev)
+        if code:
+            return -code
+    end = stream.tail if stream.capture is None else 0
+    comm.ends[m.rank].append((stream if stream.capture is None else None, end))
+    return end
+
