@@ -23,8 +23,8 @@ The codes a program sees (docs/fidelity.md rows 390-392):
   ``aclrtWaitAndResetNotify(notify, stream, timeOut)``); a notify-wait SQE that times out ends
   with the STARS "task timeout" CQE, which ``SetStarsResultCommon`` turns into
   ``TS_ERROR_TASK_TIMEOUT`` (``src/runtime/core/src/task/task_info/task_manager.cc:378-395``,
-  registered for NOTIFY_WAIT in ``notify_task_v100.cc:191-200``); the failed wait sets it as the
-  stream's error (``notify_task.cc`` ``ReportNotifyErrorForNotifyWaitTask``), and
+  registered for NOTIFY_WAIT in ``notify_task_v100.cc:193-217``); the failed wait sets it as the
+  stream's error (``notify_task.cc:397-407`` ``ReportNotifyErrorForNotifyWaitTask``), and
   ``Stream::GetError`` maps it (``stream.cc:1790-1830``, ``error_code.cc:268``
   ``TS_ERROR_TASK_TIMEOUT -> RT_ERROR_TSFW_TASK_TIMEOUT``, ``errcode_manage.cc:479`` ->
   ``ACL_ERROR_RT_TASK_TIMEOUT``);
