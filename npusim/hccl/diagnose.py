@@ -291,11 +291,13 @@ def _partner_later(logs: list, q: int, start: int, op: OpRecord, r: int) -> int 
 # ---- the report
 class _Report:
     """The pieces of one Mismatch before its message is written."""
-    __slots__ = ("reason", "ranks", "indices", "headline", "lines", "fix", "remote", "waiters")
+    __slots__ = ("reason", "ranks", "indices", "headline", "lines", "fix", "remote", "waiters",
+                 "absent")
 
     def __init__(self, reason, involved: dict, headline: str, lines: list, fix: str, remote,
-                 waiters=None):
+                 waiters=None, absent=()):
         self.reason = reason
+        self.absent = frozenset(absent)  # ranks with no op left: their index is their op count
         self.ranks = tuple(sorted(involved))
         self.indices = tuple(involved[r] for r in self.ranks)
         self.headline = headline
@@ -308,6 +310,11 @@ class _Report:
     @property
     def index(self) -> int:
         return min(self.indices)
+
+    def rank_key(self, order: dict) -> tuple:
+        """Earliest first: the op index, then the earliest op actually issued, then the reason."""
+        issued = [i for r, i in zip(self.ranks, self.indices) if r not in self.absent]
+        return (self.index, min(issued, default=self.index), order[self.reason], self.ranks)
 
 
 _FIX_ORDER = "make every rank issue the same collectives in the same order"
@@ -416,14 +423,16 @@ def _p2p_report(r: int, op: OpRecord, n: int, logs: list, heads: list) -> _Repor
                            "rank r pairs with an HcclRecv(src=r) on rank q", remote=[q])
         qline = _rank_line(q, qop)
         qidx = qop.index
+        absent = []
     else:
         qline = f"  rank {q}: issued {len(logs[q])} ops, none is the matching {other_end}"
         qidx = len(logs[q])
+        absent = [q]
     headline = (f"rank {r}'s {op.kind} {'to' if op.kind == 'send' else 'from'} rank {q} "
                 f"(op #{op.index}) has no matching {other_end} on rank {q}")
     return _Report("unmatched_send", {r: op.index, q: qidx}, headline, [_rank_line(r, op), qline],
-                   f"pair every HcclSend(dest=q) on rank r with an HcclRecv(src=r) on rank q, "
-                   f"in the same order", remote=[q])
+                   "pair every HcclSend(dest=q) on rank r with an HcclRecv(src=r) on rank q, "
+                   "in the same order", remote=[q], absent=absent)
 
 
 def _missing_report(heads_ops: dict, finished: list, logs: list) -> _Report:
@@ -441,7 +450,7 @@ def _missing_report(heads_ops: dict, finished: list, logs: list) -> _Report:
                      + (f", the last #{last.index} {describe(last)}, {where(last)}" if last else ""))
     fix = (f"{_FIX_ORDER}: look for a branch one rank took alone (an eager path while the "
            f"others captured, a skipped step)")
-    return _Report("missing", involved, headline, lines, fix, remote=finished)
+    return _Report("missing", involved, headline, lines, fix, remote=finished, absent=finished)
 
 
 def _stuck_report(n: int, logs: list, heads: list) -> _Report | None:
@@ -467,7 +476,7 @@ def _stuck_report(n: int, logs: list, heads: list) -> _Report | None:
         # ops whose reports above would have been found; nothing else can block.
         return None
     order = {reason: i for i, reason in enumerate(REASONS)}
-    return min(found, key=lambda rep: (rep.index, order[rep.reason], rep.ranks))
+    return min(found, key=lambda rep: rep.rank_key(order))
 
 
 def _destroyed_report(n: int, logs: list, done: list) -> _Report | None:
