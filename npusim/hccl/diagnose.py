@@ -84,11 +84,13 @@ class OpRecord:
     site: str         # "file.py:123 in fn" of the user's call
     stream: str       # the stream's name
     graph: str        # "" eager, else the capture / model it was captured into
-    extra: tuple = ()  # ((key, value), ...): "send_counts" / "recv_counts" / "count_matrix" tuples
+    extra: tuple = ()  # ((key, value), ...) or a dict: "send_counts" / "recv_counts" /
+    #                    "count_matrix" (alltoallv[c], all_gather_v, reduce_scatter_v)
 
     def get(self, key: str, default=None):
-        """The value of ``key`` in :attr:`extra`, else ``default``."""
-        for k, v in self.extra:
+        """The value of ``key`` in :attr:`extra` (pairs, or a dict), else ``default``."""
+        pairs = self.extra.items() if isinstance(self.extra, dict) else self.extra
+        for k, v in pairs:
             if k == key:
                 return v
         return default
@@ -369,7 +371,8 @@ def _collective_report(field, ref, bad, heads: dict, waiting_all: list) -> _Repo
         headline = (f"{said} to {refop.kind} where rank {ref} passed "
                     f"{_field_value(field, refop)}")
         fix = _FIX_ARGS[field]
-        if refop.kind in PAIRWISE_COUNTS:
+        if refop.kind in PAIRWISE_COUNTS and field == "count":
+            headline = _pairwise_headline(ref, bad[0], refop, heads[bad[0]])
             fix = "rank r's send count to rank q must equal rank q's recv count from rank r"
     involved = {r: heads[r].index for r in [ref, *bad]}
     lines = [_rank_line(r, heads[r]) for r in sorted(involved)]
@@ -379,6 +382,14 @@ def _collective_report(field, ref, bad, heads: dict, waiting_all: list) -> _Repo
                      f"like rank {ref}, waiting")
     return _Report(field, involved, headline, lines, fix, remote=bad,
                    waiters=[r for r in waiting_all if r not in bad])
+
+
+def _pairwise_headline(r: int, q: int, rop: OpRecord, qop: OpRecord) -> str:
+    sends, recvs = rop.get("send_counts"), qop.get("recv_counts")
+    if sends is not None and recvs is not None and q < len(sends) and r < len(recvs):
+        return (f"rank {r}'s {rop.kind} sends {sends[q]} to rank {q}, whose recv count "
+                f"from rank {r} is {recvs[r]}")
+    return f"rank {q}'s {qop.kind} count matrix differs from rank {r}'s"
 
 
 def _p2p_report(r: int, op: OpRecord, n: int, logs: list, heads: list) -> _Report:

@@ -110,7 +110,26 @@ def test_alltoallv_pairwise_counts(n):
     bad = tuple(c + (1 if q == n - 1 else 0) for q, c in enumerate(send))
     logs[1][0] = dataclasses.replace(logs[1][0], extra=(("send_counts", bad), ("recv_counts", recv)))
     m = check(diagnose("ep", n, logs, [0] * n), "ep", "count", 0, [1, n - 1])
+    want = bad[n - 1], dict(logs[n - 1][0].extra)["recv_counts"][1]
+    assert m.headline.endswith(f"rank 1's alltoallv sends {want[0]} to rank {n - 1}, "
+                               f"whose recv count from rank 1 is {want[1]}")
     assert "recv count" in m.message
+
+
+@pytest.mark.parametrize("n", RANKS)
+def test_count_matrix_and_vector_counts(n):
+    matrix = tuple(range(n * n))
+    logs = [[rec(0, "alltoallvc", count=0, extra={"count_matrix": matrix})] for _ in range(n)]
+    assert diagnose("ep", n, logs, [0] * n) is None
+    logs[n - 1][0] = rec(0, "alltoallvc", count=0, extra={"count_matrix": matrix[::-1]})
+    m = check(diagnose("ep", n, logs, [0] * n), "ep", "count", 0, [0, n - 1])
+    assert "count matrix differs" in m.headline
+    recv = tuple(range(1, n + 1))
+    logs = [[rec(0, "all_gather_v", count=r + 1, extra=(("recv_counts", recv),))]
+            for r in range(n)]
+    assert diagnose("ag", n, logs, [0] * n) is None
+    logs[1][0] = dataclasses.replace(logs[1][0], count=7)
+    check(diagnose("ag", n, logs, [0] * n), "ag", "count", 0, [0, 1])
 
 
 @pytest.mark.parametrize("n", RANKS)
