@@ -392,3 +392,23 @@ def test_one_mutation_is_found_at_its_index(n, steps, data):
     expected = {"truncate": {"missing", "unmatched_send"}}.get(what, {what})
     assert m.reason in expected
     assert f"comm 'c' op #{i}" in m.headline
+
+
+def _same_op(a: OpRecord, b: OpRecord) -> bool:
+    return dataclasses.replace(a, index=0, site="") == dataclasses.replace(b, index=0, site="")
+
+
+@settings(max_examples=150, deadline=None)
+@given(n=st.sampled_from(RANKS), steps=st.lists(step, min_size=2, max_size=10), data=st.data())
+def test_two_ops_swapped_on_one_rank_are_found_at_the_first(n, steps, data):
+    logs = build(n, steps)
+    r = data.draw(st.integers(0, n - 1), label="rank")
+    swappable = [i for i in range(len(steps) - 1) if not _same_op(logs[r][i], logs[r][i + 1])]
+    if not swappable:
+        return
+    i = data.draw(st.sampled_from(swappable), label="index")
+    a, b = logs[r][i], logs[r][i + 1]
+    logs[r][i], logs[r][i + 1] = (dataclasses.replace(b, index=i),
+                                  dataclasses.replace(a, index=i + 1))
+    m = diagnose("c", n, logs, [0] * n)
+    assert m is not None and m.index == i and r in m.ranks
