@@ -16,7 +16,7 @@ waiting: :func:`diagnose` returns a :class:`Mismatch` (or ``None``) with an EI00
 :func:`explain` says who waits for whom even when nothing disagrees. Pure Python over
 :class:`OpRecord` lists (``comm.py`` keeps them); nothing here touches a device.
 
-The codes a program sees (docs/fidelity.md rows 390-392):
+The codes a program sees (docs/fidelity.md rows 390-391; the rules and the message: rows 392-394):
 
 * the synchronize: ``ACL_ERROR_RT_TASK_TIMEOUT`` 107020. HCCL's waits are notify waits with its
   exec timeout (``hcomm`` ``adapter_rts.cc`` ``hrtNotifyWaitWithTimeOut`` ->
@@ -49,7 +49,8 @@ DTYPE_NAMES = {0: "int8", 1: "int16", 2: "int32", 3: "float16", 4: "float32", 5:
 OP_NAMES = {0: "sum", 1: "prod", 2: "max", 3: "min"}
 
 EXEC_TIMEOUT_S = 1836
-"""``HCCL_EXEC_TIMEOUT``'s default (``hccl`` ``docs/zh/user_guide/hccl_env/HCCL_EXEC_TIMEOUT.md``)."""
+"""``HCCL_EXEC_TIMEOUT``'s default, seconds (``hccl``
+``docs/zh/user_guide/hccl_env/HCCL_EXEC_TIMEOUT.md``)."""
 
 SYNC_CODE = ERR.ACL_ERROR_RT_TASK_TIMEOUT
 """What the synchronize of a stream stuck in a collective returns once the notify wait times out."""
@@ -83,7 +84,9 @@ class OpRecord:
     peer: int         # send/recv: the other rank, else -1
     site: str         # "file.py:123 in fn" of the user's call
     stream: str       # the stream's name
-    graph: str        # "" eager, else the capture / model it was captured into
+    graph: str        # "" eager, else the capture it was captured into, named alike on every
+    #                   rank (the capture session, e.g. "capture 3 of comm tp", not a per-device
+    #                   model handle): ranks whose ops carry different names never pair
     extra: tuple = ()  # ((key, value), ...) or a dict: "send_counts" / "recv_counts" /
     #                    "count_matrix" (alltoallv[c], all_gather_v, reduce_scatter_v)
 
@@ -457,8 +460,8 @@ def _missing_report(heads_ops: dict, finished: list, logs: list) -> _Report:
     lines = [_rank_line(r, o) for r, o in sorted(heads_ops.items())]
     for q in finished:
         last = logs[q][-1] if logs[q] else None
-        lines.append(f"  rank {q}: issued {len(logs[q])} ops"
-                     + (f", the last #{last.index} {describe(last)}, {where(last)}" if last else ""))
+        tail = f", the last #{last.index} {describe(last)}, {where(last)}" if last else ""
+        lines.append(f"  rank {q}: issued {len(logs[q])} ops{tail}")
     fix = (f"{_FIX_ORDER}: look for a branch one rank took alone (an eager path while the "
            f"others captured, a skipped step)")
     return _Report("missing", involved, headline, lines, fix, remote=finished, absent=finished)
@@ -556,7 +559,8 @@ def explain(comm_name: str, n_ranks: int, logs: list, done: list) -> str:
             lines.append(f"  rank {r}: all {len(logs[r])} ops done")
             continue
         op = pending[r]
-        text = f"  rank {r}: {done[r]} of {len(logs[r])} ops done, waits in {_short(op)} #{op.index}"
+        text = (f"  rank {r}: {done[r]} of {len(logs[r])} ops done, "
+                f"waits in {_short(op)} #{op.index}")
         if op.kind in P2P:
             text += " (" + _p2p_state(r, op, n_ranks, logs, done, pending) + ")"
         else:
