@@ -108,7 +108,8 @@ def test_alltoallv_pairwise_counts(n):
     assert diagnose("ep", n, logs, [0] * n) is None
     send, recv = dict(logs[1][0].extra)["send_counts"], dict(logs[1][0].extra)["recv_counts"]
     bad = tuple(c + (1 if q == n - 1 else 0) for q, c in enumerate(send))
-    logs[1][0] = dataclasses.replace(logs[1][0], extra=(("send_counts", bad), ("recv_counts", recv)))
+    logs[1][0] = dataclasses.replace(logs[1][0],
+                                     extra=(("send_counts", bad), ("recv_counts", recv)))
     m = check(diagnose("ep", n, logs, [0] * n), "ep", "count", 0, [1, n - 1])
     want = bad[n - 1], dict(logs[n - 1][0].extra)["recv_counts"][1]
     assert m.headline.endswith(f"rank 1's alltoallv sends {want[0]} to rank {n - 1}, "
