@@ -515,8 +515,10 @@ def _message(comm: str, n: int, rep: _Report, code: int, async_error: int) -> st
         verb = "waits" if len(rep.waiters) == 1 else "wait"
         lines.append(f"  {_names(rep.waiters)} {verb} for a notify record from "
                      f"{_names(rep.remote)} that never comes (group '{comm}', rankSize {n})")
-    lines.append(f"  synchronize: {code} {ERR.name_of(code)} after HCCL_EXEC_TIMEOUT "
-                 f"({EXEC_TIMEOUT_S} s by default); HcclGetCommAsyncError: {async_error}")
+    lines.append(f"  synchronize: {code} {ERR.name_of(code)} once HCCL_EXEC_TIMEOUT "
+                 f"({EXEC_TIMEOUT_S} s by default) expires")
+    lines.append(f"  HcclGetCommAsyncError: {async_error}"
+                 + (" (HCCL_SUCCESS)" if async_error == HCCL_SUCCESS else ""))
     lines.append(f"  fix: {rep.fix}")
     return "\n".join(lines)
 
@@ -559,13 +561,11 @@ def explain(comm_name: str, n_ranks: int, logs: list, done: list) -> str:
             lines.append(f"  rank {r}: all {len(logs[r])} ops done")
             continue
         op = pending[r]
-        text = (f"  rank {r}: {done[r]} of {len(logs[r])} ops done, "
-                f"waits in {_short(op)} #{op.index}")
-        if op.kind in P2P:
-            text += " (" + _p2p_state(r, op, n_ranks, logs, done, pending) + ")"
-        else:
-            text += " (" + _collective_state(op, n_ranks, logs, done, pending) + ")"
-        lines.append(text + f", {where(op)}")
+        lines.append(f"  rank {r}: {done[r]} of {len(logs[r])} ops done, "
+                     f"waits in {_short(op)} #{op.index} {where(op)}")
+        state = (_p2p_state(r, op, n_ranks, logs, done, pending) if op.kind in P2P else
+                 _collective_state(op, n_ranks, logs, done, pending))
+        lines.append(f"    ({state})")
     found = diagnose(comm_name, n_ranks, logs, done)
     if found is not None:
         lines.append(f"  first mismatch: {found.headline}")
