@@ -228,17 +228,14 @@ def get_rank_id(comm):
 
 @_api(1)
 def get_comm_async_error(comm):
-    """HcclGetCommAsyncError: (the communicator's asynchronous error, code): HCCL_E_TIMEOUT once
-    a wait of its collectives was found to never end (docs/fidelity.md row 390s)."""
+    """HcclGetCommAsyncError: (the communicator's asynchronous error, code). A hang of
+    mismatched collectives leaves it HCCL_SUCCESS, as HCCL's default ``HCCL_DFS_CONFIG`` does
+    (docs/fidelity.md row 391)."""
     m, code = _member(comm)
     if code:
         return None, code
-    return (T.HCCL_E_TIMEOUT if m.comm.mismatch() is not None and _stuck(m.comm) else
-            T.HCCL_SUCCESS), T.HCCL_SUCCESS
-
-
-def _stuck(c) -> bool:
-    return any(len(c.logs[r]) > d for r, d in enumerate(c.done()))
+    mm = m.comm.mismatch()
+    return (mm.async_error if mm is not None else T.HCCL_SUCCESS), T.HCCL_SUCCESS
 
 
 def get_error_string(code) -> str:
@@ -304,7 +301,7 @@ def _issue(m, s, kind, send, recv, dtype, op, log, **kw) -> int:
     c = m.comm
     sched = algo.schedule(kind, c.n_ranks, c.rank_server, dtype=dtype, op=op, **kw)
     scope = lower.scope_of(m, s)
-    c.log(m.rank, kind, stream=s, graph="" if scope == 0 else f"graph {scope}",
+    c.log(m.rank, kind, stream=s, graph="" if scope == 0 else f"capture {scope} of {c.name}",
           site=_site(), **log)
     pos = lower.issue(m, sched, s, int(send or 0), int(recv or 0), dtype,
                       op if op is not None else -1)
@@ -505,7 +502,7 @@ def alltoallv(send_buf, send_counts, sdispls, send_type, recv_buf, recv_counts, 
                                                                 zip(rc, rd)) if any(rc) else 0)))
     return code or _issue(m, s, "alltoallv", send_buf, recv_buf, send_type, None,
                           dict(count=sum(sc), dtype=send_type,
-                               extra=(tuple(sc), tuple(rc))),
+                               extra=(("send_counts", tuple(sc)), ("recv_counts", tuple(rc)))),
                           send_counts=sc, sdispls=sd, recv_counts=rc, rdispls=rd)
 
 

@@ -33,7 +33,7 @@ from ..runtime.peer import bridge as make_bridge
 from ..runtime.peer import drop as drop_bridges
 from ..runtime.runtime import RT
 from . import types as T
-from .diagnose import OpRecord, diagnose, explain
+from .diagnose import SYNC_CODE, OpRecord, diagnose, explain
 
 _ids = itertools.count(1)
 PENDING: dict = {}
@@ -113,9 +113,11 @@ class Communicator:
                                                 self.members[dst].device, self, label)
         return b
 
-    def explain_bridge(self, b) -> str:
-        """Why the wait on bridge ``b`` never ends: the cross-rank diagnosis (EI0002 style)."""
-        return self.diagnosis(b)
+    def explain_bridge(self, b) -> tuple[str, int]:
+        """Why the wait on bridge ``b`` never ends: (the cross-rank diagnosis, EI0002 style;
+        the code the synchronize gets, 107020: HCCL's notify waits time out,
+        docs/fidelity.md row 390)."""
+        return self.diagnosis(b), SYNC_CODE
 
     def done(self) -> list:
         """Per rank, how many of its logged collectives have completed (eager ones whose last

@@ -100,7 +100,7 @@ def synchronize_device() -> int:
         _wait_streams(ctx)
     except DeadlockError as e:
         RT.tls.explain(e.diagnosis)
-        return ERR.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
+        return e.code or ERR.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
     finally:
         sync_cost(t, start)
     code = ERR.ACL_SUCCESS

@@ -296,7 +296,7 @@ def synchronize_event(eh, timeout_ms: int = -1) -> int:
         ev.device.wait_sq(stream.sq, pos + 1)
     except DeadlockError as e:
         RT.tls.explain(e.diagnosis)
-        return ERR.ACL_ERROR_RT_EVENT_SYNC_TIMEOUT
+        return e.code or ERR.ACL_ERROR_RT_EVENT_SYNC_TIMEOUT
     finally:
         waited = sync_cost(t, start)
     if timeout_ms > 0 and waited > timeout_ms * 1_000_000:

@@ -88,7 +88,10 @@ def synchronize_stream(h, timeout_ms: int = -1) -> int:
         dev.wait_sq(s.sq, s.tail)
     except DeadlockError as e:
         RT.tls.explain(e.diagnosis)
-        return ERR.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
+        # a hang the real stack ends with its own code (an HCCL notify wait: 107020 once
+        # HCCL_EXEC_TIMEOUT expires, docs/fidelity.md row 390), unless the caller's own
+        # timeout comes first
+        return e.code if e.code and timeout_ms <= 0 else ERR.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
     finally:
         waited = sync_cost(dev.timing, start)
     if timeout_ms > 0 and waited > timeout_ms * 1_000_000:

@@ -41,7 +41,7 @@ parked on a memory value (the MEM_WAIT_VALUE at ``pos`` of SQ ``sq``) waits for:
 its fix, or ``""`` when the wait is not theirs (``runtime.api_callback``: a blocking callback
 whose report thread has exited or stopped serving)."""
 SLOT_EXPLAINERS: list = []
-"""Callbacks ``hook(device, slot) -> str`` asked by the deadlock diagnosis what a wait on a sync
+"""Callbacks ``hook(device, slot) -> str | (str, code)`` asked by the deadlock diagnosis what a wait on a sync
 slot that no queued task of this device records waits for, or ``""`` when the slot is not
 theirs (``runtime.peer``: a notify recorded on another device, and who would record it)."""
 _INF, _STOP_NONE, _STOP_SQ_POS = int(E.INF), E.STOP_NONE, E.STOP_SQ_POS
@@ -90,9 +90,11 @@ def sync_cost(t, start: int) -> int:
 class DeadlockError(Exception):
     """Raised inside the runtime when the engine can make no progress; carries the diagnosis."""
 
-    def __init__(self, diagnosis: str):
+    def __init__(self, diagnosis: str, code: int = 0):
         super().__init__(diagnosis)
         self.diagnosis = diagnosis
+        self.code = code        # the code the real stack gives this hang (0: the caller's own,
+                                # a synchronize's 507046): an HCCL notify wait's 107020
 
 
 class UpdatePayload:
@@ -158,7 +160,7 @@ class Device:
                  "live_events", "live_notifies", "_retiring", "_free_model_ids",
                  "_free_cond_ids", "built_models", "_launches", "_launches_sweep",
                  "_recycle_heaps", "_head_at", "_head_cap", "_msq_used",
-                 "freed_sq_names", "res_limit", "__weakref__")
+                 "freed_sq_names", "res_limit", "stall_code", "__weakref__")
 
     def __init__(self, dev_id: int, profile):
         self.id = dev_id
@@ -182,6 +184,7 @@ class Device:
         self.slot_owner: dict[int, object] = {}
         self._stream_ids = itertools.count(0)
         self.last_error_detail = ""
+        self.stall_code = 0                    # the code of the last deadlock explained (0: none)
         self.new_faults: list = []             # the faults the hooks are given (AFTER_RUN_HOOKS)
         self._hook_queues: dict = {}           # thread running AFTER_RUN_HOOKS -> faults of its
                                                # runs made meanwhile (None: no such run yet)
@@ -627,7 +630,7 @@ class Device:
                     return
             if RT.others_may_submit() and RT.await_progress():
                 return
-        raise DeadlockError(self.explain_stall())
+        raise DeadlockError(self.explain_stall(), self.stall_code)
 
     def take_sq_error(self, sq: int) -> int:
         """The code of the first device fault on an SQ since the last report, then cleared
@@ -763,6 +766,7 @@ class Device:
         st = self.state
         lines = []
         parked = []
+        code = 0
         for q in range(int(st.st[E.E_NSQ])):
             if st.sqs[q, E.Q_STATE] != E.S_PARKED:
                 continue
@@ -781,8 +785,8 @@ class Device:
                                f"{int(st.sqs[rq, E.Q_HEAD])}"
                                for rq, rp in recs)
             else:
-                by = next((w for w in (h(self, slot) for h in SLOT_EXPLAINERS) if w),
-                          "nothing queued on any stream records it")
+                by, c = self._slot_reason(slot)
+                code = code or c
             lines.append(f"{self.stream_name(q)} waits (task position {head}{site}) on "
                          f"{self.slot_name(slot)}: {by}")
         if extra_slot is not None and not lines:
@@ -796,7 +800,17 @@ class Device:
             lines.append("wait-for chain:\n      " + chain)
         msg = "deadlock: no stream can make progress\n  " + "\n  ".join(lines or ["(no waiter)"])
         self.last_error_detail = msg
+        self.stall_code = code
         return msg
+
+    def _slot_reason(self, slot: int) -> tuple[str, int]:
+        """(what a wait on ``slot`` that no queued task of this device records waits for, the
+        code the real stack gives that hang or 0), from ``SLOT_EXPLAINERS``."""
+        for h in SLOT_EXPLAINERS:
+            w = h(self, slot)
+            if w:
+                return w if isinstance(w, tuple) else (w, 0)
+        return "nothing queued on any stream records it", 0
 
     def describe_loop(self, ch) -> str:
         """A runaway WHILE's loop: the cond task, its body, and which body tasks write the cond
