@@ -38,10 +38,12 @@ The notify protocol, and why it is safe when devices run ahead:
   posts only after finishing this one, END included. So no post is ever doubled, whatever the
   next collective is and however far a rank runs ahead; and a rank writes its scratch for the
   next collective only after every peer said (END) it finished reading it.
-* ``local_post(tag)``/``local_wait(tag)`` join a rank's streams (fork from stream 0 to the side
-  streams, join back); each local tag has one poster and one waiter and every local post is
-  consumed inside the collective (stream 0 ends waiting for the side streams' last posts, which
-  they make after consuming stream 0's), so local tags can be reused freely.
+* ``local_post(tag)``/``local_wait(tag)`` fork stream 0 to the side streams and join them back.
+  A local tag names one (poster stream, waiter stream) pair in every collective
+  (:func:`fork_tag` / :func:`join_tag`): were a tag a fork in one collective and a join in the
+  next, a side stream with nothing to do in the first could run ahead and take a post meant for
+  stream 0. Stream 0 posts fork(j) again only after waiting join(j), which stream j posts after
+  consuming fork(j), and conversely, so no local tag is doubled either.
 
 Cost (spec/hccl.md §5): :func:`step_ns` is alpha + n*beta(link) for a link copy, + n*gamma for a
 reduce; local copies cost n at the local copy bandwidth and no alpha; notifies cost 0 here (the
@@ -66,14 +68,26 @@ from . import types as T
 
 __all__ = ["Step", "Schedule", "choose", "schedule", "execute", "step_ns", "critical_path_ns",
            "closed_form", "walk", "reduce_np", "DeadlockError", "ProtocolError", "KINDS",
-           "TAG_PRE", "TAG_END", "TAG_FIRST", "local_copy_bytes"]
+           "TAG_PRE", "TAG_END", "TAG_FIRST", "TAG_LOCAL", "fork_tag", "join_tag",
+           "local_copy_bytes"]
 
 TAG_PRE = 1
 """The first exchange of every channel of a collective."""
 TAG_END = 2
 """The last exchange of every channel of a collective."""
 TAG_FIRST = 3
-"""Phase tags (remote and local) of a collective are numbered from here, in build order."""
+"""Phase tags of a collective are numbered from here, in build order."""
+TAG_LOCAL = 0x10000
+"""Local tags: stream 0 -> side stream j is ``TAG_LOCAL + 2j`` (:func:`fork_tag`), side stream
+j -> stream 0 ``TAG_LOCAL + 2j + 1`` (:func:`join_tag`), in every collective."""
+
+
+def fork_tag(j: int) -> int:
+    return TAG_LOCAL + 2 * j
+
+
+def join_tag(j: int) -> int:
+    return TAG_LOCAL + 2 * j + 1
 
 KINDS = ("all_reduce", "reduce_scatter", "all_gather", "broadcast", "reduce", "scatter",
          "alltoall", "alltoallv", "send", "recv", "barrier")
@@ -226,19 +240,19 @@ class _B:
         """Close every channel of rank r that stream ``s`` carries (END exchange)."""
         self.exchange(r, s, [q for q, cs in self.chan[r].items() if cs == s], TAG_END)
 
-    def fork(self, r, k, tag):
-        """Stream 0 lets side streams 1..k start: local tags ``tag + j - 1``."""
+    def fork(self, r, k):
+        """Stream 0 lets side streams 1..k start (local tag :func:`fork_tag` (j))."""
         for j in range(1, k + 1):
-            self.steps[r].append(Step("local_post", 0, tag=tag + j - 1))
+            self.steps[r].append(Step("local_post", 0, tag=fork_tag(j)))
         for j in range(1, k + 1):
-            self.steps[r].append(Step("local_wait", j, tag=tag + j - 1))
+            self.steps[r].append(Step("local_wait", j, tag=fork_tag(j)))
 
-    def join(self, r, k, tag):
-        """Stream 0 waits for side streams 1..k: local tags ``tag + j - 1``."""
+    def join(self, r, k):
+        """Stream 0 waits for side streams 1..k (local tag :func:`join_tag` (j))."""
         for j in range(1, k + 1):
-            self.steps[r].append(Step("local_post", j, tag=tag + j - 1))
+            self.steps[r].append(Step("local_post", j, tag=join_tag(j)))
         for j in range(1, k + 1):
-            self.steps[r].append(Step("local_wait", 0, tag=tag + j - 1))
+            self.steps[r].append(Step("local_wait", 0, tag=join_tag(j)))
 
     def done(self, streams) -> Schedule:
         used = max([st.stream for per in self.steps for st in per] + [0])
@@ -283,16 +297,15 @@ def _mesh_phase(b: _B, group, fn, k, local=None, pre=True):
     """One mesh phase for every rank of ``group``: fork the side streams, on each thread j run
     ``fn(r, j, q)`` (after the PRE of its channel), join. ``local(r)`` runs on stream 0 after the
     fork, before its own thread's work."""
-    tf, tj = b.tag(k), b.tag(k)
     for r in group:
-        b.fork(r, k, tf)
+        b.fork(r, k)
         if local:
             local(r)
         for j, q in enumerate(_mesh_threads(b, group, r)):
             if pre:
                 b.pre(r, j, [q])
             fn(r, j, q)
-        b.join(r, k, tj)
+        b.join(r, k)
 
 
 def _mesh_reduce_scatter(b, group, chunks_of, k, buf="scratch"):
@@ -395,12 +408,11 @@ def _rhd(b, group, chunks, rs: bool, ag: bool):
 
 def _close(b, group, k):
     """END exchanges of every channel (each on its stream), inside a fork/join."""
-    tf, tj = b.tag(k), b.tag(k)
     for r in group:
-        b.fork(r, k, tf)
+        b.fork(r, k)
         for s in range(k + 1):
             b.end(r, s)
-        b.join(r, k, tj)
+        b.join(r, k)
 
 
 # ------------------------------------------------------------------ schedules
@@ -668,14 +680,13 @@ def _scatter(b, count, esize, root):
         if q == root:
             b.copy(r, j, (root, "scratch", r * c), (r, "out", 0), c)
     # only the channels to and from the root: the others open none
-    tf, tj = b.tag(k), b.tag(k)
     for r in ranks:
-        b.fork(r, k, tf)
+        b.fork(r, k)
         for j, q in enumerate(_mesh_threads(b, ranks, r)):
             if root in (r, q):
                 b.pre(r, j, [q])
                 fn(r, j, q)
-        b.join(r, k, tj)
+        b.join(r, k)
     _close(b, ranks, k)
     return b.done(k)
 
@@ -978,15 +989,18 @@ def closed_form(kind: str, algorithm: str, nbytes: int, p: int, timing, *, link:
     """HCCL's alpha-beta time of one collective (coll_algo_intro/Mesh.md, Ring.md, RHD.md;
     spec/hccl.md §5), in ns. ``nbytes`` = n of the docs: the data of one rank (AllReduce,
     Broadcast, Reduce: the buffer; ReduceScatter: the input; AllGather: the output; Scatter: the
-    root's input). ``link``: the beta used (default "hccs" for mesh, else "rdma" when
-    ``servers`` > 1 and "hccs" otherwise). Hierarchical AllReduce: mesh ReduceScatter and
+    root's input). ``link``: the beta used (default "hccs" inside one server; across servers
+    the slower of HCCS and RDMA -- a ring or RHD over both moves in lockstep, so its slowest
+    link paces it: on 910B that is HCCS, 18.3 < 20 GB/s). Hierarchical AllReduce: mesh ReduceScatter and
     AllGather inside the servers (p/servers ranks, HCCS) around an inter-server AllReduce of
     n*servers/p bytes (RHD for a power-of-2 server count, else ring, RDMA).
     ``local_copies``: add the copies inside each NPU npusim's schedules make
     (:func:`local_copy_bytes`) at ``hccl_local_copy_bytes_per_us``."""
     a = timing.hccl_alpha_ns
     if not link:
-        link = "hccs" if algorithm == "mesh" or servers <= 1 else "rdma"
+        slow = "hccs" if timing.hccl_hccs_bytes_per_us <= timing.hccl_rdma_bytes_per_us \
+            else "rdma"
+        link = "hccs" if algorithm == "mesh" or servers <= 1 else slow
     beta = 1000.0 / _bw(timing, link)
     gamma = 1000.0 / timing.hccl_reduce_bytes_per_us
     n, f = float(nbytes), (p - 1) / p
