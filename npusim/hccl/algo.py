@@ -867,7 +867,8 @@ def reduce_np(dst, src, dtype: int, op: int) -> None:
     d = dst.view(t)
     if dtype == T.HCCL_DATA_TYPE_FP16:
         res = _apply(op, d.astype(np.float32), src.view(t).astype(np.float32))
-        d[:] = res.astype(np.float16)
+        with np.errstate(over="ignore"):
+            d[:] = res.astype(np.float16)
     else:
         d[:] = _apply(op, d, src.view(t)).astype(t)
 

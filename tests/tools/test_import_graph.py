@@ -135,8 +135,9 @@ def test_no_import_cycle_at_all():
 
 
 LAYERS = [
-    ("base", ["npusim.errors", "npusim.profiles", "npusim.progress"]),
-    ("device", ["npusim.device", "npusim.device.*"]),
+    ("base", ["npusim.errors", "npusim.profiles", "npusim.progress", "npusim.hccl.types",
+              "npusim.hccl.algo"]),
+    ("device", ["npusim.device", "npusim.device.*", "npusim.hccl.reduce"]),
     ("runtime core", ["npusim.runtime", "npusim.runtime.runtime", "npusim.runtime.handles",
                       "npusim.runtime.pageable", "npusim.runtime.recording"]),
     ("kernel module", ["npusim.kernel.elf*", "npusim.kernel.program", "npusim.kernel.loader",
