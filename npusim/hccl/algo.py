@@ -807,6 +807,10 @@ def execute(sched: Schedule, bufs, dtype: int, op: int = 0, pick=None) -> None:
         if st.kind not in ("copy", "reduce"):
             return
         (sr, sb, so), (dr, db, do) = st.src, st.dst
+        for rank, name, off in ((sr, sb, so), (dr, db, do)):
+            if off < 0 or off + st.nbytes > len(bufs[rank][name]):
+                raise IndexError(f"rank {r}: {st.kind} of {st.nbytes} bytes at {name}+{off} of "
+                                 f"rank {rank} ({len(bufs[rank][name])} bytes)")
         src = bufs[sr][sb][so:so + st.nbytes]
         dst = bufs[dr][db][do:do + st.nbytes]
         if st.kind == "copy":

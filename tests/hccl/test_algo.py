@@ -119,7 +119,7 @@ def run(kind, p, n_servers, count, dtype=INT, op=SUM, algorithm=None, root=0, se
         no = sum(counts[q][r] for q in range(p)) if kind == "alltoallv" else out_elems[kind]
         out = np.full(no * es + 8, 0xEE, np.uint8)
         b = {"in": ins[r].view(np.uint8).copy(), "out": out,
-             "scratch": np.zeros(s.scratch_bytes + 8, np.uint8)}
+             "scratch": np.zeros(s.scratch_bytes, np.uint8)}
         if kind == "broadcast":                     # one user buffer: in is out
             b["out"][:count * es] = b["in"]
             b["in"] = b["out"]
@@ -401,3 +401,26 @@ def test_closed_forms_of_the_docs():
     assert hier > A.closed_form("all_reduce", "mesh", 1 << 20, 8, t)
     with pytest.raises(ValueError):
         A.closed_form("alltoall", "pairwise", 1, 2, t)
+
+
+def test_hierarchical_all_reduce_with_a_ring_between_three_servers():
+    for p in (6, 12):
+        rs = servers_of(p, 3)
+        assert A.choose("all_reduce", p, rs, 1 << 20) == "hierarchical"
+        s, ins, outs = run("all_reduce", p, 3, 29)
+        red = reference(ins, INT, SUM)
+        assert all(o[:29].tobytes() == red.tobytes() for o in outs)
+        assert A.critical_path_ns(s, Timing()) > 0
+
+
+@pytest.mark.parametrize("kind,algo,p,n_servers", CASES)
+def test_every_schedule_has_a_critical_path(kind, algo, p, n_servers):
+    kw = dict(peer=p - 1) if kind == "send" else dict(algorithm=algo)
+    if kind == "alltoallv":
+        c = [[2] * p for _ in range(p)]
+        d = [[2 * q for q in range(p)] for _ in range(p)]
+        kw.update(send_counts=c, sdispls=d, recv_counts=c, rdispls=d)
+    s = A.schedule(kind, p, servers_of(p, n_servers), 64, INT, **kw)
+    t = A.critical_path_ns(s, Timing())
+    assert (t > 0) == (kind != "barrier")
+    assert t >= max(A.step_ns(st, Timing()) for steps in s.per_rank for st in steps)
