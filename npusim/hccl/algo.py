@@ -996,12 +996,14 @@ def closed_form(kind: str, algorithm: str, nbytes: int, p: int, timing, *, link:
     Broadcast, Reduce: the buffer; ReduceScatter: the input; AllGather: the output; Scatter: the
     root's input). ``link``: the beta used (default "hccs" inside one server; across servers
     the slower of HCCS and RDMA -- a ring or RHD over both moves in lockstep, so its slowest
-    link paces it: on 910B that is HCCS, 18.3 < 20 GB/s). Hierarchical AllReduce: mesh ReduceScatter and
+    link paces it: on 910B that is HCCS, 18.3 < 20 GB/s), except RHD, whose sum
+    is taken step by step with each step's link (ranks placed ``r * servers // p``). Hierarchical AllReduce: mesh ReduceScatter and
     AllGather inside the servers (p/servers ranks, HCCS) around an inter-server AllReduce of
     n*servers/p bytes (RHD for a power-of-2 server count, else ring, RDMA).
     ``local_copies``: add the copies inside each NPU npusim's schedules make
     (:func:`local_copy_bytes`) at ``hccl_local_copy_bytes_per_us``."""
     a = timing.hccl_alpha_ns
+    explicit = bool(link)
     if not link:
         slow = "hccs" if timing.hccl_hccs_bytes_per_us <= timing.hccl_rdma_bytes_per_us \
             else "rdma"
@@ -1019,6 +1021,22 @@ def closed_form(kind: str, algorithm: str, nbytes: int, p: int, timing, *, link:
         inter = closed_form("all_reduce", "rhd" if _pow2(servers) else "ring", nbytes // m,
                             servers, timing, link="rdma")
         return intra + inter
+    if algorithm == "rhd" and servers > 1 and not explicit and kind in (
+            "all_reduce", "reduce_scatter", "all_gather"):
+        # the docs' sum step by step, each step with its own link: ranks r*servers//p share a
+        # server, so distances d >= p/servers cross servers (RDMA), shorter ones stay (HCCS)
+        steps, d, seg = [], p // 2, n / 2
+        while d >= 1:
+            lk = "rdma" if d >= p // servers else "hccs"
+            steps.append(a + seg * 1000.0 / _bw(timing, lk))
+            d, seg = d // 2, seg / 2
+        moved = sum(steps)
+        out = {"all_reduce": 2 * moved + f * n * gamma, "reduce_scatter": moved + f * n * gamma,
+               "all_gather": moved}[kind]
+        if local_copies:
+            out += local_copy_bytes(kind, algorithm, nbytes, p) * 1000.0 / \
+                timing.hccl_local_copy_bytes_per_us
+        return int(round(out))
     table = {
         ("all_reduce", "mesh"): 2 * a + 2 / p * n * beta + f * n * gamma,
         ("all_reduce", "ring"): 2 * (p - 1) * a + 2 * f * n * beta + f * n * gamma,

@@ -227,10 +227,8 @@ def test_every_collective_gives_its_result(kind, algo, p, n_servers):
 
 
 @pytest.mark.parametrize("kind,algo,p", [
-    ("all_reduce", "mesh", 4), ("all_reduce", "ring", 3), ("all_reduce", "rhd", 4),
-    ("all_reduce", "hierarchical", 4), ("reduce_scatter", "mesh", 3),
-    ("reduce_scatter", "ring", 4), ("reduce_scatter", "rhd", 4), ("reduce", "mesh", 4),
-    ("reduce", "ring", 3)])
+    (kind, algo, p) for kind in ("all_reduce", "reduce_scatter", "reduce")
+    for algo in ALGOS[kind] for p in (3, 4) if applicable(kind, algo, p, 2)])
 def test_every_dtype_and_op(kind, algo, p):
     for dtype in sorted(T.REDUCIBLE_TYPES):
         for op in (SUM, PROD, MAX, MIN):
@@ -376,15 +374,19 @@ def test_step_ns_is_alpha_beta_gamma():
 
 @pytest.mark.parametrize("kind,algo", [("all_reduce", "mesh"), ("all_reduce", "ring"),
                                        ("all_reduce", "rhd"), ("all_gather", "mesh"),
-                                       ("reduce_scatter", "mesh"), ("all_gather", "ring")])
+                                       ("reduce_scatter", "mesh"), ("all_gather", "ring"),
+                                       ("all_gather", "rhd"), ("reduce_scatter", "ring"),
+                                       ("reduce_scatter", "rhd"), ("broadcast", "mesh"),
+                                       ("reduce", "mesh"), ("scatter", "mesh")])
 @pytest.mark.parametrize("p,n_servers", [(2, 1), (4, 1), (8, 1), (4, 2), (8, 2)])
 def test_critical_path_is_the_closed_form(kind, algo, p, n_servers):
     if algo == "mesh" and n_servers > 1:
         return
     t = Timing()
     for count in (p * 64, p * 65_536):
-        s = A.schedule(kind, p, servers_of(p, n_servers), count, INT, algorithm=algo)
-        n = count * 4 * (1 if kind == "all_reduce" else p)    # the docs' n (closed_form)
+        s = A.schedule(kind, p, servers_of(p, n_servers), count, INT, algorithm=algo,
+                       root=p - 1)
+        n = count * 4 * (1 if kind in ("all_reduce", "broadcast", "reduce") else p)  # docs' n
         cf = A.closed_form(kind, algo, n, p, t, servers=n_servers, local_copies=True)
         cp = A.critical_path_ns(s, t)
         assert abs(cp - cf) <= t.hccl_alpha_ns, (kind, algo, p, n_servers, count, cp, cf)
