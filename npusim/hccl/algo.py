@@ -385,13 +385,16 @@ def _rhd(b, group, chunks, rs: bool, ag: bool):
 
     if rs:
         for k, d in enumerate(dists):
+            t = b.tag()
             for r in group:
                 i = group.index(r)
                 q = group[i ^ d]
-                b.pre(r, 0, [q]) if q not in b.chan[r] else b.exchange(r, 0, [q], b.next_tag)
+                if q not in b.chan[r]:          # the partner's data is ready: its PRE
+                    b.pre(r, 0, [q])
+                else:
+                    b.exchange(r, 0, [q], t)
                 off, n = rng_bytes(*span(i, k + 1))
                 b.reduce(r, 0, (q, "scratch", off), (r, "scratch", off), n)
-            b.tag()
     if ag:
         for k in range(len(dists) - 1, -1, -1):
             t = b.tag()
@@ -483,6 +486,8 @@ def _trivial(b, kind, count, esize, send_counts, sdispls, recv_counts, rdispls, 
 
 
 def _k(b, group_size):
+    """Side streams of a mesh over ``group_size`` ranks: one thread per peer, the first on the
+    user's stream."""
     return max(0, group_size - 2)
 
 
@@ -995,11 +1000,12 @@ def closed_form(kind: str, algorithm: str, nbytes: int, p: int, timing, *, link:
     spec/hccl.md §5), in ns. ``nbytes`` = n of the docs: the data of one rank (AllReduce,
     Broadcast, Reduce: the buffer; ReduceScatter: the input; AllGather: the output; Scatter: the
     root's input). ``link``: the beta used (default "hccs" inside one server; across servers
-    the slower of HCCS and RDMA -- a ring or RHD over both moves in lockstep, so its slowest
-    link paces it: on 910B that is HCCS, 18.3 < 20 GB/s), except RHD, whose sum
-    is taken step by step with each step's link (ranks placed ``r * servers // p``). Hierarchical AllReduce: mesh ReduceScatter and
-    AllGather inside the servers (p/servers ranks, HCCS) around an inter-server AllReduce of
-    n*servers/p bytes (RHD for a power-of-2 server count, else ring, RDMA).
+    the slower of HCCS and RDMA: a ring over both moves in lockstep, so its slowest link paces
+    it -- on 910B that is HCCS, 18.3 < 20 GB/s; without ``link`` RHD's sum is taken step by step
+    with each step's own link, ranks placed ``r * servers // p``). Hierarchical AllReduce: mesh
+    ReduceScatter and AllGather inside the servers (p/servers ranks, HCCS) around an
+    inter-server AllReduce of n*servers/p bytes (RHD for a power-of-2 server count, else ring,
+    RDMA).
     ``local_copies``: add the copies inside each NPU npusim's schedules make
     (:func:`local_copy_bytes`) at ``hccl_local_copy_bytes_per_us``."""
     a = timing.hccl_alpha_ns

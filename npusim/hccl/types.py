@@ -109,7 +109,8 @@ DATA_TYPE_SIZE: dict[int, int] = {
 """Bytes per element of every HcclDataType (the enumerator comments of hccl_types.h)."""
 
 DATA_TYPE_NAMES: dict[int, str] = {v: k for k, v in globals().items()
-                                   if k.startswith("HCCL_DATA_TYPE_") and k != "HCCL_DATA_TYPE_RESERVED"}
+                                   if k.startswith("HCCL_DATA_TYPE_")
+                                   and k != "HCCL_DATA_TYPE_RESERVED"}
 
 REDUCIBLE_TYPES = frozenset({
     HCCL_DATA_TYPE_INT8, HCCL_DATA_TYPE_INT16, HCCL_DATA_TYPE_INT32, HCCL_DATA_TYPE_FP16,
