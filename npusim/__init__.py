@@ -19,6 +19,8 @@ from .api import (Binary, Buffer, Device, Event, ExternalEvent, Function,  # noq
                   reset_kernel_cost, roofline, set_kernel_cost, TaskGroup, TaskUpdate,
                   task_group, task_update)
 from .api import BuiltModel, random_task_info  # noqa: E402,F401
+from .api import Comm, HcclError, communicator  # noqa: E402  (HCCL on several devices)
+from . import hccl  # noqa: E402  (the HCCL facade: npusim.hccl.all_reduce ...)
 from .errors import AclError  # noqa: E402
 from . import analysis  # noqa: E402  (races, capture linter, deadlock chains)
 from .faults import clear_injections, inject  # noqa: E402
@@ -38,7 +40,7 @@ def __getattr__(name):
 
 
 __version__ = "0.1.0"
-__all__ = ["acl", "errors", "AclError", "Device", "Stream", "Event", "ExternalEvent", "Buffer",
+__all__ = ["acl", "hccl", "communicator", "Comm", "HcclError", "errors", "AclError", "Device", "Stream", "Event", "ExternalEvent", "Buffer",
            "Graph", "graph", "BuiltModel",
            "configure", "reset", "graph_task_group_begin", "graph_task_group_end",
            "graph_task_update_begin", "graph_task_update_end", "load_binary", "Binary",

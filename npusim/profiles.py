@@ -156,6 +156,24 @@ class Timing:
     stream_switch_ns: int = 800
     """STREAM_SWITCH (aclrtSwitchStream): read two values, compare, maybe activate an SQ; costed
     like a cond task's COND_FIRST, which does the same work. [chosen]"""
+    # ---- HCCL collectives (npusim/hccl/algo.py step_ns / closed_form; spec/hccl.md §5; the
+    # alpha-beta model of hccl docs/zh/user_guide/coll_algo_intro/algo_intro.md; fidelity 384)
+    hccl_alpha_ns: int = 10_000
+    """alpha: fixed latency of one algorithm step over a link (a notify exchange plus one SDMA
+    transfer between NPUs). HCCL publishes no measured alpha (spec/hccl.md §5): [chosen] 10 us,
+    so an 8-rank mesh AllReduce of a few KiB (2 alpha) costs ~20 us."""
+    hccl_hccs_bytes_per_us: int = 18_300
+    """beta of an HCCS link inside a server: 18.3 GB/s per NPU at level 0, the figure HCCL itself
+    uses for 910B (hcomm src/legacy/ascend910/platform/common/device_capacity.cc)."""
+    hccl_rdma_bytes_per_us: int = 20_000
+    """beta of an RDMA link between servers: 25 GB/s x 0.8 = 20 GB/s (device_capacity.cc)."""
+    hccl_reduce_bytes_per_us: int = 200_000
+    """gamma: bytes a rank's reduction reduces per us (one reduce unit per rank: the reductions of
+    a step into one rank are serial). [chosen] a third of ``memcpy_d2d_bytes_per_ns`` (each
+    reduced byte reads dst and src and writes dst)."""
+    hccl_local_copy_bytes_per_us: int = 600_000
+    """A copy inside one NPU (user buffer <-> CCL buffer): ``memcpy_d2d_bytes_per_ns`` (600 B/ns).
+    Local steps cost no alpha (no link)."""
 
     def kernel_ns(self, num_blocks: int, cores: int, body_ns: int | None = None) -> int:
         """Duration of a kernel of ``num_blocks`` blocks on ``cores`` cores: ceil(blocks/cores)
@@ -181,7 +199,7 @@ class Timing:
 
 
 _HOST_SCALED = ("host_", "doorbell_")
-_FIXED = ("_bytes_per_ns", "_flops_per_ns")
+_FIXED = ("_bytes_per_ns", "_flops_per_ns", "_bytes_per_us")
 
 
 def _scaled(host_pct: int, device_pct: int, **exact: int) -> Timing:

@@ -12,7 +12,8 @@ One module per object, lowest first (each imports only the ones above it):
 * ``kernel.py``    — ``Function``, ``Binary`` / ``load_binary``, kernel cost models;
 * ``graph.py``     — ``Graph`` / ``graph()``, ``Condition``, ``Branch``, ``BuiltModel``;
 * ``taskgroup.py`` — ``graph_task_*``, ``task_group`` / ``task_update``;
-* ``device.py``    — ``Device``.
+* ``device.py``    — ``Device``;
+* ``comm.py``      — ``communicator``, ``Comm``, ``HcclError`` (HCCL on several devices).
 
 Every name is re-exported here: ``npusim.api.Device``, ``npusim.api.reset`` ... (``npusim``
 re-exports the public ones).
@@ -30,3 +31,4 @@ from .taskgroup import (TaskGroup, TaskUpdate, graph_task_group_begin, graph_tas
                         graph_task_update_begin, graph_task_update_end, task_group, task_update,
                         _ContextManagerOnly, _user_site)  # noqa: F401
 from .device import Device  # noqa: F401
+from .comm import Comm, HcclError, communicator  # noqa: F401,E402

@@ -119,7 +119,7 @@ def comm_init_root_info(n_ranks, root_info, rank):
 def comm_config_init():
     """HcclCommConfigInit: (a config with HCCL's defaults, a dict keyed by the C field
     names, code)."""
-    return dict(T.COMM_CONFIG_DEFAULTS), T.HCCL_SUCCESS
+    return T.comm_config_defaults(), T.HCCL_SUCCESS
 
 
 @_api(1)
@@ -132,8 +132,8 @@ def comm_init_root_info_config(n_ranks, root_info, rank, config):
         return None, _fail(T.HCCL_E_PARA, "config is not a dict from comm_config_init")
     if not _int(n_ranks) or n_ranks <= 0 or not _int(rank) or not 0 <= rank < n_ranks:
         return None, _fail(T.HCCL_E_PARA, f"rank {rank!r} / nRanks {n_ranks!r}")
-    bs = config.get("hcclBufferSize", T.HCCL_BUFFSIZE_MB)
-    if not _int(bs) or bs <= 0:
+    bs = config.get("hcclBufferSize", T.HCCL_COMM_BUFFSIZE_CONFIG_NOT_SET)
+    if not _int(bs) or bs <= 0 or bs > T.HCCL_COMM_BUFFSIZE_CONFIG_NOT_SET:
         return None, _fail(T.HCCL_E_PARA, f"hcclBufferSize {bs!r} is not a positive MB count")
     key = _root_key(root_info)
     if key is None:
@@ -238,9 +238,8 @@ def get_comm_async_error(comm):
     return (mm.async_error if mm is not None else T.HCCL_SUCCESS), T.HCCL_SUCCESS
 
 
-def get_error_string(code) -> str:
-    """HcclGetErrorString: the text of an HcclResult."""
-    return T.error_string(code)
+get_error_string = T.get_error_string
+"""HcclGetErrorString: the text of an HcclResult (``types.get_error_string``)."""
 
 
 @_api(0)
@@ -299,7 +298,8 @@ def _check_buffers(m, bufs) -> int:
 def _issue(m, s, kind, send, recv, dtype, op, log, **kw) -> int:
     """Schedule ``kind`` for the communicator, log it, and queue this rank's part on ``s``."""
     c = m.comm
-    sched = algo.schedule(kind, c.n_ranks, c.rank_server, dtype=dtype, op=op, **kw)
+    sched = algo.schedule(kind, c.n_ranks, c.rank_server, dtype=dtype,
+                          op=op if op is not None else 0, **kw)
     scope = lower.scope_of(m, s)
     c.log(m.rank, kind, stream=s, graph="" if scope == 0 else f"capture {scope} of {c.name}",
           site=_site(), **log)
@@ -360,7 +360,7 @@ def all_reduce(send_buf, recv_buf, count, data_type, op, comm, stream) -> int:
     code = code or _count_ok(count) or _check_dtype(data_type, True, op)
     if code:
         return code
-    n = count * T.SIZES[data_type]
+    n = count * T.DATA_TYPE_SIZE[data_type]
     code = _check_buffers(m, (("sendBuf", send_buf, n), ("recvBuf", recv_buf, n)))
     return code or _issue(m, s, "all_reduce", send_buf, recv_buf, data_type, op,
                           dict(count=count, dtype=data_type, op=op), count=count)
@@ -375,7 +375,7 @@ def broadcast(buf, count, data_type, root, comm, stream) -> int:
     code = code or _count_ok(count) or _check_dtype(data_type, False) or _root_ok(m, root)
     if code:
         return code
-    n = count * T.SIZES[data_type]
+    n = count * T.DATA_TYPE_SIZE[data_type]
     code = _check_buffers(m, (("buf", buf, n),))
     return code or _issue(m, s, "broadcast", buf, buf, data_type, None,
                           dict(count=count, dtype=data_type, root=root), count=count, root=root)
@@ -391,7 +391,7 @@ def reduce_scatter(send_buf, recv_buf, recv_count, data_type, op, comm, stream) 
     code = code or _count_ok(recv_count, "recvCount") or _check_dtype(data_type, True, op)
     if code:
         return code
-    n = recv_count * T.SIZES[data_type]
+    n = recv_count * T.DATA_TYPE_SIZE[data_type]
     code = _check_buffers(m, (("sendBuf", send_buf, n * m.comm.n_ranks),
                               ("recvBuf", recv_buf, n)))
     return code or _issue(m, s, "reduce_scatter", send_buf, recv_buf, data_type, op,
@@ -407,7 +407,7 @@ def all_gather(send_buf, recv_buf, send_count, data_type, comm, stream) -> int:
     code = code or _count_ok(send_count, "sendCount") or _check_dtype(data_type, False)
     if code:
         return code
-    n = send_count * T.SIZES[data_type]
+    n = send_count * T.DATA_TYPE_SIZE[data_type]
     code = _check_buffers(m, (("sendBuf", send_buf, n), ("recvBuf", recv_buf,
                                                           n * m.comm.n_ranks)))
     return code or _issue(m, s, "all_gather", send_buf, recv_buf, data_type, None,
@@ -423,7 +423,7 @@ def reduce(send_buf, recv_buf, count, data_type, op, root, comm, stream) -> int:
     code = code or _count_ok(count) or _check_dtype(data_type, True, op) or _root_ok(m, root)
     if code:
         return code
-    n = count * T.SIZES[data_type]
+    n = count * T.DATA_TYPE_SIZE[data_type]
     code = _check_buffers(m, (("sendBuf", send_buf, n),
                               ("recvBuf", recv_buf, n if m.rank == root else 0)))
     return code or _issue(m, s, "reduce", send_buf, recv_buf, data_type, op,
@@ -441,7 +441,7 @@ def scatter(send_buf, recv_buf, recv_count, data_type, root, comm, stream) -> in
         _root_ok(m, root)
     if code:
         return code
-    n = recv_count * T.SIZES[data_type]
+    n = recv_count * T.DATA_TYPE_SIZE[data_type]
     if m.rank == root and not send_buf:
         return _fail(T.HCCL_E_PTR, "sendBuf is NULL on the root")
     code = _check_buffers(m, (("sendBuf", send_buf or 0, n * m.comm.n_ranks
@@ -460,11 +460,11 @@ def alltoall(send_buf, send_count, send_type, recv_buf, recv_count, recv_type, c
         or _check_dtype(send_type, False) or _check_dtype(recv_type, False)
     if code:
         return code
-    if send_count * T.SIZES[send_type] != recv_count * T.SIZES[recv_type]:
+    if send_count * T.DATA_TYPE_SIZE[send_type] != recv_count * T.DATA_TYPE_SIZE[recv_type]:
         return _fail(T.HCCL_E_PARA, "sendCount x sendType and recvCount x recvType differ")
     if send_count == 0:
         return T.HCCL_SUCCESS
-    n = send_count * T.SIZES[send_type] * m.comm.n_ranks
+    n = send_count * T.DATA_TYPE_SIZE[send_type] * m.comm.n_ranks
     code = _check_buffers(m, (("sendBuf", send_buf, n), ("recvBuf", recv_buf, n)))
     return code or _issue(m, s, "alltoall", send_buf, recv_buf, send_type, None,
                           dict(count=send_count, dtype=send_type), count=send_count)
@@ -495,7 +495,7 @@ def alltoallv(send_buf, send_counts, sdispls, send_type, recv_buf, recv_counts, 
         return _fail(T.HCCL_E_PARA, f"sendCounts, sdispls, recvCounts and rdispls: {p} "
                                     f"counts each")
     sc, sd, rc, rd = vs
-    es, er = T.SIZES[send_type], T.SIZES[recv_type]
+    es, er = T.DATA_TYPE_SIZE[send_type], T.DATA_TYPE_SIZE[recv_type]
     code = _check_buffers(m, (("sendBuf", send_buf or 0, max((c + d) * es for c, d in
                                                                 zip(sc, sd)) if any(sc) else 0),
                               ("recvBuf", recv_buf or 0, max((c + d) * er for c, d in
@@ -519,11 +519,11 @@ def send(send_buf, count, data_type, dest_rank, comm, stream) -> int:
         return code
     if dest_rank == m.rank:
         return _fail(T.HCCL_E_PARA, "destRank is this rank")
-    n = count * T.SIZES[data_type]
+    n = count * T.DATA_TYPE_SIZE[data_type]
     code = _check_buffers(m, (("sendBuf", send_buf, n),))
     return code or _issue(m, s, "send", send_buf, 0, data_type, None,
                           dict(count=count, dtype=data_type, peer=dest_rank),
-                          count=count, peer=dest_rank, rank=m.rank)
+                          count=count, root=m.rank, peer=dest_rank)
 
 
 @_api(0)
@@ -538,11 +538,11 @@ def recv(recv_buf, count, data_type, src_rank, comm, stream) -> int:
         return code
     if src_rank == m.rank:
         return _fail(T.HCCL_E_PARA, "srcRank is this rank")
-    n = count * T.SIZES[data_type]
+    n = count * T.DATA_TYPE_SIZE[data_type]
     code = _check_buffers(m, (("recvBuf", recv_buf, n),))
     return code or _issue(m, s, "recv", 0, recv_buf, data_type, None,
                           dict(count=count, dtype=data_type, peer=src_rank),
-                          count=count, peer=src_rank, rank=m.rank)
+                          count=count, root=src_rank, peer=m.rank)
 
 
 @_api(0)

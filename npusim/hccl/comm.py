@@ -76,7 +76,9 @@ class Communicator:
         self.n_ranks = n_ranks
         self.members: list = [None] * n_ranks
         self.rank_server = list(rank_server) if rank_server else [0] * n_ranks
-        mb = self.config.get("hcclBufferSize") or T.HCCL_BUFFSIZE_MB
+        mb = self.config.get("hcclBufferSize")
+        if not mb or mb == T.HCCL_COMM_BUFFSIZE_CONFIG_NOT_SET:
+            mb = T.HCCL_BUFFSIZE_DEFAULT_MB
         self.buffsize = int(mb) * 1024 * 1024
         self.destroyed = False
         self.logs: list = [[] for _ in range(n_ranks)]     # per rank: OpRecord, in issue order

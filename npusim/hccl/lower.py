@@ -29,7 +29,6 @@ from contextlib import contextmanager
 
 from ..device import sqe as S
 from ..runtime import api_event as AE
-from ..runtime.event import ACL_EVENT_SYNC
 from ..runtime import peer
 from ..runtime.runtime import RT
 from ..runtime.stream import Stream
@@ -54,18 +53,19 @@ def _in_ctx(ctx):
 
 def _side_streams(m, k: int) -> list:
     while len(m.side) < k:
-        s = Stream(m.ctx)
+        s = Stream(RT.tls.current or m.ctx)
         RT.handles.add("stream", s)
         m.side.append(s)
     return m.side[:k]
 
 
-def _event(m, key) -> int:
-    h = m.events.get(key)
+def _event(m, tag) -> int:
+    """The event of local tag ``tag`` on rank ``m``: a legacy event (aclrtCreateEvent), whose
+    wait waits for its latest record, so one event serves the tag in every collective."""
+    h = m.events.get(tag)
     if h is None:
-        with _in_ctx(m.ctx):
-            h, code = AE.create_event_with_flag(ACL_EVENT_SYNC)
-        m.events[key] = h
+        h, code = AE.create_event()
+        m.events[tag] = h
     return h
 
 
@@ -113,28 +113,24 @@ def _addr(m, ref, send: int, recv: int) -> int:
 
 
 def issue(m, sched, stream, send: int, recv: int, dtype: int, op: int) -> int:
-    """Queue rank ``m.rank``'s part of ``sched`` on ``stream``; the stream position of its last
-    task, or a negative ACL code (a task the runtime refused)."""
+    """``_issue`` with the stream's context current, whichever thread drives the rank."""
+    with _in_ctx(stream.ctx):
+        return _issue(m, sched, stream, send, recv, dtype, op)
+
+
+def _issue(m, sched, stream, send: int, recv: int, dtype: int, op: int) -> int:
+    """Queue rank ``m.rank``'s part of ``sched`` on ``stream`` (``send`` / ``recv``: the user
+    buffers "in" and "out" name); the stream position of its last task, or a negative ACL code
+    (a task the runtime refused). The schedule forks and joins its side streams itself
+    (``local_post`` / ``local_wait``, ``algo.fork_tag`` / ``join_tag``)."""
     comm = m.comm
     if sched.scratch_bytes > m.scratch_size:
         comm.allocate(sched.scratch_bytes)
     scope = scope_of(m, stream)
     steps = sched.per_rank[m.rank]
-    used = sorted({st.stream for st in steps if st.stream > 0})
-    sides = _side_streams(m, max(used, default=0))
-    streams = [stream] + sides
+    streams = [stream] + _side_streams(m, max((st.stream for st in steps), default=0))
     t = stream.device.profile.timing
     host = stream.device.timing.host_api_ns
-    sh = stream.handle
-    code = 0
-    if used:
-        fork = _event(m, ("fork", 0))
-        code = AE.record_event(fork, sh)
-        for i in used:
-            code = code or AE.stream_wait_event(streams[i].handle, fork)
-    if code:
-        return -code
-    esize = T.SIZES[dtype]
     for st in steps:
         s = streams[st.stream]
         k = st.kind
@@ -143,10 +139,10 @@ def issue(m, sched, stream, send: int, recv: int, dtype: int, op: int) -> int:
             src = _addr(m, st.src, send, recv)
             dur = algo.step_ns(st, t)
             if k == "copy":
-                pos = peer.move(s, dst, src, st.nbytes, dur, host)
-            else:
                 pos = peer.move(s, dst, src, st.nbytes, dur, host, R.MOVE_KID,
-                                (op, dtype, esize))
+                                (R.OP_COPY, dtype))
+            else:
+                pos = peer.move(s, dst, src, st.nbytes, dur, host, R.MOVE_KID, (op, dtype))
         elif k == "post":
             pos = s.submit(S.OP_NOTIFY_RECORD, host, a0=comm.bridge(scope, m.rank, st.peer,
                                                                     st.tag).src_slot)
@@ -154,19 +150,13 @@ def issue(m, sched, stream, send: int, recv: int, dtype: int, op: int) -> int:
             pos = s.submit(S.OP_NOTIFY_WAIT, host, a0=comm.bridge(scope, st.peer, m.rank,
                                                                   st.tag).dst_slot)
         elif k == "local_post":
-            pos = -AE.record_event(_event(m, ("tag", st.tag)), s.handle)
+            pos = -AE.record_event(_event(m, st.tag), s.handle)
         elif k == "local_wait":
-            pos = -AE.stream_wait_event(s.handle, _event(m, ("tag", st.tag)))
+            pos = -AE.stream_wait_event(s.handle, _event(m, st.tag))
         else:
             raise ValueError(f"unknown step kind {k!r}")
         if pos < 0:
             return pos
-    for i in used:
-        ev = _event(m, ("join", i))
-        code = AE.record_event(ev, streams[i].handle) or AE.stream_wait_event(sh, ev)
-        if code:
-            return -code
     end = stream.tail if stream.capture is None else 0
     comm.ends[m.rank].append((stream if stream.capture is None else None, end))
     return end
-

@@ -135,8 +135,9 @@ def test_no_import_cycle_at_all():
 
 
 LAYERS = [
-    ("base", ["npusim.errors", "npusim.profiles", "npusim.progress"]),
-    ("device", ["npusim.device", "npusim.device.*"]),
+    ("base", ["npusim.errors", "npusim.profiles", "npusim.progress", "npusim.hccl.types",
+              "npusim.hccl.algo"]),
+    ("device", ["npusim.device", "npusim.device.*", "npusim.hccl.reduce"]),
     ("runtime core", ["npusim.runtime", "npusim.runtime.runtime", "npusim.runtime.handles",
                       "npusim.runtime.pageable", "npusim.runtime.recording"]),
     ("kernel module", ["npusim.kernel.elf*", "npusim.kernel.program", "npusim.kernel.loader",
@@ -149,9 +150,10 @@ LAYERS = [
                          "npusim.runtime.cost", "npusim.runtime.argcheck", "npusim.runtime.peer"]),
     ("graph rules", ["npusim.runtime.taskgroup", "npusim.runtime.capture", "npusim.runtime.cond",
                      "npusim.runtime.tasks", "npusim.runtime.dump"]),
-    ("runtime APIs", ["npusim.runtime.api_*", "npusim.hccl.diagnose"]),
+    ("runtime APIs", ["npusim.runtime.api_*", "npusim.hccl.diagnose", "npusim.hccl.comm",
+                      "npusim.hccl.lower"]),
     ("facade tools", ["npusim.analysis.lint", "npusim.faults", "npusim.trace", "npusim.trace.chrome"]),
-    ("facade", ["npusim.acl", "npusim.acl.*", "npusim.hccl"]),
+    ("facade", ["npusim.acl", "npusim.acl.*", "npusim.hccl", "npusim.hccl.api"]),
     ("Pythonic API", ["npusim", "npusim.api", "npusim.api.*", "npusim.analysis", "npusim.analysis.race",
                       "npusim.kernel", "npusim.kernel.decorator", "npusim.trace.savings",
                       "npusim.trace.plot", "npusim.sweep", "npusim.sweep.*"]),
