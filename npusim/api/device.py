@@ -136,7 +136,8 @@ class Device:
         packs them. ``duration_ns`` > 0 makes the task run exactly that long (the kernel
         table's handle for that duration, ``runtime/functions.py``). An unknown name raises
         107000 (as ``aclrtBinaryGetFunction``)."""
-        self._use()
+        if self is not None:            # Device.launch(None, ...): the current device
+            self._use()
         if isinstance(kernel, Function):
             kernel.launch(stream, blocks, args, duration_ns=duration_ns)
             return
