@@ -146,7 +146,7 @@ LAYERS = [
                          "npusim.runtime.context", "npusim.runtime.model",
                          "npusim.runtime.functions", "npusim.runtime.census",
                          "npusim.runtime.hostmem", "npusim.runtime.args",
-                         "npusim.runtime.cost", "npusim.runtime.argcheck"]),
+                         "npusim.runtime.cost", "npusim.runtime.argcheck", "npusim.runtime.peer"]),
     ("graph rules", ["npusim.runtime.taskgroup", "npusim.runtime.capture", "npusim.runtime.cond",
                      "npusim.runtime.tasks", "npusim.runtime.dump"]),
     ("runtime APIs", ["npusim.runtime.api_*"]),
