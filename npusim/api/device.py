@@ -39,6 +39,20 @@ class Device:
         if contention is not None:
             self.contention = contention
 
+    def _use(self) -> None:
+        """Make this device the thread's current one (its primary context), as every call that
+        makes something on a device needs: with several ``Device`` objects, each works on its
+        own device whichever was set last (one thread may drive every rank)."""
+        ctx = RT.current_context
+        if ctx is not None and ctx.device is self._dev:
+            return
+        p = self._dev.primary
+        if p is None or p.destroyed or RT.devices.get(self.id) is not self._dev:
+            _ok(acl.rt.set_device(self.id))
+            self._dev = api_device.device(self.id)
+        else:
+            _ok(acl.rt.set_current_context(p.handle))
+
     @property
     def profile(self):
         return self._dev.profile
@@ -64,6 +78,7 @@ class Device:
     def stream(self, name: str = "", persistent: bool = False) -> Stream:
         """A new stream; ``name`` labels it in traces, plots and messages; ``persistent=True``:
         ACL_STREAM_PERSISTENT, for a built model."""
+        self._use()
         if persistent:
             s = Stream(self, _out(acl.rt.create_stream_with_config(
                 0, acl.ACL_STREAM_PERSISTENT)))
@@ -75,6 +90,7 @@ class Device:
 
     def build_model(self) -> "BuiltModel":
         """aclmdlRIBuildBegin: a model built from bound persistent streams (``BuiltModel``)."""
+        self._use()
         return BuiltModel(_out(acl.mdl.ri_build_begin(0)))
 
     def event(self, flag: int = acl.ACL_EVENT_SYNC, kind: str = "ex") -> Event:
@@ -82,6 +98,7 @@ class Device:
         default), "sync" (aclrtCreateEventExWithFlag(ACL_EVENT_SYNC) exactly: the event external
         records and waits take), "flag" (aclrtCreateEventWithFlag) or "legacy"
         (aclrtCreateEvent)."""
+        self._use()
         if kind == "legacy":
             return Event(_out(acl.rt.create_event()))
         if kind == "sync":
@@ -92,17 +109,21 @@ class Device:
     def external_event(self) -> ExternalEvent:
         """An event like ``torch.npu.ExternalEvent`` (aclrtCreateEventWithFlag(EXTERNAL)):
         ``record(stream)``, ``wait(stream)``, ``reset(stream)``."""
+        self._use()
         return ExternalEvent(_out(acl.rt.create_event_with_flag(acl.ACL_EVENT_EXTERNAL)))
 
     def malloc(self, size: int, policy: int = acl.ACL_MEM_MALLOC_HUGE_FIRST,
                name: str = "") -> Buffer:
         """Device memory; ``name`` labels it in fault messages and traces."""
+        self._use()
         return Buffer(self, _out(acl.rt.malloc(size, policy)), size, name=name)
 
     def malloc_host(self, size: int, name: str = "") -> Buffer:
+        self._use()
         return Buffer(self, _out(acl.rt.malloc_host(size)), size, host=True, name=name)
 
     def synchronize(self) -> None:
+        self._use()
         _ok(acl.rt.synchronize_device())
 
     def launch(self, kernel: "str | UserKernel | Function", stream: Stream | None = None,
@@ -115,6 +136,7 @@ class Device:
         packs them. ``duration_ns`` > 0 makes the task run exactly that long (the kernel
         table's handle for that duration, ``runtime/functions.py``). An unknown name raises
         107000 (as ``aclrtBinaryGetFunction``)."""
+        self._use()
         if isinstance(kernel, Function):
             kernel.launch(stream, blocks, args, duration_ns=duration_ns)
             return
