@@ -14,6 +14,8 @@ from npusim.device import sqe as S
 from npusim.runtime import peer
 from npusim.runtime.runtime import RT
 
+pytest_plugins = ["pytester"]
+
 
 def _world(n_dev: int, n_streams: int = 2):
     """``n_dev`` devices with ``n_streams`` named streams each, a 1 KiB buffer each, every
@@ -182,3 +184,81 @@ def test_census_counts_bridges_per_device():
     assert [c.devices[d].get("bridges", 0) for d in range(3)] == [0, 0, 0]
     npusim.reset()
     assert peer.BRIDGES == []
+
+
+def test_devices_timeline_renders(tmp_path):
+    pytest.importorskip("matplotlib")
+    from npusim.trace.plot import devices_timeline, timeline
+    devs, streams, bufs = _world(2)
+    with T.range("ring"):
+        _ring(devs, streams, bufs)
+    w = T.world()
+    fig = devices_timeline(w, path=tmp_path / "w.png")
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert labels == ["device 0: d0.s0", "device 0: d0.s1", "device 1: d1.s0",
+                      "device 1: d1.s1"]
+    assert (tmp_path / "w.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    fig2 = timeline(w, path=tmp_path / "w2.png")        # a WorldTrace: the same grouped chart
+    assert [t.get_text() for t in fig2.axes[0].get_yticklabels()] == labels
+    import matplotlib.pyplot as plt
+    plt.close(fig)
+    plt.close(fig2)
+
+
+TWO_DEVICES = """
+import npusim as ns
+from npusim.device import sqe as S
+from npusim.runtime import peer
+from npusim.runtime.runtime import RT
+import acl
+a, b = ns.Device(id=0), ns.Device(id=1)
+x, y = a.malloc(256, name="x").fill(1), b.malloc(256, name="y").fill(0)
+acl.rt.set_device(0)
+acl.rt.device_enable_peer_access(1, 0)
+s = a.stream(name="main")
+s.copy(y, x, 256)
+s.synchronize()
+acl.rt.set_device(1)
+t = b.stream(name="other")
+t.launch("EasyOPf", 1, (y,))
+t.synchronize()
+"""
+
+
+def test_run_writes_one_trace_of_every_device(tmp_path, capsys):
+    from npusim import cli
+    script = tmp_path / "two.py"
+    script.write_text(TWO_DEVICES)
+    out = tmp_path / "t.json"
+    assert cli.main(["run", str(script), "--trace", str(out)]) == 0
+    assert "trace of devices 0, 1" in capsys.readouterr().err
+    ev = json.load(open(out))["traceEvents"]
+    procs = {e["pid"] for e in ev if e["name"] == "process_name"}
+    assert procs == {"device 0", "device 1"}
+    tracks = {(e["pid"], e["tid"]) for e in ev if e["ph"] == "X" and e["pid"] != "host"}
+    assert ("device 0", "main") in tracks and ("device 1", "other") in tracks
+    assert any(e["name"] == "peer copy" and e["pid"] == "device 0" for e in ev)
+    assert not list(tmp_path.glob("t.dev*.json"))
+
+
+def test_the_trace_fixture_of_every_device(pytester):
+    from helpers.pytester_run import run
+    pytester.makepyfile(test_two="""
+        import npusim
+        def test_two(npusim_trace, acl):
+            a, b = npusim.Device(id=0), npusim.Device(id=1)
+            for d, dev in enumerate((a, b)):
+                acl.rt.set_device(d)
+                s = dev.stream(name=f"s{d}")
+                s.launch("EasyOPf", 1, (dev.malloc(64).fill(0),))
+                s.synchronize()
+            w = npusim_trace(None)
+            assert w.devices == [0, 1] and len(npusim_trace(1)) == len(w[1])
+            assert False, "fail: write the trace"
+    """)
+    r = run(pytester, "-o", "npusim_leaks=off")
+    r.assert_outcomes(failed=1)
+    written = list((pytester.path / "npusim-traces").glob("*.json"))
+    assert len(written) == 1
+    ev = json.load(open(written[0]))["traceEvents"]
+    assert {e["pid"] for e in ev if e["name"] == "process_name"} == {"device 0", "device 1"}
