@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..device import engine as E
-from ..device.kernels import TABLE, UNIT_NAMES
+from ..device.kernels import TABLE, UNIT_DMA, UNIT_NAMES
 from ..device.sqe import (N_OPCODES, OP_COND_FIRST, OP_COND_JUMP_BACK, OP_COND_NOTIFY_WAIT,
                           OP_EVENT_WAIT, OP_KERNEL, OP_MEM_WAIT_VALUE, OP_MEMCPY, OP_MEMSET,
                           OP_NAME, OP_NOTIFY_RECORD, OP_NOTIFY_WAIT, OP_TASK_TYPE)
@@ -41,6 +41,17 @@ NOTIFY_OPS = (OP_NOTIFY_RECORD, OP_NOTIFY_WAIT)
 """Opcodes whose row names the other device when their notify is a bridge between devices."""
 _CHUNK = 1 << 18                    # rows turned into text at once (bounded memory)
 _RUNTIME_PREFIX = "__npusim_"       # the runtime's own kernel bodies (peer copy, sdma reduce ...)
+
+
+def sdma_kernels(kids) -> np.ndarray:
+    """Per kernel id: True for the runtime's own bodies on the DMA unit (a peer copy, an inline
+    reduce): their rows' ``task_type`` is the runtime's for an SDMA copy, ``MEMCPY_ASYNC``
+    (``memory_memcpy_async_task.cc`` 295; a reduce is a memcpy task, ``task_base.hpp`` 174;
+    docs/fidelity.md row 400)."""
+    kids = np.asarray(kids, np.int64)
+    sdma = np.array([e.unit == UNIT_DMA and e.name.startswith(_RUNTIME_PREFIX)
+                     for e in TABLE.entries] + [False], np.bool_)
+    return sdma[np.where((kids >= 0) & (kids < len(TABLE.entries)), kids, len(TABLE.entries))]
 
 
 def readable(name: str) -> str:
@@ -150,7 +161,9 @@ class Trace:
                 "name": self.name_of(r), "ph": "X", "pid": f"device {self.device_id}",
                 "tid": self.stream_name(sq),
                 "ts": int(r["start"]) / 1000.0, "dur": (int(r["end"]) - int(r["start"])) / 1000.0,
-                "args": {"task_type": OP_TASK_TYPE[op], "task_id": int(r["task_id"]),
+                "args": {"task_type": "MEMCPY_ASYNC" if op == OP_KERNEL and
+                         sdma_kernels([r["a0"]])[0] else OP_TASK_TYPE[op],
+                         "task_id": int(r["task_id"]),
                          "unit": UNIT_NAMES[int(r["unit"])], "blocks": int(r["blocks"]),
                          "position": int(r["pos"])},
             }
@@ -237,8 +250,10 @@ class Trace:
         out.const('e-3,"dur":')
         out.num(r["end"] - r["start"])
         out.const('e-3,"args":{"task_type":')
-        out.table(['"' + OP_TASK_TYPE.get(o, "?") + '","task_id":' for o in range(N_OPCODES + 1)],
-                  np.minimum(op, N_OPCODES))
+        types = [OP_TASK_TYPE.get(o, "?") for o in range(N_OPCODES + 1)] + ["MEMCPY_ASYNC"]
+        out.table(['"' + t + '","task_id":' for t in types],
+                  np.where((op == OP_KERNEL) & sdma_kernels(r["a0"]), N_OPCODES + 1,
+                           np.minimum(op, N_OPCODES)))
         out.num(r["task_id"])
         out.table([',"unit":"' + u + '","blocks":' for u in UNIT_NAMES],
                   np.minimum(r["unit"], len(UNIT_NAMES) - 1))

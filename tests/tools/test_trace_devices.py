@@ -97,6 +97,8 @@ def test_one_json_of_every_device(tmp_path, n_dev):
         # the peer copy by a readable name, on the copying device's first stream
         copies = [e for e in rows if e["name"] == "peer copy"]
         assert len(copies) == 1 and copies[0]["tid"] == f"d{d}.s0"
+        assert copies[0]["args"]["task_type"] == "MEMCPY_ASYNC"     # an SDMA copy (row 400)
+        assert copies[0]["args"]["unit"] == "DMA"
         # the notifies between devices name the device at the other end
         rec = [e for e in rows if e["name"] == "NOTIFY_RECORD"]
         wait = [e for e in rows if e["name"] == "NOTIFY_WAIT"]
