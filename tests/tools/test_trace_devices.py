@@ -177,6 +177,8 @@ def test_census_counts_bridges_per_device():
                             # each bridge holds a notify slot on either device
                             "device 0 sync slots": 1, "device 1 sync slots": 2,
                             "device 2 sync slots": 1}
+    from npusim.plan.budget import usage         # a bridge is not a notify of the budget
+    assert usage(1)["notifies"] == 0
     peer.drop([b01])
     assert [npusim.census().devices[d]["bridges"] for d in range(3)] == [0, 1, 1]
     # a device's reset drops every bridge it held, on the devices at the other end too
