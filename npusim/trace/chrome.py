@@ -276,11 +276,14 @@ class Trace:
                 which[m & (r["a0"] == a)] = len(keys) - 1
         out.table(keys, which)
         out.num(value, (which >= 1) & (which <= 4))
-        if self.peers:                  # a notify between devices: the other device, the label
-            m = np.isin(op, NOTIFY_OPS)
-            notes = [""]
-            which = np.zeros(n, np.int64)
-            for slot, (d, label) in self.peers.items():
+        m = np.isin(op, NOTIFY_OPS)
+        here = [s for s in np.unique(r["a0"][m]).tolist() if s in self.peers] if self.peers \
+            else []
+        if here:                        # a notify between devices: the other device, the label
+            notes = [""]                # (only the bridges of these rows: the column is as
+            which = np.zeros(n, np.int64)   # wide as its widest entry)
+            for slot in here:
+                d, label = self.peers[slot]
                 notes.append(f',"peer_device":{int(d)},"notify":' + json.dumps(label))
                 which[m & (r["a0"] == slot)] = len(notes) - 1
             out.table(notes, which)
