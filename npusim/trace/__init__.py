@@ -35,10 +35,11 @@ def range(name: str):
             RT.markers.append((str(name), t0, RT.host_ns))
 
 
-def world(devices=None) -> WorldTrace:
+def world(devices=None, flows: bool = True) -> WorldTrace:
     """One trace of every device of the process (or of ``devices``: ids or ``Device`` objects): a
-    process row per device, a track per stream, the host's rows once (``WorldTrace``)."""
-    return WorldTrace.from_devices(devices)
+    process row per device, a track per stream, the host's rows once (``WorldTrace``);
+    ``flows``: arrows from each notify's record to the wait on another device it satisfied."""
+    return WorldTrace.from_devices(devices, flows)
 
 
 def clear() -> None:

@@ -74,7 +74,8 @@ class Trace:
     waiting: np.ndarray | None = None   # per row: ns parked on a wait (0: none), int64
     buffer_names: dict = field(default_factory=dict)   # a0 of copy/memset rows -> buffer name
     peers: dict = field(default_factory=dict)   # a0 (slot) of notify rows -> (other device id,
-    #                                             the bridge's label): notifies between devices
+    #                                             the bridge's label, the bridge's key, True on
+    #                                             its recording side): notifies between devices
 
     def __post_init__(self):
         if self.waiting is None:
@@ -111,7 +112,7 @@ class Trace:
         for slot, o in list(dev.slot_owner.items()):
             if isinstance(o, Bridge):
                 other = o.dst if o.src is dev else o.src
-                peers[int(slot)] = (int(other.id), str(o.label))
+                peers[int(slot)] = (int(other.id), str(o.label), id(o), o.src is dev)
         return cls(rows, names, dev.id, tuple(RT.host_trace), tuple(RT.markers),
                    waiting.astype(np.int64), bufs, peers)
 
@@ -176,7 +177,7 @@ class Trace:
             if op in (OP_MEMCPY, OP_MEMSET) and int(r["a0"]) in self.buffer_names:
                 ev["args"]["buffer"] = self.buffer_names[int(r["a0"])]
             if op in NOTIFY_OPS and int(r["a0"]) in self.peers:
-                d, label = self.peers[int(r["a0"])]
+                d, label = self.peers[int(r["a0"])][:2]
                 ev["args"]["peer_device"] = d
                 ev["args"]["notify"] = label
             out.append(ev)
@@ -283,7 +284,7 @@ class Trace:
             notes = [""]                # (only the bridges of these rows: the column is as
             which = np.zeros(n, np.int64)   # wide as its widest entry)
             for slot in here:
-                d, label = self.peers[slot]
+                d, label = self.peers[slot][:2]
                 notes.append(f',"peer_device":{int(d)},"notify":' + json.dumps(label))
                 which[m & (r["a0"] == slot)] = len(notes) - 1
             out.table(notes, which)
@@ -378,16 +379,21 @@ class WorldTrace:
     Perfetto process row per device (``device N``, sorted by id), one track per stream on it,
     the host's API calls and markers once. The devices share the host clock's origin, so a
     row's time on one device compares with a row's time on another (``runtime/peer.py``:
-    notifies between devices end no earlier than their record)."""
+    notifies between devices end no earlier than their record). With ``flows`` (the default)
+    each wait on a notify between devices has an arrow (a Chrome flow, ``"cat": "notify"``)
+    from the record that satisfied it: the latest record of that bridge ending no later than
+    the wait."""
 
     traces: dict                  # device id -> Trace, in id order
     host: tuple = ()              # (api name, host start ns, host end ns): once for all devices
     markers: tuple = ()           # npusim.trace.mark / range: once for all devices
+    flows: bool = True            # arrows from a notify's record to the wait it satisfied
 
     @classmethod
-    def from_devices(cls, devices=None) -> "WorldTrace":
+    def from_devices(cls, devices=None, flows: bool = True) -> "WorldTrace":
         """The trace of ``devices`` (host ``Device`` objects, Pythonic ``npusim.Device`` objects or
-        device ids; None: every open device of the process)."""
+        device ids; None: every open device of the process); ``flows``: the record-to-wait
+        arrows of notifies between devices."""
         if devices is None:
             devs = list(RT.devices.values())
         else:
@@ -397,7 +403,7 @@ class WorldTrace:
                 devs.append(RT.devices[d] if isinstance(d, int) else d)
         traces = {t.device_id: t for t in sorted((Trace.from_device(d) for d in devs),
                                                  key=lambda t: t.device_id)}
-        return cls(traces, tuple(RT.host_trace), tuple(RT.markers))
+        return cls(traces, tuple(RT.host_trace), tuple(RT.markers), flows)
 
     def __len__(self):
         return sum(len(t) for t in self.traces.values())
@@ -417,7 +423,84 @@ class WorldTrace:
         lo = -(1 << 62) if start is None else int(start)
         hi = 1 << 62 if end is None else int(end)
         host, marks = _host_window(self.host, self.markers, lo, hi)
-        return WorldTrace({d: t.window(start, end) for d, t in self.traces.items()}, host, marks)
+        return WorldTrace({d: t.window(start, end) for d, t in self.traces.items()}, host, marks,
+                          self.flows)
+
+    # ---- arrows from a record on one device to the wait it satisfied on another ----
+    def flow_pairs(self) -> list[tuple]:
+        """Per bridge with rows on both ends: (label, recording device, record rows, waiting
+        device, wait rows, index of the satisfying record per wait, -1: none in the trace).
+        Rows are the engine's, records sorted by end."""
+        ends = {}                                   # bridge key -> {True: (dev, slot), False: ..}
+        for d, t in self.traces.items():
+            for slot, (_, label, key, out) in t.peers.items():
+                ends.setdefault(key, [label, {}])[1][out] = (d, slot)
+        pairs = []
+        for label, sides in ends.values():
+            if True not in sides or False not in sides:
+                continue
+            (sd, ss), (wd, ws) = sides[True], sides[False]
+            sr, wr = self.traces[sd].rows, self.traces[wd].rows
+            rec = sr[(sr["op"] == OP_NOTIFY_RECORD) & (sr["a0"] == ss)]
+            rec = rec[np.argsort(rec["end"], kind="stable")]
+            wait = wr[(wr["op"] == OP_NOTIFY_WAIT) & (wr["a0"] == ws)]
+            if len(rec) == 0 or len(wait) == 0:
+                continue
+            pairs.append((label, sd, rec, wd, wait,
+                          np.searchsorted(rec["end"], wait["end"], side="right") - 1))
+        return pairs
+
+    def _flow_events(self) -> list[dict]:
+        out, fid = [], 0
+        for label, sd, rec, wd, wait, which in self.flow_pairs():
+            for k in np.flatnonzero(which >= 0):
+                r, w = rec[which[k]], wait[k]
+                fid += 1
+                for ph, d, row in (("s", sd, r), ("f", wd, w)):
+                    ev = {"name": label or "notify", "cat": "notify", "ph": ph, "id": fid,
+                          "pid": f"device {d}",
+                          "tid": self.traces[d].stream_name(row["sq"]),
+                          "ts": int(row["start"]) / 1000.0}
+                    if ph == "f":
+                        ev["bp"] = "e"
+                    out.append(ev)
+        return out
+
+    def _flow_parts(self) -> list:
+        """:meth:`_flow_events` as text, a column at a time per bridge."""
+        parts, fid = [], 0
+        for label, sd, rec, wd, wait, which in self.flow_pairs():
+            k = np.flatnonzero(which >= 0)
+            if len(k) == 0:
+                continue
+            r, w = rec[which[k]], wait[k]
+            ids = np.arange(fid + 1, fid + 1 + len(k), dtype=np.int64)
+            fid += len(k)
+            # one event after the other: s, f, s, f ... (the order of the reference)
+            both = np.empty(2 * len(k), [("sq", np.int64), ("start", np.int64),
+                                         ("side", np.int64), ("id", np.int64)])
+            both["sq"][0::2], both["sq"][1::2] = r["sq"], w["sq"]
+            both["start"][0::2], both["start"][1::2] = r["start"], w["start"]
+            both["side"][0::2], both["side"][1::2] = 0, 1
+            both["id"][0::2] = both["id"][1::2] = ids
+            sqs = np.unique(both["sq"] * 2 + both["side"])
+            name = ',{"name":' + json.dumps(label or "notify") + ',"cat":"notify","ph":'
+            heads, tails = [], []
+            for code in sqs.tolist():          # (stream, side): its head and its track
+                sq, side = divmod(code, 2)
+                d = wd if side else sd
+                heads.append(name + ('"f","id":' if side else '"s","id":'))
+                tails.append(',"pid":' + json.dumps(f"device {d}") + ',"tid":'
+                             + json.dumps(self.traces[d].stream_name(sq)) + ',"ts":')
+            inv = np.searchsorted(sqs, both["sq"] * 2 + both["side"])
+            out = _Text(len(both))
+            out.table(heads, inv)
+            out.num(both["id"])
+            out.table(tails, inv)
+            out.num(both["start"])
+            out.table(["e-3}", 'e-3,"bp":"e"}'], both["side"])
+            parts.append(out.text())
+        return parts
 
     def _metas(self) -> list[dict]:
         out = []
@@ -436,6 +519,8 @@ class WorldTrace:
         out += [Trace._marker_event(m) for m in self.markers]
         for t in self.traces.values():
             out += t._row_events()
+        if self.flows:
+            out += self._flow_events()
         return out
 
     def chrome_json(self) -> str:
@@ -444,7 +529,8 @@ class WorldTrace:
 
     def _chrome_parts(self) -> list:
         return _document(self._metas(), _host_parts(self.host, self.markers),
-                         *(t._row_parts() for t in self.traces.values()))
+                         *(t._row_parts() for t in self.traces.values()),
+                         self._flow_parts() if self.flows else [])
 
     def to_chrome(self, path) -> str:
         """Write one ``{"traceEvents": [...]}`` of every device (chrome://tracing,

@@ -266,3 +266,40 @@ def test_the_trace_fixture_of_every_device(pytester):
     assert len(written) == 1
     ev = json.load(open(written[0]))["traceEvents"]
     assert {e["pid"] for e in ev if e["name"] == "process_name"} == {"device 0", "device 1"}
+
+
+def test_arrows_from_each_record_to_the_wait_it_satisfied():
+    devs, streams, bufs = _world(4, 1)
+    bridges = _ring(devs, [[row[0], row[0]] for row in streams], bufs)
+    # a second round on the same bridges: two records and two waits per bridge
+    _ring_again = [(d, (d + 1) % 4) for d in range(4)]
+    for d, nxt in _ring_again:
+        _on(d)
+        streams[d][0]._runtime_stream().submit(S.OP_NOTIFY_RECORD, 0, a0=bridges[d].src_slot)
+        _on(nxt)
+        streams[nxt][0]._runtime_stream().submit(S.OP_NOTIFY_WAIT, 0, a0=bridges[d].dst_slot)
+    for d in range(4):
+        _on(d)
+        streams[d][0].synchronize()
+    w = T.world()
+    ev = w.events()
+    assert json.loads(w.chrome_json()) == {"traceEvents": ev, "displayTimeUnit": "ns"}
+    starts = {e["id"]: e for e in ev if e.get("ph") == "s"}
+    ends = {e["id"]: e for e in ev if e.get("ph") == "f"}
+    assert len(starts) == len(ends) == 8 and set(starts) == set(ends)
+    rows = {(e["pid"], e["ts"]): e for e in ev if e["ph"] == "X" and e["pid"] != "host"}
+    for i, s in starts.items():
+        f = ends[i]
+        rec, wait = rows[(s["pid"], s["ts"])], rows[(f["pid"], f["ts"])]
+        assert rec["name"] == "NOTIFY_RECORD" and wait["name"] == "NOTIFY_WAIT"
+        assert s["name"] == f["name"] == rec["args"]["notify"] == wait["args"]["notify"]
+        assert f["pid"] == f"device {rec['args']['peer_device']}"
+        assert f["bp"] == "e"
+        # the record that satisfied the wait: it ended no later than the wait
+        assert rec["ts"] + rec["dur"] <= wait["ts"] + wait["dur"]
+    # the second wait of each bridge points at the second record
+    for b in range(4):
+        mine = sorted((s["ts"], ends[i]["ts"]) for i, s in starts.items()
+                      if s["name"] == f"ring{b}")
+        assert len(mine) == 2 and mine[0][0] < mine[1][0] and mine[0][1] < mine[1][1]
+    assert not [e for e in T.world(flows=False).events() if e["ph"] in ("s", "f")]
