@@ -14,6 +14,13 @@ With core contention on (``docs/timing.md`` "Contention") a kernel's row starts 
 started; the time it waited for cores before is the row's ``val`` (``core_wait_ns`` in its
 args), which ``summary`` counts as waiting too.
 
+Several devices (``docs/timing.md`` "Traces", issue 38): :class:`WorldTrace`
+(``npusim.trace.world()``) puts every device in one document — a process per device, a track per
+stream, the host rows once, each device's rows as its own :class:`Trace` exports them — with an
+arrow (a Chrome flow) from each record of a notify between devices (``runtime/peer.py``
+``Bridge``) to the wait it satisfied. The runtime's own kernel bodies show by readable names
+(``peer copy``), its SDMA ones with the task type ``MEMCPY_ASYNC`` (docs/fidelity.md row 400).
+
 The export is vectorised (``chrome_json``): the text of all rows is built a column at a time in
 a byte matrix — the parts rows share (name and stream, opcode, unit) taken from small tables,
 the numbers written digit by digit with integer array arithmetic — and the padding dropped at
