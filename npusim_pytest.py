@@ -10,7 +10,8 @@ it available; ``-p no:npusim`` turns it off. See docs/testing.md.
 * Marker ``@pytest.mark.npusim(profile=..., strict=...)`` on a test, class or module.
 * Fixtures ``npusim`` (the package, initialised with device 0 set, torn down after the test),
   ``acl`` (the facade), ``npu`` (the Pythonic ``Device``), ``npusim_trace`` (the test's trace,
-  written to ``<trace dir>/<test>.json`` when the test fails) and ``npusim_benchmark``.
+  of one device or of every device, written to ``<trace dir>/<test>.json`` when the test fails)
+  and ``npusim_benchmark``.
 
 The leak check compares ``npusim.census()`` (``runtime/census.py``) after the test with the one
 taken when the fixture was set up; the sites come from a profile hook that watches only the
@@ -362,23 +363,30 @@ def npu(npusim):
 
 @pytest.fixture
 def npusim_trace(request, npusim):
-    """A callable returning the device 0 trace so far (``npusim.trace.Trace``); when the test
-    fails the trace is written to ``<npusim_trace_dir>/<test name>.json`` (Chrome format)."""
-    from npusim.trace import Trace   # deferred with the package
+    """A callable returning the trace so far: ``npusim_trace()`` device 0's
+    (``npusim.trace.Trace``), ``npusim_trace(1)`` device 1's, ``npusim_trace(None)`` every
+    device's (``npusim.trace.WorldTrace``). When the test fails the trace is written to
+    ``<npusim_trace_dir>/<test name>.json`` (Chrome format): of every device that ran, in one
+    file, when the test used several."""
+    from npusim.trace import Trace, WorldTrace   # deferred with the package
     from npusim.runtime.runtime import RT
 
-    def current():
-        return Trace.from_device(RT.devices[0])
+    def current(device: int | None = 0):
+        if device is None:
+            return WorldTrace.from_devices()
+        return Trace.from_device(RT.devices[device])
 
     yield current
-    if _test_failed(request) and 0 in RT.devices:
+    ran = [d for d, dev in RT.devices.items() if len(dev.state.trace_rows())]
+    if _test_failed(request) and (0 in RT.devices or ran):
         d = request.config.getoption("--npusim-trace-dir") or \
             request.config.getini("npusim_trace_dir")
         d = os.path.join(str(request.config.rootpath), d) if not os.path.isabs(d) else d
         os.makedirs(d, exist_ok=True)
         name = re.sub(r"[^A-Za-z0-9_.-]+", "_", request.node.nodeid).strip("_")
         path = os.path.join(d, name + ".json")
-        current().to_chrome(path)
+        tr = WorldTrace.from_devices(ran) if len(ran) > 1 else current(ran[0] if ran else 0)
+        tr.to_chrome(path)
         request.node.add_report_section("teardown", "npusim trace", f"trace written to {path}")
 
 

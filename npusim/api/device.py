@@ -173,7 +173,8 @@ class Device:
         return RT.host_ns
 
     def trace(self):
-        """The recorded device trace (``npusim.configure(trace=True)`` before the work)."""
+        """The recorded device trace (``npusim.configure(trace=True)`` before the work); every
+        device's in one: ``npusim.trace.world()``."""
         return Trace.from_device(self._dev)
 
     def reset(self) -> None:

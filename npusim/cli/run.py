@@ -1,5 +1,6 @@
 """``npusim run script.py [--trace OUT.json] [--profile NAME] [--plot OUT.png] [--explain]
-[args]``: run a script under the simulator with tracing on and write the trace of every device.
+[args]``: run a script under the simulator with tracing on and write the trace of every device
+that ran, in one file (a process row per device, ``npusim.trace.world()``).
 
 For the script, ``import acl`` is npusim's facade (``npusim.install_as_acl``): an unmodified
 pyACL program runs as it is (docs/pyacl.md). The script's directory is first on ``sys.path``,
@@ -22,7 +23,7 @@ import traceback
 import npusim
 
 from ..runtime.runtime import ERROR_WATCHERS, RT
-from ..trace.chrome import Trace
+from ..trace.chrome import Trace, WorldTrace
 from ..trace.plot import timeline
 from .command import Command, profile_name
 
@@ -139,17 +140,23 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _write_traces(args: argparse.Namespace) -> None:
-    for dev in list(RT.devices.values()):
-        tr = Trace.from_device(dev)
-        if args.trace:
-            path = args.trace if len(RT.devices) == 1 else \
-                args.trace.replace(".json", f".dev{dev.id}.json")
-            tr.to_chrome(path)
-            print(f"npusim: trace of device {dev.id} ({len(tr)} device tasks, "
-                  f"{len(tr.host)} host calls) -> {path}", file=sys.stderr)
-        if args.plot:
-            timeline(tr, path=args.plot)            # imports matplotlib (optional) itself
-            print(f"npusim: timeline -> {args.plot}", file=sys.stderr)
+    """One trace of the devices that ran: a single device's as before, several in one file
+    (``npusim.trace.world()``: a process row per device, the host rows once); the plot
+    likewise (one group of rows per device)."""
+    devs = [d for d in RT.devices.values() if len(d.state.trace_rows())] or \
+        list(RT.devices.values())[:1]
+    if not devs:
+        return
+    tr = Trace.from_device(devs[0]) if len(devs) == 1 else WorldTrace.from_devices(devs)
+    which = f"device {devs[0].id}" if len(devs) == 1 else \
+        "devices " + ", ".join(str(d.id) for d in devs)
+    if args.trace:
+        tr.to_chrome(args.trace)
+        print(f"npusim: trace of {which} ({len(tr)} device tasks, {len(tr.host)} host calls) "
+              f"-> {args.trace}", file=sys.stderr)
+    if args.plot:
+        timeline(tr, path=args.plot)            # imports matplotlib (optional) itself
+        print(f"npusim: timeline -> {args.plot}", file=sys.stderr)
 
 
 COMMAND = Command("run", "run a script under the simulator with tracing on and write the trace",

@@ -147,7 +147,8 @@ def usage(device_id: int = 0) -> dict:
     dev = RT.devices.get(device_id)
     if dev is None:
         raise ValueError(f"device {device_id} is not open")
-    live = [o for o in dev.slot_owner.values() if not o.destroyed]    # events and notifies
+    live = [o for o in dev.slot_owner.values()      # events and notifies (not a Bridge between
+            if not getattr(o, "destroyed", True)]   # devices: runtime/peer.py)
     return {
         "user_streams": sum(len(c.streams) for c in dev.contexts if not c.destroyed),
         "sqcq_pairs": dev.sqcq_used,

@@ -323,7 +323,10 @@ def _teardown(ctx) -> None:
             for s in list(m.participants):
                 s.capture = None
         m.destroy()                        # the context's graphs go with it
-    for o in [o for o in dev.slot_owner.values() if o.ctx is ctx and not o.destroyed]:
+    # events and notifies of the context (a notify between devices, runtime/peer.py's Bridge,
+    # belongs to no context: its owner drops it, the device's close hook forgets it)
+    for o in [o for o in dev.slot_owner.values()
+              if getattr(o, "ctx", None) is ctx and not o.destroyed]:
         o.release()                        # its events and notifies
         RT.handles.remove(o.handle)
     for s in list(ctx.streams):

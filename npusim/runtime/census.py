@@ -5,11 +5,19 @@ reset) frees — user and capture streams, events, notifies, models, cond handle
 slots (and those waiting to be freed), allocations, pageable registrations and live handles by
 kind. A program that frees what it made leaves the census where it started; a leak shows as
 the kind that grew (``Census.diff``).
+
+Per device, ``bridges`` counts the live notifies between devices (``runtime/peer.py``
+``BRIDGES``) that hold a slot on it, recorded there or waited on there: a bridge between two
+devices counts on both. A device's reset drops its bridges (peer.py's close hook). Modules
+above this layer add their own kinds through ``runtime.device.CENSUS_HOOKS``
+(``hook(dev) -> {kind: count}``; ``api_vmm``, ``api_mempool``, ``api_managed`` do), which is
+where HCCL communicators belong.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from . import peer
 from .device import CENSUS_HOOKS
 from .runtime import RT
 
@@ -55,6 +63,7 @@ def _device(dev) -> dict:
         "sync slots": st.slots_in_use(),
         "slots retiring": dev.retiring_slots(),
         "sqcq pairs": dev.sqcq_used,
+        "bridges": sum(1 for b in peer.BRIDGES if b.src is dev or b.dst is dev),
         "device allocations": alloc_dev,
         "host allocations": alloc_host,
     }

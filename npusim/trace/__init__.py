@@ -6,6 +6,7 @@ the host clock (simulated ns, the same origin as the device's clocks). While tra
 in Perfetto / Chrome trace JSON on the host's "markers" row, in ``summary()``, and as time
 windows (``trace.window("step 3")``). ``clear()`` forgets every recorded row, host call and
 marker, so the next ``Device.trace()`` starts from there (``docs/timing.md`` "Traces").
+``world()`` is one trace of every device (one process row each, the host rows once).
 The export itself is :mod:`.chrome`; plots are :mod:`.plot`.
 """
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 
 from ..runtime.runtime import RT
+from .chrome import Trace, WorldTrace
 
 
 def mark(name: str) -> None:
@@ -33,6 +35,13 @@ def range(name: str):
             RT.markers.append((str(name), t0, RT.host_ns))
 
 
+def world(devices=None, flows: bool = True) -> WorldTrace:
+    """One trace of every device of the process (or of ``devices``: ids or ``Device`` objects): a
+    process row per device, a track per stream, the host's rows once (``WorldTrace``);
+    ``flows``: arrows from each notify's record to the wait on another device it satisfied."""
+    return WorldTrace.from_devices(devices, flows)
+
+
 def clear() -> None:
     """Forget the recorded trace: every device's rows, the host calls and the markers.
     Recording goes on (tracing stays as configured)."""
@@ -43,4 +52,4 @@ def clear() -> None:
         RT.markers.clear()
 
 
-__all__ = ["mark", "range", "clear"]
+__all__ = ["mark", "range", "clear", "world", "Trace", "WorldTrace"]

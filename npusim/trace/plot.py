@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..device.kernels import UNIT_DMA
+from ..device.sqe import OP_KERNEL
 from ..profiles import get_profile
 from ..runtime.runtime import RT
 from .savings import Comparison, compare
@@ -73,29 +75,77 @@ def eager_vs_graph(result: Comparison | None = None, path=None, n: int = 16,
 
 def timeline(trace, path=None, max_rows: int = 24):
     """A Gantt chart of a device trace (``dev.trace()``): one row per stream, named as the
-    trace names it (the user's stream names, ``Device.stream(name=...)``); kernels blue, other
-    tasks grey, the parked part of waits hatched; ``npusim.trace.range`` spans shaded."""
+    trace names it (the user's stream names, ``Device.stream(name=...)``); kernels blue, peer
+    copies and other runtime DMA kernel tasks green, other tasks grey, the parked part of waits
+    hatched; ``npusim.trace.range`` spans shaded.
+    A trace of every device (``npusim.trace.world()``) draws one group of rows per device
+    (:func:`devices_timeline`)."""
+    if hasattr(trace, "traces"):                  # a WorldTrace
+        return devices_timeline(trace, path, max_rows=max(max_rows, 48))
     plt = _plt()
     rows = trace.rows
     sqs = list(np.unique(rows["sq"]))[:max_rows]
     fig, ax = plt.subplots(figsize=(11, 0.45 * len(sqs) + 1.2))
     for i, sq in enumerate(sqs):
         m = rows["sq"] == sq
-        r, w = rows[m], trace.waiting[m]
-        # a wait's row begins with its parked part: the bar is the rest
-        ax.broken_barh(list(zip((r["start"] + w) / 1e3, (r["end"] - r["start"] - w) / 1e3)),
-                       (i - 0.35, 0.7), color=np.where(r["op"] == 1, "#2b6cd9", "#999999"))
-        parked = w > 0
-        if parked.any():
-            ax.broken_barh(list(zip(r["start"][parked] / 1e3, w[parked] / 1e3)),
-                           (i - 0.2, 0.4), facecolor="none", edgecolor="#bbbbbb", hatch="///",
-                           linewidth=0)
-    for k, (name, t0, t1) in enumerate(m for m in trace.markers if m[2] >= 0):
-        ax.axvspan(t0 / 1e3, t1 / 1e3, color="#f0c040" if k % 2 else "#f5dd90", alpha=0.25,
-                   lw=0)
+        _bars(ax, i, rows[m], trace.waiting[m])
+    _ranges(ax, trace.markers)
     ax.set_yticks(range(len(sqs)), [trace.stream_name(q) for q in sqs])
     ax.set_xlabel("simulated time (µs)")
     fig.tight_layout()
     if path is not None:
         fig.savefig(path, dpi=120)
     return fig
+
+
+def devices_timeline(world, path=None, max_rows: int = 48):
+    """A Gantt chart of every device (``npusim.trace.world()``) on the one time axis: a group of
+    rows per device, top to bottom by device id, one row per stream of it (``device: stream``);
+    the groups are separated by a line. Bars as in :func:`timeline` (peer copies green; a wait
+    on another device's notify is hatched while it is parked)."""
+    plt = _plt()
+    lanes = []                                      # (device, sq, rows, waiting)
+    for d, tr in world.traces.items():
+        for sq in np.unique(tr.rows["sq"]):
+            m = tr.rows["sq"] == sq
+            lanes.append((d, tr.stream_name(sq), tr.rows[m], tr.waiting[m]))
+    lanes = lanes[:max_rows]
+    fig, ax = plt.subplots(figsize=(11, 0.4 * max(len(lanes), 1) + 1.4))
+    for i, (_, _, r, w) in enumerate(lanes):
+        _bars(ax, i, r, w)
+    _ranges(ax, world.markers)
+    for i in range(1, len(lanes)):                  # a line between two devices' groups
+        if lanes[i][0] != lanes[i - 1][0]:
+            ax.axhline(i - 0.5, color="black", lw=0.8)
+    ax.set_yticks(range(len(lanes)), [f"device {d}: {name}" for d, name, _, _ in lanes])
+    ax.set_ylim(len(lanes) - 0.5, -0.5)             # device 0 on top
+    ax.set_xlabel("simulated time (µs)")
+    ax.set_title(f"{len(world.traces)} device{'s' if len(world.traces) != 1 else ''} on one "
+                 "timeline")
+    fig.tight_layout()
+    if path is not None:
+        fig.savefig(path, dpi=120)
+    return fig
+
+
+def _bars(ax, y, r, w) -> None:
+    """One stream's rows at height ``y``: a wait's row begins with its parked part (hatched),
+    the bar is the rest; kernels blue, the runtime's DMA kernel tasks (peer copies, inline
+    reduces) green, other tasks grey."""
+    kernel = r["op"] == OP_KERNEL
+    colour = np.where(kernel & (r["unit"] == UNIT_DMA), "#27ae60",
+                      np.where(kernel, "#2b6cd9", "#999999"))
+    ax.broken_barh(list(zip((r["start"] + w) / 1e3, (r["end"] - r["start"] - w) / 1e3)),
+                   (y - 0.35, 0.7), color=colour)
+    parked = w > 0
+    if parked.any():
+        ax.broken_barh(list(zip(r["start"][parked] / 1e3, w[parked] / 1e3)),
+                       (y - 0.2, 0.4), facecolor="none", edgecolor="#bbbbbb", hatch="///",
+                       linewidth=0)
+
+
+def _ranges(ax, markers) -> None:
+    """``npusim.trace.range`` spans, shaded."""
+    for k, (name, t0, t1) in enumerate(m for m in markers if m[2] >= 0):
+        ax.axvspan(t0 / 1e3, t1 / 1e3, color="#f0c040" if k % 2 else "#f5dd90", alpha=0.25,
+                   lw=0)
