@@ -174,6 +174,10 @@ class Timing:
     hccl_local_copy_bytes_per_us: int = 600_000
     """A copy inside one NPU (user buffer <-> CCL buffer): ``memcpy_d2d_bytes_per_ns`` (600 B/ns).
     Local steps cost no alpha (no link)."""
+    host_hccl_launch_ns: int = 20_000
+    """Host cost of one HCCL collective call on a rank (op-base mode: the op's tasks are built on
+    the host and put on the streams together, so they share one submit time). [chosen] a few
+    kernel launches: HCCL's host-side op entry, parameter checks and task build."""
 
     def kernel_ns(self, num_blocks: int, cores: int, body_ns: int | None = None) -> int:
         """Duration of a kernel of ``num_blocks`` blocks on ``cores`` cores: ceil(blocks/cores)

@@ -298,17 +298,29 @@ def _check_buffers(m, bufs) -> int:
 def _issue(m, s, kind, send, recv, dtype, op, log, **kw) -> int:
     """Schedule ``kind`` for the communicator, log it, and queue this rank's part on ``s``."""
     c = m.comm
-    sched = algo.schedule(kind, c.n_ranks, c.rank_server, dtype=dtype,
-                          op=op if op is not None else 0, **kw)
+    sched = _schedule(kind, c.n_ranks, tuple(c.rank_server), dtype,
+                      op if op is not None else 0,
+                      tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in kw.items()))
     scope = lower.scope_of(m, s)
-    c.log(m.rank, kind, stream=s, graph="" if scope == 0 else f"capture {scope} of {c.name}",
-          site=_site(), **log)
+    if scope == 0:
+        c.log(m.rank, kind, stream=s, site=_site(), **log)
+    else:                           # logged at each replay of the graph
+        c.capture(m, s.capture.model, dict(kind=kind, graph=f"capture {scope} of {c.name}",
+                                           site=_site(), **log))
     pos = lower.issue(m, sched, s, int(send or 0), int(recv or 0), dtype,
                       op if op is not None else -1)
     if pos < 0:
         return _fail(T.HCCL_E_RUNTIME, f"the runtime refused a task ({-pos}): "
                                        f"{RT.tls.error_detail}")
     return T.HCCL_SUCCESS
+
+
+@functools.lru_cache(maxsize=256)
+def _schedule(kind, p, rank_server, dtype, op, kw):
+    """``algo.schedule``, kept: every rank of a step asks for the same schedule, and a decode
+    loop asks for the same few again and again (a Schedule is never changed once made)."""
+    return algo.schedule(kind, p, list(rank_server), dtype=dtype, op=op,
+                         **{k: list(v) if isinstance(v, tuple) else v for k, v in kw})
 
 
 def _site() -> str:

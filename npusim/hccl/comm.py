@@ -28,6 +28,7 @@ import json
 import threading
 import time
 
+from ..runtime.api_mdl import LAUNCH_HOOKS
 from ..runtime.device import CLOSE_HOOKS
 from ..runtime.peer import bridge as make_bridge
 from ..runtime.peer import drop as drop_bridges
@@ -48,7 +49,7 @@ class Member:
     """One rank of a communicator: what its ``HcclComm`` handle names."""
 
     __slots__ = ("comm", "rank", "device", "ctx", "handle", "side", "events", "scratch",
-                 "scratch_size", "old_scratch", "scopes", "destroyed")
+                 "scratch_size", "old_scratch", "scopes", "captured", "destroyed")
 
     def __init__(self, comm, rank: int, ctx):
         self.comm, self.rank, self.ctx, self.device = comm, rank, ctx, ctx.device
@@ -59,6 +60,8 @@ class Member:
         self.scratch_size = 0
         self.old_scratch: list = []     # CCL buffers replaced by bigger ones (graphs name them)
         self.scopes: dict = {}          # capture model -> its capture index on this rank
+        self.captured: dict = {}        # capture model -> the log entries (kwargs) of the
+                                        # collectives it holds, logged again at every replay
         self.destroyed = False
 
 
@@ -153,10 +156,19 @@ class Communicator:
     # ---- logging ----
     def log(self, rank: int, kind: str, count: int, dtype: int, op: int = -1, root: int = -1,
             peer: int = -1, stream=None, graph: str = "", site: str = "", extra=()) -> None:
+        """Log a collective rank ``rank`` issued (eager), or one a graph of it replays."""
+        name = stream.device.stream_name(stream.sq) if stream is not None else ""
         rec = OpRecord(len(self.logs[rank]), kind, int(count), int(dtype), int(op), int(root),
-                       int(peer), site, stream.device.stream_name(stream.sq) if stream is not None else "", graph,
-                       tuple(extra))
+                       int(peer), site, name, graph, tuple(extra))
         self.logs[rank].append(rec)
+
+    def capture(self, m: Member, model, entry: dict) -> None:
+        """A collective captured into ``model`` on rank ``m.rank``: it runs (and is logged) at
+        each replay of the graph (``replayed``), not now."""
+        if model not in m.captured:
+            m.captured[model] = []
+            GRAPHS.setdefault(model, []).append(m)
+        m.captured[model].append(entry)
 
     # ---- teardown ----
     def destroy_member(self, m: Member) -> None:
@@ -179,11 +191,35 @@ class Communicator:
             del PENDING[self.key]
 
 
+GRAPHS: dict = {}
+"""Capture model -> the members whose collectives it holds (``replayed`` logs them)."""
+
+
+def replayed(model, stream, pos: int) -> None:
+    """``api_mdl.LAUNCH_HOOKS``: a graph launched on ``stream`` (its EndGraph wait at ``pos``):
+    each rank it holds collectives of logs them again, done once that wait has run."""
+    for m in GRAPHS.get(model, ()):
+        c = m.comm
+        for entry in m.captured[model]:
+            c.log(m.rank, stream=stream, **entry)
+            c.ends[m.rank].append((stream, pos))
+
+
+LAUNCH_HOOKS.append(replayed)
+
+
 FREE_MEMBER_HOOKS: list = []
 """Callbacks ``hook(member)`` that free a member's streams and events (``lower.py``)."""
 
 
 def free_member(m: Member) -> None:
+    for model in m.captured:
+        left = [x for x in GRAPHS.get(model, ()) if x is not m]
+        if left:
+            GRAPHS[model] = left
+        else:
+            GRAPHS.pop(model, None)
+    m.captured.clear()
     for hook in FREE_MEMBER_HOOKS:
         hook(m)
     if RT.devices.get(m.device.id) is m.device:
@@ -254,6 +290,9 @@ def _device_closed(dev) -> None:
         if any(m is not None and m.device is dev for m in c.members):
             c.destroyed = True
             c.bridges.clear()
+            for m in c.members:
+                for model in list(m.captured) if m is not None else ():
+                    GRAPHS.pop(model, None)
             COMMS.pop(c.id, None)
             if PENDING.get(c.key) is c:
                 del PENDING[c.key]

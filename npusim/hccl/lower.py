@@ -27,8 +27,10 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
+from ..device import engine as E
 from ..device import sqe as S
 from ..runtime import api_event as AE
+from ..runtime.event import ACL_EVENT_SYNC
 from ..runtime import peer
 from ..runtime.runtime import RT
 from ..runtime.stream import Stream
@@ -60,11 +62,12 @@ def _side_streams(m, k: int) -> list:
 
 
 def _event(m, tag) -> int:
-    """The event of local tag ``tag`` on rank ``m``: a legacy event (aclrtCreateEvent), whose
-    wait waits for its latest record, so one event serves the tag in every collective."""
+    """The event of local tag ``tag`` on rank ``m``: an Ex event with ACL_EVENT_SYNC (the kind a
+    capture records and a stream's wait joins into it), whose wait waits for its latest
+    record, so one event serves the tag in every collective."""
     h = m.events.get(tag)
     if h is None:
-        h, code = AE.create_event()
+        h, code = AE.create_event_ex_with_flag(ACL_EVENT_SYNC)
         m.events[tag] = h
     return h
 
@@ -87,6 +90,11 @@ def _free(m) -> None:
 
 
 FREE_MEMBER_HOOKS.append(_free)
+
+
+def _task_ns(s, t) -> int:
+    """What the engine charges one notify task on ``s`` (its SQ's dispatch, the wait's cost)."""
+    return int(s.device.state.sqs[s.sq, E.Q_DISPATCH]) + t.notify_wait_ns
 
 
 def scope_of(m, stream) -> int:
@@ -130,14 +138,23 @@ def _issue(m, sched, stream, send: int, recv: int, dtype: int, op: int) -> int:
     steps = sched.per_rank[m.rank]
     streams = [stream] + _side_streams(m, max((st.stream for st in steps), default=0))
     t = stream.device.profile.timing
-    host = stream.device.timing.host_api_ns
+    RT.host_ns += t.host_hccl_launch_ns          # one host cost per collective: its tasks are
+    host = 0                                     # put on the streams together (row 373)
+    rec_ns, wait_ns = t.host_event_record_ns, t.host_event_wait_ns
+    since = [0] * len(streams)                  # tasks per stream since its last data step
     for st in steps:
         s = streams[st.stream]
         k = st.kind
+        since[st.stream] += 1
         if k == "copy" or k == "reduce":
             dst = _addr(m, st.dst, send, recv)
             src = _addr(m, st.src, send, recv)
             dur = algo.step_ns(st, t)
+            if st.link != "local":
+                # alpha is the step's whole fixed latency: what the engine charges the step's
+                # notify and dispatch tasks on this stream is part of it (row 373)
+                dur -= min(t.hccl_alpha_ns, since[st.stream] * _task_ns(s, t))
+            since[st.stream] = 0
             if k == "copy":
                 pos = peer.move(s, dst, src, st.nbytes, dur, host, R.MOVE_KID,
                                 (R.OP_COPY, dtype))
@@ -151,12 +168,15 @@ def _issue(m, sched, stream, send: int, recv: int, dtype: int, op: int) -> int:
                                                                   st.tag).dst_slot)
         elif k == "local_post":
             pos = -AE.record_event(_event(m, st.tag), s.handle)
+            RT.host_ns -= rec_ns                # inside the collective's one host cost
         elif k == "local_wait":
             pos = -AE.stream_wait_event(s.handle, _event(m, st.tag))
+            RT.host_ns -= wait_ns
         else:
             raise ValueError(f"unknown step kind {k!r}")
         if pos < 0:
             return pos
-    end = stream.tail if stream.capture is None else 0
-    comm.ends[m.rank].append((stream if stream.capture is None else None, end))
-    return end
+    if stream.capture is not None:
+        return 0                        # done at each replay (comm.replayed)
+    comm.ends[m.rank].append((stream, stream.tail))
+    return stream.tail

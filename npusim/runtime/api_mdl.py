@@ -273,6 +273,11 @@ def ri_execute_async(model_ri, stream) -> int:
     return launch(m, s)
 
 
+LAUNCH_HOOKS: list = []
+"""Callbacks ``hook(model, stream, pos)`` told of every launch of a model (``pos``: its EndGraph
+wait on ``stream``): ``npusim/hccl/comm.py`` logs the collectives a graph replays."""
+
+
 def launch(m, s) -> int:
     """A model's launch on stream ``s`` once the checks passed: build (first launch), the
     added streams' notifies, cond defaults, external events, MODEL_EXECUTE and the EndGraph
@@ -302,6 +307,8 @@ def launch(m, s) -> int:
             ev.last = (s, pos)         # complete (for sync / query) once the graph is
             ev.note_task(s, pos)
         m.note_run(s, pos)
+        for hook in LAUNCH_HOOKS:
+            hook(m, s, pos)
         for added, (_, after) in pairs:                    # and after it
             s.submit(S.OP_NOTIFY_RECORD, 0, a0=after)
             added.submit(S.OP_NOTIFY_WAIT, 0, a0=after)

@@ -139,7 +139,13 @@ def _closed(dev) -> None:
     """``CLOSE_HOOKS``: a closing device leaves the arena table and every bridge."""
     if 0 <= dev.id < P.MAX_DEVICES:
         P.ARENAS[dev.id * P.A_COLS:(dev.id + 1) * P.A_COLS] = 0
+    gone = [b for b in BRIDGES if b.src is dev or b.dst is dev]
     BRIDGES[:] = [b for b in BRIDGES if b.src is not dev and b.dst is not dev]
+    for b in gone:                      # the other side's slot goes back to its device
+        b.open = False
+        other, slot = (b.dst, b.dst_slot) if b.src is dev else (b.src, b.src_slot)
+        if other is not dev and _alive(other):
+            other.retire_slot(slot)
     ENABLED.pop(dev.id, None)
     for peers in ENABLED.values():
         peers.discard(dev.id)
