@@ -5,7 +5,7 @@ The functions are ``api.py``'s (``HcclAllReduce`` -> ``npusim.hccl.all_reduce`` 
 first, the ``HcclResult`` last, never raising); the constants are ``types.py``'s with their C
 names (``HCCL_SUCCESS``, ``HCCL_DATA_TYPE_FP32``, ``HCCL_REDUCE_SUM`` ...). The package's
 modules: ``types`` (the header's enums), ``algo`` (schedules and their α–β cost), ``reduce``
-(the move kernel), ``comm`` (communicators), ``lower`` (a schedule as tasks), ``diagnose``
+(the move kernel; ``npusim.hccl.reduce`` is HcclReduce), ``comm`` (communicators), ``lower`` (a schedule as tasks), ``diagnose``
 (cross-rank mismatches), ``api`` (the facade).
 """
 from .types import *  # noqa: F401,F403  (the C constants)

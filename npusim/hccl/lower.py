@@ -35,7 +35,7 @@ from ..runtime import peer
 from ..runtime.runtime import RT
 from ..runtime.stream import Stream
 from . import algo
-from . import reduce as R
+from . import move as R
 from . import types as T
 from .comm import FREE_MEMBER_HOOKS
 

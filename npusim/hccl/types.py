@@ -116,7 +116,7 @@ REDUCIBLE_TYPES = frozenset({
     HCCL_DATA_TYPE_INT8, HCCL_DATA_TYPE_INT16, HCCL_DATA_TYPE_INT32, HCCL_DATA_TYPE_FP16,
     HCCL_DATA_TYPE_FP32, HCCL_DATA_TYPE_INT64, HCCL_DATA_TYPE_UINT64, HCCL_DATA_TYPE_UINT8,
     HCCL_DATA_TYPE_UINT16, HCCL_DATA_TYPE_UINT32, HCCL_DATA_TYPE_FP64, HCCL_DATA_TYPE_BFP16})
-"""Types ``npusim.hccl.reduce`` reduces (the 8-bit float formats and INT128 only move)."""
+"""Types ``npusim.hccl.move`` reduces (the 8-bit float formats and INT128 only move)."""
 
 
 def data_type_size(dtype) -> int:

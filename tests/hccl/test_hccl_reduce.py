@@ -1,4 +1,4 @@
-"""npusim.hccl.reduce: the move / inline-reduce body is bit-exact against the numpy reference
+"""npusim.hccl.move: the move / inline-reduce body is bit-exact against the numpy reference
 (``npusim.hccl.algo.reduce_np``; docs/fidelity.md row 388) for every HCCL data type and op, and
 runs as a kernel task through the engine. (Named test_hccl_reduce.py: tests/acl/test_reduce.py
 exists and the test directories are not packages.)"""
@@ -9,7 +9,7 @@ import pytest
 
 import npusim as ns
 from npusim.hccl import algo as A
-from npusim.hccl import reduce as R
+from npusim.hccl import move as R
 from npusim.hccl import types as T
 
 OPS = (T.HCCL_REDUCE_SUM, T.HCCL_REDUCE_PROD, T.HCCL_REDUCE_MAX, T.HCCL_REDUCE_MIN)

@@ -137,7 +137,7 @@ def test_no_import_cycle_at_all():
 LAYERS = [
     ("base", ["npusim.errors", "npusim.profiles", "npusim.progress", "npusim.hccl.types",
               "npusim.hccl.algo"]),
-    ("device", ["npusim.device", "npusim.device.*", "npusim.hccl.reduce"]),
+    ("device", ["npusim.device", "npusim.device.*", "npusim.hccl.move"]),
     ("runtime core", ["npusim.runtime", "npusim.runtime.runtime", "npusim.runtime.handles",
                       "npusim.runtime.pageable", "npusim.runtime.recording"]),
     ("kernel module", ["npusim.kernel.elf*", "npusim.kernel.program", "npusim.kernel.loader",
