@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import sys
+from dataclasses import replace
 
 from ..runtime.peer import owner_of
 from ..runtime.runtime import RT
@@ -298,7 +299,7 @@ def _check_buffers(m, bufs) -> int:
 def _issue(m, s, kind, send, recv, dtype, op, log, **kw) -> int:
     """Schedule ``kind`` for the communicator, log it, and queue this rank's part on ``s``."""
     c = m.comm
-    sched = _schedule(kind, c.n_ranks, tuple(c.rank_server), dtype,
+    sched = kw.pop("sched", None) or _schedule(kind, c.n_ranks, tuple(c.rank_server), dtype,
                       op if op is not None else 0,
                       tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in kw.items()))
     scope = lower.scope_of(m, s)
@@ -512,10 +513,56 @@ def alltoallv(send_buf, send_counts, sdispls, send_type, recv_buf, recv_counts, 
                                                                 zip(sc, sd)) if any(sc) else 0),
                               ("recvBuf", recv_buf or 0, max((c + d) * er for c, d in
                                                                 zip(rc, rd)) if any(rc) else 0)))
-    return code or _issue(m, s, "alltoallv", send_buf, recv_buf, send_type, None,
-                          dict(count=sum(sc), dtype=send_type,
-                               extra=(("send_counts", tuple(sc)), ("recv_counts", tuple(rc)))),
-                          send_counts=sc, sdispls=sd, recv_counts=rc, rdispls=rd)
+    if code:
+        return code
+    if send_type != recv_type:
+        return _fail(T.HCCL_E_NOT_SUPPORT, "sendType and recvType differ")
+    slot = (m.comm.buffsize // p) // 512 * 512
+    big = max(max(sc) * es, max(rc) * er)
+    if big > slot:
+        return _fail(T.HCCL_E_PARA, f"a block of {big} bytes is over the {slot}-byte share of "
+                                    f"each peer in the CCL buffer (HCCL_BUFFSIZE / rank "
+                                    f"count): raise hcclBufferSize")
+    sched = _alltoallv_schedule(m.rank, p, tuple(m.comm.rank_server), send_type, tuple(sc),
+                                tuple(sd), tuple(rc), tuple(rd), slot)
+    return _issue(m, s, "alltoallv", send_buf, recv_buf, send_type, None,
+                  dict(count=sum(sc), dtype=send_type,
+                       extra=(("send_counts", tuple(sc)), ("recv_counts", tuple(rc)))),
+                  sched=sched)
+
+
+@functools.lru_cache(maxsize=64)
+def _alltoallv_schedule(r, p, rank_server, dtype, sc, sd, rc, rd, slot):
+    """Rank ``r``'s AlltoAllV from its own counts only (docs/fidelity.md row 375): every rank
+    puts its block for peer q at ``q * slot`` of its CCL buffer, so a rank reads its block from
+    each peer without knowing the peer's displacements. Built from ``algo``'s AlltoAll(V)
+    schedule over a matrix that is rank ``r``'s own row and column (the rest: zeros), whose
+    "in" layout is that slot layout; rank r's copies from "in" then take its real
+    displacements."""
+    es = T.DATA_TYPE_SIZE[dtype]
+    el = slot // es
+    send = [[0] * p for _ in range(p)]
+    for q in range(p):
+        send[r][q] = sc[q]
+        send[q][r] = rc[q]
+    recv = [[send[x][y] for x in range(p)] for y in range(p)]
+    sdispls = [[q * el for q in range(p)] for _ in range(p)]
+    rdispls = [[0] * p for _ in range(p)]
+    rdispls[r] = list(rd)
+    sched = algo.schedule("alltoallv", p, list(rank_server), 0, dtype, send_counts=send,
+                          sdispls=sdispls, recv_counts=recv, rdispls=rdispls)
+    steps = []
+    for st in sched.per_rank[r]:
+        if st.kind == "copy" and st.src[:2] == (r, "in"):
+            if st.dst[:2] == (r, "scratch") and st.src[2] == 0:     # in -> CCL buffer, per block
+                steps += [replace(st, src=(r, "in", sd[q] * es), dst=(r, "scratch", q * slot),
+                                  nbytes=sc[q] * es) for q in range(p) if sc[q]]
+                continue
+            st = replace(st, src=(r, "in", sd[st.src[2] // slot] * es))
+        steps.append(st)
+    per_rank = [[] for _ in range(p)]
+    per_rank[r] = steps
+    return replace(sched, per_rank=per_rank, scratch_bytes=p * slot)
 
 
 @_api(0)
