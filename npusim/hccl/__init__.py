@@ -9,7 +9,7 @@ modules: ``types`` (the header's enums), ``algo`` (schedules and their α–β c
 (cross-rank mismatches), ``api`` (the facade).
 """
 from .types import *  # noqa: F401,F403  (the C constants)
-from .api import (all_gather, all_reduce, alltoall, alltoallv, barrier,  # noqa: F401
+from .api import (all_gather, all_reduce, alltoall, alltoallv, alltoallvc, barrier,  # noqa: F401
                   batch_send_recv, broadcast, comm_config_init, comm_destroy, comm_init_all,
                   comm_init_cluster_info, comm_init_root_info, comm_init_root_info_config,
                   get_comm_async_error, get_error_string, get_rank_id, get_rank_size,

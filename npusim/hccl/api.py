@@ -300,13 +300,14 @@ def _issue(m, s, kind, send, recv, dtype, op, log, **kw) -> int:
     """Schedule ``kind`` for the communicator, log it, and queue this rank's part on ``s``."""
     c = m.comm
     sched = kw.pop("sched", None) or _schedule(kind, c.n_ranks, tuple(c.rank_server), dtype,
-                      op if op is not None else 0,
-                      tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in kw.items()))
+                                               op if op is not None else 0,
+                                               tuple((k, _frozen(v)) for k, v in kw.items()))
     scope = lower.scope_of(m, s)
+    log = {"kind": kind, **log}
     if scope == 0:
-        c.log(m.rank, kind, stream=s, site=_site(), **log)
+        c.log(m.rank, stream=s, site=_site(), **log)
     else:                           # logged at each replay of the graph
-        c.capture(m, s.capture.model, dict(kind=kind, graph=f"capture {scope} of {c.name}",
+        c.capture(m, s.capture.model, dict(graph=f"capture {scope} of {c.name}",
                                            site=_site(), **log))
     pos = lower.issue(m, sched, s, int(send or 0), int(recv or 0), dtype,
                       op if op is not None else -1)
@@ -321,7 +322,16 @@ def _schedule(kind, p, rank_server, dtype, op, kw):
     """``algo.schedule``, kept: every rank of a step asks for the same schedule, and a decode
     loop asks for the same few again and again (a Schedule is never changed once made)."""
     return algo.schedule(kind, p, list(rank_server), dtype=dtype, op=op,
-                         **{k: list(v) if isinstance(v, tuple) else v for k, v in kw})
+                         **{k: _thawed(v) for k, v in kw})
+
+
+def _frozen(v):
+    """Lists (of lists) as tuples: a key of the schedule cache."""
+    return tuple(_frozen(x) for x in v) if isinstance(v, (list, tuple)) else v
+
+
+def _thawed(v):
+    return [_thawed(x) for x in v] if isinstance(v, tuple) else v
 
 
 def _site() -> str:
@@ -566,6 +576,43 @@ def _alltoallv_schedule(r, p, rank_server, dtype, sc, sd, rc, rd, slot):
 
 
 @_api(0)
+def alltoallvc(send_buf, send_count_matrix, send_type, recv_buf, recv_type, comm,
+               stream) -> int:
+    """HcclAlltoAllVC: ``send_count_matrix[r][q]`` (p lists of p counts, or p*p counts row by
+    row) elements from rank r to rank q, packed in rank order in each ``send_buf`` and each
+    ``recv_buf``; every rank passes the same matrix."""
+    m, s, code = _prologue(comm, stream, ())
+    if code:
+        return code
+    if send_count_matrix is None:
+        return _fail(T.HCCL_E_PTR, "sendCountMatrix is NULL")
+    code = _check_dtype(send_type, False) or _check_dtype(recv_type, False)
+    if code:
+        return code
+    if send_type != recv_type:
+        return _fail(T.HCCL_E_NOT_SUPPORT, "sendType and recvType differ")
+    p = m.comm.n_ranks
+    flat = list(send_count_matrix) if isinstance(send_count_matrix, (list, tuple)) else None
+    if flat and all(isinstance(row, (list, tuple)) for row in flat):
+        flat = [x for row in flat for x in row]
+    mat = _counts(flat, p * p, "sendCountMatrix")
+    if mat is None:
+        return _fail(T.HCCL_E_PARA, f"sendCountMatrix: {p} x {p} counts")
+    sc = [mat[r * p:(r + 1) * p] for r in range(p)]
+    rc = [[sc[q][r] for q in range(p)] for r in range(p)]
+    cum = lambda v: [sum(v[:i]) for i in range(len(v))]   # noqa: E731
+    sd, rd = [cum(row) for row in sc], [cum(row) for row in rc]
+    es = T.DATA_TYPE_SIZE[send_type]
+    r = m.rank
+    code = _check_buffers(m, (("sendBuf", send_buf or 0, sum(sc[r]) * es),
+                              ("recvBuf", recv_buf or 0, sum(rc[r]) * es)))
+    return code or _issue(m, s, "alltoallv", send_buf, recv_buf, send_type, None,
+                          dict(kind="alltoallvc", count=sum(sc[r]), dtype=send_type,
+                               extra=(("count_matrix", tuple(mat)),)),
+                          count=0, send_counts=sc, sdispls=sd, recv_counts=rc, rdispls=rd)
+
+
+@_api(0)
 def send(send_buf, count, data_type, dest_rank, comm, stream) -> int:
     """HcclSend: ``count`` elements to rank ``dest_rank``, which must post the matching
     ``recv`` (blocking in stream order)."""
@@ -606,29 +653,97 @@ def recv(recv_buf, count, data_type, src_rank, comm, stream) -> int:
 
 @_api(0)
 def batch_send_recv(send_recv_info, item_num, comm, stream) -> int:
-    """HcclBatchSendRecv: ``item_num`` items, each a dict with the C fields of
-    HcclSendRecvItem (``sendRecvType`` HCCL_SEND / HCCL_RECV, ``buf``, ``count``,
-    ``dataType``, ``remoteRank``), issued as one group: sends and receives in the order given."""
+    """HcclBatchSendRecv: ``item_num`` items, each a dict with the C fields of HcclSendRecvItem
+    (``sendRecvType`` HCCL_SEND / HCCL_RECV, ``buf``, ``count``, ``dataType``, ``remoteRank``),
+    run at once: each item on its own HCCL side stream, forked from and joined back to
+    ``stream``, so a ring of sends and receives does not wait for itself as a sequence of
+    blocking HcclSend / HcclRecv would (docs/fidelity.md row 376)."""
     if send_recv_info is None:
         return _fail(T.HCCL_E_PTR, "sendRecvInfo is NULL")
     if not _int(item_num) or item_num < 0 or not isinstance(send_recv_info, (list, tuple)) \
             or len(send_recv_info) < item_num:
         return _fail(T.HCCL_E_PARA, f"itemNum {item_num!r} and sendRecvInfo")
     items = list(send_recv_info[:item_num])
-    for it in items:
+    m, s, code = _prologue(comm, stream, ())
+    if code:
+        return code
+    parts = []
+    for i, it in enumerate(items):
         if not isinstance(it, dict) or it.get("sendRecvType") not in (T.HCCL_SEND, T.HCCL_RECV):
-            return _fail(T.HCCL_E_PARA, f"item {it!r}: sendRecvType HCCL_SEND or HCCL_RECV")
-    GROUP[0] += 1
-    try:
-        for it in items:
-            fn = send.__wrapped__ if it["sendRecvType"] == T.HCCL_SEND else recv.__wrapped__
-            code = fn(it.get("buf"), it.get("count"), it.get("dataType"), it.get("remoteRank"),
-                      comm, stream)
-            if code:
-                return code
-    finally:
-        GROUP[0] -= 1
+            return _fail(T.HCCL_E_PARA, f"item {i}: sendRecvType HCCL_SEND or HCCL_RECV")
+        buf, count, dt, peer = (it.get("buf"), it.get("count"), it.get("dataType"),
+                                it.get("remoteRank"))
+        code = _count_ok(count) or _check_dtype(dt, False) or _root_ok(m, peer, "remoteRank")
+        if code:
+            return code
+        if not buf:
+            return _fail(T.HCCL_E_PTR, f"item {i}: buf is NULL")
+        if peer == m.rank:
+            return _fail(T.HCCL_E_PARA, f"item {i}: remoteRank is this rank")
+        if count == 0:
+            continue
+        n = count * T.DATA_TYPE_SIZE[dt]
+        code = _check_buffers(m, ((f"item {i} buf", buf, n),))
+        if code:
+            return code
+        send = it["sendRecvType"] == T.HCCL_SEND
+        parts.append((send, int(buf), count, dt, peer))
+    if not parts:
+        return T.HCCL_SUCCESS
+    c = m.comm
+    sched = _batch_schedule(m.rank, c.n_ranks, tuple(c.rank_server),
+                            tuple((sd, cnt * T.DATA_TYPE_SIZE[dt], peer)
+                                  for sd, _, cnt, dt, peer in parts))
+    for sd, buf, cnt, dt, peer in parts:
+        c.log(m.rank, "send" if sd else "recv", stream=s, site=_site(), count=cnt, dtype=dt,
+              peer=peer) if s.capture is None else c.capture(
+            m, s.capture.model, dict(kind="send" if sd else "recv", site=_site(), count=cnt,
+                                     dtype=dt, peer=peer,
+                                     graph=f"capture {lower.scope_of(m, s)} of {c.name}"))
+    # each item's user buffer is its own "in" (send) / "out" (recv): issue one part at a time
+    # would serialise them, so the batch's steps carry absolute offsets from buffer 0 instead
+    pos = lower.issue(m, sched, s, 0, 0, parts[0][3], -1, bufs=[p[1] for p in parts])
+    if pos < 0:
+        return _fail(T.HCCL_E_RUNTIME, f"the runtime refused a task ({-pos})")
     return T.HCCL_SUCCESS
+
+
+@functools.lru_cache(maxsize=64)
+def _batch_schedule(r, p, rank_server, items):
+    """Rank ``r``'s steps of a batch: item i's send or receive (``algo``'s send/recv pair,
+    rank r's side) on side stream i + 1, its user buffer named ``("buf", i)``, its tags moved
+    to a range of their own per direction (a send to q and a receive from q of one batch must
+    not share a notify), between a fork and a join of the side streams."""
+    steps = [algo.Step("local_post", 0, tag=algo.fork_tag(i + 1)) for i in range(len(items))]
+    scratch = 0
+    for i, (send, nbytes, peer) in enumerate(items):
+        src, dst = (r, peer) if send else (peer, r)
+        pair = algo.schedule("send", p, list(rank_server), nbytes, T.HCCL_DATA_TYPE_INT8,
+                             root=src, peer=dst)
+        base = 0x1000 * (1 + (src > dst))
+        steps.append(algo.Step("local_wait", i + 1, tag=algo.fork_tag(i + 1)))
+        for st in pair.per_rank[r]:
+            kw = {"stream": i + 1}
+            if st.kind in ("post", "wait"):
+                kw["tag"] = st.tag + base
+            if st.kind in ("copy", "reduce"):
+                kw["src"] = _item_buf(st.src, r, i, send)
+                kw["dst"] = _item_buf(st.dst, r, i, send)
+            steps.append(replace(st, **kw))
+        steps.append(algo.Step("local_post", i + 1, tag=algo.join_tag(i + 1)))
+        scratch = max(scratch, pair.scratch_bytes)
+    steps += [algo.Step("local_wait", 0, tag=algo.join_tag(i + 1)) for i in range(len(items))]
+    per_rank = [[] for _ in range(p)]
+    per_rank[r] = steps
+    return algo.Schedule("batch_send_recv", p, "p2p", len(items), per_rank, scratch)
+
+
+def _item_buf(ref, r, i, send):
+    """A send/recv step's buffer in a batch: rank r's "in" / "out" is item i's buffer."""
+    rank, buf, off = ref
+    if rank == r and buf in ("in", "out"):
+        return (rank, ("buf", i), off)
+    return ref
 
 
 @_api(0)

@@ -110,23 +110,25 @@ def scope_of(m, stream) -> int:
     return k
 
 
-def _addr(m, ref, send: int, recv: int) -> int:
+def _addr(m, ref, send: int, recv: int, bufs=()) -> int:
     rank, buf, off = ref
     if buf == "scratch":
         return m.comm.members[rank].scratch + off
+    if isinstance(buf, tuple):                  # ("buf", i): a batch item's user buffer
+        return bufs[buf[1]] + off
     if rank != m.rank:
         raise ValueError(f"a step names rank {rank}'s {buf} buffer: only CCL buffers are "
                          f"reachable from a peer")
     return (send if buf == "in" else recv) + off
 
 
-def issue(m, sched, stream, send: int, recv: int, dtype: int, op: int) -> int:
+def issue(m, sched, stream, send: int, recv: int, dtype: int, op: int, bufs=()) -> int:
     """``_issue`` with the stream's context current, whichever thread drives the rank."""
     with _in_ctx(stream.ctx):
-        return _issue(m, sched, stream, send, recv, dtype, op)
+        return _issue(m, sched, stream, send, recv, dtype, op, bufs)
 
 
-def _issue(m, sched, stream, send: int, recv: int, dtype: int, op: int) -> int:
+def _issue(m, sched, stream, send: int, recv: int, dtype: int, op: int, bufs=()) -> int:
     """Queue rank ``m.rank``'s part of ``sched`` on ``stream`` (``send`` / ``recv``: the user
     buffers "in" and "out" name); the stream position of its last task, or a negative ACL code
     (a task the runtime refused). The schedule forks and joins its side streams itself
@@ -147,8 +149,8 @@ def _issue(m, sched, stream, send: int, recv: int, dtype: int, op: int) -> int:
         k = st.kind
         since[st.stream] += 1
         if k == "copy" or k == "reduce":
-            dst = _addr(m, st.dst, send, recv)
-            src = _addr(m, st.src, send, recv)
+            dst = _addr(m, st.dst, send, recv, bufs)
+            src = _addr(m, st.src, send, recv, bufs)
             dur = algo.step_ns(st, t)
             if st.link != "local":
                 # alpha is the step's whole fixed latency: what the engine charges the step's
