@@ -120,8 +120,11 @@ def simulate(graph_sizes, layers: int, tasks_per_layer: int, extra_streams_per_g
                 else None
             ranks.append(_Rank(dev, x, main, sides, branch, trigger, evs, ext))
         if C:
-            comms = call("HcclCommInitAll", lambda: npusim.communicator([k.dev for k in ranks]),
-                         "setup")
+            devs = [k.dev for k in ranks]
+            comms = call("HcclCommInitAll", lambda: npusim.communicator(devs), "setup") \
+                if ranks_per_server >= N else \
+                call("HcclCommInitClusterInfo", lambda: _cluster(devs, ranks_per_server),
+                     "setup")
             sb, rb = buffers_of(collective, N, collective_bytes)
             for k, c in zip(ranks, comms):
                 acl.rt.set_device(k.dev.id)
@@ -244,6 +247,40 @@ def simulate(graph_sizes, layers: int, tasks_per_layer: int, extra_streams_per_g
     npusim.reset()
     npusim.configure(profile=saved)       # the profile name configured before the run
     return res
+
+
+def _cluster(devs, per_server: int) -> list:
+    """One communicator over ``devs``, ``per_server`` ranks to a server: a rank table file
+    and ``HcclCommInitClusterInfo`` on one thread per rank (each waits for all to join)."""
+    import json
+    import os
+    import tempfile
+    import threading
+    table = {"server_list": [
+        {"server_id": f"server{i}", "device": [
+            {"device_id": str(d.id), "rank_id": str(r)}
+            for r, d in enumerate(devs) if r // per_server == i]}
+        for i in range((len(devs) + per_server - 1) // per_server)]}
+    fd, path = tempfile.mkstemp(suffix=".json", prefix="npusim-plan-")
+    with os.fdopen(fd, "w") as f:
+        json.dump(table, f)
+    out = [None] * len(devs)
+
+    def init(r):
+        acl.rt.set_device(devs[r].id)
+        out[r] = npusim.hccl.comm_init_cluster_info(path, r)
+    try:
+        threads = [threading.Thread(target=init, args=(r,)) for r in range(len(devs))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        os.unlink(path)
+    for h, code in out:
+        if code:
+            raise npusim.HcclError(code, "HcclCommInitClusterInfo")
+    return [npusim.Comm(h, d) for (h, _), d in zip(out, devs)]
 
 
 class _Rank:
