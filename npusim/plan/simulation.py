@@ -4,6 +4,10 @@ simulation of the same plan. Part of :mod:`npusim.plan`.
 """
 from __future__ import annotations
 
+import json
+import os
+import tempfile
+import threading
 from dataclasses import dataclass
 
 import npusim
@@ -252,10 +256,6 @@ def simulate(graph_sizes, layers: int, tasks_per_layer: int, extra_streams_per_g
 def _cluster(devs, per_server: int) -> list:
     """One communicator over ``devs``, ``per_server`` ranks to a server: a rank table file
     and ``HcclCommInitClusterInfo`` on one thread per rank (each waits for all to join)."""
-    import json
-    import os
-    import tempfile
-    import threading
     table = {"server_list": [
         {"server_id": f"server{i}", "device": [
             {"device_id": str(d.id), "rank_id": str(r)}

@@ -95,9 +95,17 @@ PLANS = {
     # a graph with more capture streams than the per-graph cap: 207005 at its first execution
     "per-graph-207005-tp8": dict(graph_sizes=[1, 2], layers=1, tasks_per_layer=3,
                                  profile=dataclasses.replace(TINY, sqcq_pool=6), tp=8),
+    # graphs that must stay resident together: 4 graphs x (2 + 2 HCCL) pairs > 16 at once
+    "tiny-resident-207005-tp4": dict(graph_sizes=[1, 2, 4], layers=3, tasks_per_layer=4,
+                                     extra_streams_per_graph=1, profile=TINY,
+                                     external_wait=True, tp=4),
+    "a3-groups-submodels-tp4": dict(graph_sizes=[1, 2], layers=2, tasks_per_layer=4,
+                                    profile="A3", task_groups=1, sub_models=1, tp=4),
+    "310p-classic-tp4": dict(graph_sizes=[1, 2], layers=2, tasks_per_layer=3, profile="310P",
+                             tp=4),
     "all-gather-tp4": dict(graph_sizes=[1, 2], layers=2, tasks_per_layer=3, profile="A2", tp=4,
                            collective="all_gather", collectives_per_layer=1),
-    "reduce-scatter-alltoall-tp4": dict(graph_sizes=[1], layers=1, tasks_per_layer=3,
+    "reduce-scatter-tp4": dict(graph_sizes=[1], layers=1, tasks_per_layer=3,
                                         profile="A2", tp=4, collective="reduce_scatter"),
     "alltoall-tp4": dict(graph_sizes=[1], layers=1, tasks_per_layer=3, profile="A3", tp=4,
                          collective="alltoall", collectives_per_layer=1),
@@ -128,6 +136,10 @@ def test_what_the_plans_show():
     assert (f.call, f.code, f.phase) == ("aclmdlRIExecuteAsync", 207005, "replay")
     assert plan(**{**PLANS["per-graph-207005-tp8"], "tp": 1}).failure is None
     assert plan(**PLANS["two-servers-hierarchical-tp4"]).hccl.algorithm == "hierarchical"
+    kw = PLANS["tiny-resident-207005-tp4"]
+    assert plan(**{**kw, "tp": 1}).failure is None
+    f = plan(**kw).failure
+    assert (f.call, f.code, f.graph) == ("aclmdlRIExecuteAsync", 207005, 16 // 5)
 
 
 def test_vllm_question_with_tp8():
