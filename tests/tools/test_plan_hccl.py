@@ -167,9 +167,12 @@ def test_cli_prints_the_hccl_counts(capsys):
     assert main(["plan", "--sizes", "1", "--layers", "1", "--tp", "0"]) == 2
 
 
-def test_cli_grid_with_tp(capsys):
-    assert main(["plan", "--profile", "A2", "--sizes", "1,2", "--layers", "1,2",
-                 "--tasks-per-layer", "4", "--tp", "4", "--simulate",
+def test_cli_grid_over_tp(capsys):
+    assert main(["plan", "--profile", "A2", "--sizes", "1,2", "--layers", "1",
+                 "--tasks-per-layer", "4", "--tp", "1,2,4", "--simulate",
                  "--scheduler", "serial"]) == 0
-    assert "agree on all" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "3 plans: prediction and simulation agree on all" in out
+    rows = [ln.split() for ln in out.splitlines() if ln.strip().startswith("Ascend910B")]
+    assert len(rows) == 3
 
