@@ -2,10 +2,10 @@
 simulator and compare). Several values of ``--profile``, ``--layers``, ``--tasks-per-layer``,
 ``--extra-streams``, ``--tp`` (comma lists) or several ``--sizes`` make a grid of plans: one
 table row per plan, predicted and (``--simulate``) simulated as the points of a sweep
-(:mod:`npusim.plan.sweep`, on ``--scheduler``). ``--tp N`` puts collectives in every layer (``--collectives-per-layer``,
-``--collective``, ``--collective-bytes``, ``--ranks-per-server``): HCCL's side streams, SQEs,
-capture events and notifies count in every graph, and ``--simulate`` runs the plan on N
-devices."""
+(:mod:`npusim.plan.sweep`, on ``--scheduler``). ``--tp N`` puts collectives in every layer
+(``--collectives-per-layer``, ``--collective``, ``--collective-bytes``, ``--ranks-per-server``):
+HCCL's side streams, SQEs, capture events and notifies count in every graph, and ``--simulate``
+runs the plan on N devices."""
 from __future__ import annotations
 
 import argparse
