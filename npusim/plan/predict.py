@@ -161,7 +161,11 @@ def plan(graph_sizes, layers: int, tasks_per_layer: int, extra_streams_per_graph
     # setup: the default stream, the capturing stream, shared side streams, a branch stream
     base = 1 + 1 + (0 if fresh_streams else E) + (1 if sub_models else 0) + bool(external_wait)
     users = min(base, b.user_streams.value)
-    if base > b.user_streams.value:
+    if tp > b.chip.device_count:
+        failure = Failure("aclrtSetDevice", ERR.ACL_ERROR_RT_INVALID_DEVICEID, "setup",
+                          why=f"{tp} ranks, one per device: {b.profile} has "
+                              f"{b.chip.device_count} devices")
+    elif base > b.user_streams.value:
         failure = Failure("aclrtCreateStream", E_NO_STREAM, "setup",
                           why=f"{base} user streams needed, {b.user_streams.value} per device")
     # capture phase: sizes in order, graphs in order

@@ -111,7 +111,8 @@ def simulate(graph_sizes, layers: int, tasks_per_layer: int, extra_streams_per_g
     ranks: list[_Rank] = []
     try:
         for r in range(N):
-            dev = npusim.Device(id=r) if N > 1 else npusim.Device()
+            dev = call("aclrtSetDevice", lambda: npusim.Device(id=r), "setup") if N > 1 \
+                else npusim.Device()
             acl.rt.set_device(r)
             x = dev.malloc(64)
             main = call("aclrtCreateStream", dev.stream, "setup")

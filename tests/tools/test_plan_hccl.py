@@ -103,6 +103,12 @@ PLANS = {
                                     profile="A3", task_groups=1, sub_models=1, tp=4),
     "310p-classic-tp4": dict(graph_sizes=[1, 2], layers=2, tasks_per_layer=3, profile="310P",
                              tp=4),
+    # more ranks than the chip has devices: 107001 at the first device past the last
+    "a2-tp16-107001": dict(graph_sizes=[1], layers=1, tasks_per_layer=3, profile="A2", tp=16),
+    # 16 devices on two servers of 8: hierarchical AllReduce, 6 side streams per rank
+    "two-servers-tp16": dict(graph_sizes=[1], layers=1, tasks_per_layer=3,
+                             profile=dataclasses.replace(A2, name="a2x16", device_count=16),
+                             tp=16, collectives_per_layer=1),
     "all-gather-tp4": dict(graph_sizes=[1, 2], layers=2, tasks_per_layer=3, profile="A2", tp=4,
                            collective="all_gather", collectives_per_layer=1),
     "reduce-scatter-tp4": dict(graph_sizes=[1], layers=1, tasks_per_layer=3,
@@ -136,6 +142,10 @@ def test_what_the_plans_show():
     assert (f.call, f.code, f.phase) == ("aclmdlRIExecuteAsync", 207005, "replay")
     assert plan(**{**PLANS["per-graph-207005-tp8"], "tp": 1}).failure is None
     assert plan(**PLANS["two-servers-hierarchical-tp4"]).hccl.algorithm == "hierarchical"
+    f = plan(**PLANS["a2-tp16-107001"]).failure
+    assert (f.call, f.code, f.phase) == ("aclrtSetDevice", 107001, "setup")
+    p = plan(**PLANS["two-servers-tp16"])
+    assert (p.hccl.algorithm, p.hccl.side_streams, p.failure) == ("hierarchical", 6, None)
     kw = PLANS["tiny-resident-207005-tp4"]
     assert plan(**{**kw, "tp": 1}).failure is None
     f = plan(**kw).failure
