@@ -28,6 +28,10 @@ _RESUMED = frozenset((E.R_FAULT, E.R_STEPS, E.R_TRACE_FULL, E.R_NEED_BODY))
 """Engine returns after which ``DeviceState.run`` resumes the run (the others end it)."""
 _Y_COLS = E.Y_COLS
 _ZERO_SLOT = memoryview(bytes(8 * E.Y_COLS)).cast("q")     # one sync row of zeros
+_QUIET_CODES = (int(E.R_IDLE), int(E.R_DEADLOCK))
+_Y_VAL, _Y_TIME, _Y_WAITERS = int(E.Y_VAL), int(E.Y_TIME), int(E.Y_WAITERS)
+_Q_COLS, _Q_STATE, _Q_WAIT = int(E.Q_COLS), int(E.Q_STATE), int(E.Q_WAIT)
+_S_PARKED, _S_ACTIVE = int(E.S_PARKED), int(E.S_ACTIVE)
 
 
 def _words(a: np.ndarray) -> memoryview:
@@ -359,6 +363,52 @@ class DeviceState:
             if sqs[q, E.Q_STATE] == E.S_PARKED and sqs[q, E.Q_WAIT] == slot:
                 sqs[q, E.Q_STATE] = E.S_ACTIVE
                 self.touch(q)
+
+    def signal_many(self, slots, times, value: int = 1) -> None:
+        """``signal`` of each of ``slots`` (distinct ints) at the matching ``times``, with one
+        pass over the SQs in play for all of them (``runtime/peer.py`` ``pump`` delivers a
+        batch of records to one device at a time). Python ints over the tables' words: a few
+        slots and SQs each time, where numpy's per-call cost would dominate."""
+        syncv = self._syncv
+        woken = set()
+        for s, t in zip(slots, times):
+            i = s * _Y_COLS
+            if value > syncv[i + _Y_VAL]:
+                syncv[i + _Y_VAL] = value
+            syncv[i + _Y_TIME] = t
+            if syncv[i + _Y_WAITERS] > 0:
+                syncv[i + _Y_WAITERS] = 0
+                woken.add(s)
+        if not woken:
+            return
+        n = int(self.sched[0]) if len(self.sched) else 0
+        sqv = _words(self.sqs)
+        for q in set(self._livev[:n].tolist()) | self._touched:
+            i = q * _Q_COLS
+            if sqv[i + _Q_STATE] == _S_PARKED and sqv[i + _Q_WAIT] in woken:
+                sqv[i + _Q_STATE] = _S_ACTIVE
+                self.touch(q)
+
+    def take_records(self, slots) -> list:
+        """Of ``slots`` (ints), those recorded (value > 0): ``(index into slots, record time)``
+        each, the slot's value cleared to 0 (``runtime/peer.py`` ``pump`` moves them on)."""
+        syncv = self._syncv
+        out = []
+        k = 0
+        for s in slots:
+            i = s * _Y_COLS + _Y_VAL
+            if syncv[i] > 0:
+                syncv[i] = 0
+                out.append((k, syncv[s * _Y_COLS + _Y_TIME]))
+            k += 1
+        return out
+
+    def quiet(self) -> bool:
+        """A run now would do nothing: the last one ended with nothing runnable (R_IDLE or
+        R_DEADLOCK) and no SQ was pushed to, staged or touched since (a woken waiter is
+        touched: ``signal``). Memory-value waits are not re-checked by a run either."""
+        return (self._stv[E.E_STATUS] in _QUIET_CODES and not self._touched
+                and not self._staged)
 
     def slots_in_use(self) -> int:
         return self.nslots - len(self._free_slots)

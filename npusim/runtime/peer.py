@@ -69,6 +69,7 @@ def bridge(src, dst, owner, label: str = "") -> Bridge:
     """A new notify from device ``src`` to device ``dst`` (host ``Device`` objects)."""
     b = Bridge(src, dst, owner, label)
     BRIDGES.append(b)
+    _PLAN_OK[0] = False
     return b
 
 
@@ -77,6 +78,7 @@ def drop(bridges, models=()) -> None:
     them) can run, as an event's slot does."""
     gone = set(map(id, bridges))
     BRIDGES[:] = [b for b in BRIDGES if id(b) not in gone]
+    _PLAN_OK[0] = False
     for b in bridges:
         b.open = False
         for dev, slot in ((b.src, b.src_slot), (b.dst, b.dst_slot)):
@@ -88,31 +90,81 @@ def _alive(dev) -> bool:
     return RT.devices.get(dev.id) is dev
 
 
+class _Outboxes:
+    """The bridges recorded on one device, for :func:`pump`: their outbox slots and the
+    engine step count when they were last looked at (a device that executed no SQE since
+    cannot have recorded one)."""
+
+    __slots__ = ("src", "slots", "bridges", "seen")
+
+    def __init__(self, src, bridges):
+        self.src = src
+        self.bridges = bridges
+        self.slots = [b.src_slot for b in bridges]
+        self.seen = -1
+
+
+_PLAN: list = []
+""":class:`_Outboxes` per recording device, made from ``BRIDGES`` when ``_PLAN_OK[0]`` is
+False (a bridge made or dropped, a device closed)."""
+_PLAN_OK = [False]
+
+
+def _plan() -> list:
+    if not _PLAN_OK[0]:
+        by_src: dict = {}
+        for b in BRIDGES:
+            if b.open:
+                by_src.setdefault(b.src, []).append(b)
+        _PLAN[:] = [_Outboxes(src, bs) for src, bs in by_src.items()]
+        _PLAN_OK[0] = True
+    return _PLAN
+
+
 def pump() -> set:
-    """Deliver every recorded outbox to its inbox; the devices that received one."""
-    got = set()
-    for b in BRIDGES:
-        if not b.open:
+    """Deliver every recorded outbox to its inbox; the devices that received one.
+
+    Per recording device that executed an SQE since it was last looked at: its recorded
+    outboxes taken (``DeviceState.take_records``), and the records handed to each receiving
+    device in one ``DeviceState.signal_many``. The same deliveries, with the same times, as a
+    walk over every bridge (docs/fidelity.md row 370)."""
+    got: dict = {}
+    steps_col = E.E_STEPS
+    for ob in _plan():
+        state = ob.src.state
+        steps = int(state.st[steps_col])
+        if steps == ob.seen:
             continue
-        sync = b.src.state.sync
-        if sync[b.src_slot, E.Y_VAL] > 0:
-            sync[b.src_slot, E.Y_VAL] = 0
-            b.dst.state.signal(b.dst_slot, int(sync[b.src_slot, E.Y_TIME]))
+        ob.seen = steps
+        taken = state.take_records(ob.slots)
+        if not taken:
+            continue
+        bridges = ob.bridges
+        for i, t in taken:
+            b = bridges[i]
             b.delivered += 1
-            got.add(b.dst)
-    return got
+            d = got.get(b.dst)
+            if d is None:
+                d = got[b.dst] = ([], [])
+            d[0].append(b.dst_slot)
+            d[1].append(t)
+    for dst, (slots, times) in got.items():
+        dst.state.signal_many(slots, times)
+    return set(got)
 
 
 def _progress(dev) -> bool:
     """``STALL_HOOKS``: ``dev``'s host wait is stalled. Run the other devices and pump until
-    ``dev`` received a record (True), or nothing moved anywhere (False)."""
+    ``dev`` received a record (True), or nothing moved anywhere (False). A device whose run
+    would do nothing (``DeviceState.quiet``: its last run left nothing runnable, and nothing
+    was pushed to it or delivered to it since) is not run."""
     if not BRIDGES:
         return False
     got = pump()
     while dev not in got:
         moved = bool(got)
         for other in list(RT.devices.values()):
-            if other is not dev:
+            if other is not dev and not other.state.quiet():
                 before = int(other.state.st[E.E_STEPS])
                 other._run()
                 moved |= int(other.state.st[E.E_STEPS]) != before
@@ -141,6 +193,7 @@ def _closed(dev) -> None:
         P.ARENAS[dev.id * P.A_COLS:(dev.id + 1) * P.A_COLS] = 0
     gone = [b for b in BRIDGES if b.src is dev or b.dst is dev]
     BRIDGES[:] = [b for b in BRIDGES if b.src is not dev and b.dst is not dev]
+    _PLAN_OK[0] = False
     for b in gone:                      # the other side's slot goes back to its device
         b.open = False
         other, slot = (b.dst, b.dst_slot) if b.src is dev else (b.src, b.src_slot)

@@ -1,0 +1,109 @@
+"""A/B of ``runtime/peer.py``'s stall path in one process: the bridge walk of main before
+issue 38's speed work (``old_pump`` / ``old_progress`` below, as they were) against the current
+``pump`` / ``_progress``, on replays of the 8-rank decode step of ``bench/hccl_step.py``,
+alternated so the machine's drift hits both alike.
+
+    python scripts/ab_peer.py [--pairs 7] [--layers 48]
+
+Prints the median ms per replay of each, the new/old ratio (median of the pairs' ratios), and
+one replay of each timed piece by piece (engine calls, pumps, the rest).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+
+from hccl_step import Step, where_time_goes  # noqa: E402
+from npusim.device import engine as E  # noqa: E402
+from npusim.runtime import peer  # noqa: E402
+from npusim.runtime.runtime import RT  # noqa: E402
+
+
+def old_pump() -> set:
+    got = set()
+    for b in peer.BRIDGES:
+        if not b.open:
+            continue
+        sync = b.src.state.sync
+        if sync[b.src_slot, E.Y_VAL] > 0:
+            sync[b.src_slot, E.Y_VAL] = 0
+            b.dst.state.signal(b.dst_slot, int(sync[b.src_slot, E.Y_TIME]))
+            b.delivered += 1
+            got.add(b.dst)
+    return got
+
+
+def old_progress(dev) -> bool:
+    if not peer.BRIDGES:
+        return False
+    got = peer.pump()
+    while dev not in got:
+        moved = bool(got)
+        for other in list(RT.devices.values()):
+            if other is not dev:
+                before = int(other.state.st[E.E_STEPS])
+                other._run()
+                moved |= int(other.state.st[E.E_STEPS]) != before
+        got = peer.pump()
+        if not got and not moved:
+            return False
+    return True
+
+
+NEW = (peer.pump, peer._progress)
+OLD = (old_pump, old_progress)
+
+
+def use(impl) -> None:
+    hooks = peer.STALL_HOOKS
+    i = next(k for k, h in enumerate(hooks) if h in (NEW[1], OLD[1]))
+    peer.pump, hooks[i] = impl
+    peer._progress = impl[1]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--pairs", type=int, default=7)
+    ap.add_argument("--layers", type=int, default=48)
+    a = ap.parse_args()
+    step = Step(layers=a.layers)
+    models = step.capture_all(True)
+    times = {"old": [], "new": []}
+    for name, impl in (("old", OLD), ("new", NEW)):
+        use(impl)
+        step.replay(models)
+        step.check_sum()
+    before = step.steps()
+    step.replay(models)
+    sqes = step.steps() - before
+    for _ in range(a.pairs):
+        for name, impl in (("old", OLD), ("new", NEW)):
+            use(impl)
+            t0 = time.perf_counter()
+            step.replay(models)
+            times[name].append(time.perf_counter() - t0)
+    step.check_sum()
+    ratios = [n / o for n, o in zip(times["new"], times["old"])]
+    print(f"{sqes:,} SQEs per replay over {step.ranks} devices, {a.pairs} pairs")
+    for name in ("old", "new"):
+        med = statistics.median(times[name])
+        print(f"  {name}: {med * 1e3:8.2f} ms per replay  {sqes / med / 1e6:6.2f} M SQE/s")
+    print(f"  new / old = {statistics.median(ratios):.3f} (median of the pairs' ratios)")
+    for name, impl in (("old", OLD), ("new", NEW)):
+        use(impl)
+        w = where_time_goes(lambda: step.replay(models))
+        print(f"  {name}: {w['total'] * 1e3:.2f} ms = engine {w['engine'] * 1e3:.2f} "
+              f"({w['runs']} runs) + pump {w['pump'] * 1e3:.2f} ({w['pumps']}) + host "
+              f"{w['host'] * 1e3:.2f} ({w['stalls']} stalls)")
+    use(NEW)
+
+
+if __name__ == "__main__":
+    main()
