@@ -121,6 +121,7 @@ class DeviceState:
         self._touched: set[int] = set()
         # SQs pushed to since a wait on every stream last saw them done (``unseen``)
         self._unseen: set[int] = set()
+        self._wake_hint: dict[int, int] = {}    # slot -> the SQ signal_many woke there last
         self.check_sched = os.environ.get(CHECK_SCHED) == "1"
         self.trace = np.zeros(0, E.TRACE_DTYPE)
         self._trace_capacity = trace_capacity
@@ -365,28 +366,46 @@ class DeviceState:
                 self.touch(q)
 
     def signal_many(self, slots, times, value: int = 1) -> None:
-        """``signal`` of each of ``slots`` (distinct ints) at the matching ``times``, with one
-        pass over the SQs in play for all of them (``runtime/peer.py`` ``pump`` delivers a
-        batch of records to one device at a time). Python ints over the tables' words: a few
-        slots and SQs each time, where numpy's per-call cost would dominate."""
+        """``signal`` of each of ``slots`` (distinct ints) at the matching ``times``, for all of
+        them at once (``runtime/peer.py`` ``pump`` delivers a batch of records to one device
+        at a time). Python ints over the tables' words: a few slots and SQs each time, where
+        numpy's per-call cost would dominate. A slot one SQ parked on (``Y_WAITERS`` 1) whose
+        SQ is the one woken there last time (``_wake_hint``, checked: parked on that slot)
+        wakes it without the pass over the SQs in play."""
         syncv = self._syncv
-        woken = set()
+        woken: dict = {}
         for s, t in zip(slots, times):
             i = s * _Y_COLS
             if value > syncv[i + _Y_VAL]:
                 syncv[i + _Y_VAL] = value
             syncv[i + _Y_TIME] = t
-            if syncv[i + _Y_WAITERS] > 0:
+            w = syncv[i + _Y_WAITERS]
+            if w > 0:
                 syncv[i + _Y_WAITERS] = 0
-                woken.add(s)
+                woken[s] = w
         if not woken:
             return
-        n = int(self.sched[0]) if len(self.sched) else 0
         sqv = _words(self.sqs)
+        hint = self._wake_hint
+        rest = set()
+        for s, w in woken.items():
+            q = hint.get(s, -1) if w == 1 else -1
+            if q >= 0:
+                i = q * _Q_COLS
+                if sqv[i + _Q_STATE] == _S_PARKED and sqv[i + _Q_WAIT] == s:
+                    sqv[i + _Q_STATE] = _S_ACTIVE
+                    self.touch(q)
+                    continue
+            rest.add(s)
+        if not rest:
+            return
+        n = int(self.sched[0]) if len(self.sched) else 0
         for q in set(self._livev[:n].tolist()) | self._touched:
             i = q * _Q_COLS
-            if sqv[i + _Q_STATE] == _S_PARKED and sqv[i + _Q_WAIT] in woken:
+            s = sqv[i + _Q_WAIT]
+            if sqv[i + _Q_STATE] == _S_PARKED and s in rest:
                 sqv[i + _Q_STATE] = _S_ACTIVE
+                hint[s] = q
                 self.touch(q)
 
     def take_records(self, slots) -> list:

@@ -29,7 +29,7 @@ is the per-device set :data:`ENABLED` (``runtime/api_peer.py``).
 """
 from __future__ import annotations
 
-import numpy as np
+import struct
 
 from ..device import engine as E
 from ..device import peer as P
@@ -191,6 +191,7 @@ def _closed(dev) -> None:
     """``CLOSE_HOOKS``: a closing device leaves the arena table and every bridge."""
     if 0 <= dev.id < P.MAX_DEVICES:
         P.ARENAS[dev.id * P.A_COLS:(dev.id + 1) * P.A_COLS] = 0
+    _REGISTERED.pop(dev.id, None)
     gone = [b for b in BRIDGES if b.src is dev or b.dst is dev]
     BRIDGES[:] = [b for b in BRIDGES if b.src is not dev and b.dst is not dev]
     _PLAN_OK[0] = False
@@ -209,12 +210,23 @@ SLOT_EXPLAINERS.append(_explain)
 CLOSE_HOOKS.append(_closed)
 
 
+_ARENAS_ADDR = P.ARENAS.ctypes.data
+_PACK: dict = {}
+"""Words of a peer task's arguments -> the ``struct`` packer of that many int64."""
+_REGISTERED: dict = {}
+"""Device id -> the arena array ``register`` last put in ``ARENAS`` for it."""
+
+
 def register(dev) -> None:
-    """Put device ``dev``'s arena in ``ARENAS`` (a peer task names it by id)."""
+    """Put device ``dev``'s arena in ``ARENAS`` (a peer task names it by id); nothing to do
+    when that arena is already there (a collective registers both sides of each copy)."""
     mem = dev.state.mem
     i = dev.id * P.A_COLS
+    if _REGISTERED.get(dev.id) is mem.arena and P.ARENAS[i + P.A_PTR] != 0:
+        return
     P.ARENAS[i + P.A_PTR] = mem.arena.ctypes.data
     P.ARENAS[i + P.A_SIZE] = mem.arena.nbytes
+    _REGISTERED[dev.id] = mem.arena
 
 
 def owner_of(addr: int, n: int):
@@ -240,7 +252,10 @@ def move(stream, dst: int, src: int, n: int, dur: int, host_ns: int, kid: int = 
     sd, soff = owner_of(src, n)
     register(dd)
     register(sd)
-    words = [dd.id, doff, sd.id, soff, n, *extra, P.ARENAS.ctypes.data]
-    addr = A.place(stream, np.array(words, np.int64).tobytes())
+    words = (dd.id, doff, sd.id, soff, n, *extra, _ARENAS_ADDR)
+    pack = _PACK.get(len(words))
+    if pack is None:
+        pack = _PACK[len(words)] = struct.Struct(f"<{len(words)}q").pack
+    addr = A.place(stream, pack(*words))
     return stream.submit(S.OP_KERNEL, host_ns, P.COPY_KID if kid < 0 else kid, addr,
                          8 * len(words), max(1, int(dur)), 0, 1)
