@@ -14,7 +14,9 @@ a wait that had parked).
 **When devices run.** A device runs ahead — up to what its host waits for, or until every SQ
 is idle or parked — exactly as it runs alone. When a host wait finds its device stalled
 (``runtime.device.STALL_HOOKS``), :func:`_progress` runs the other devices and pumps the
-bridges until the stalled device received something or nothing can move. Running one device
+bridges until the stalled device received something or nothing can move (a device whose run
+would do nothing is not run, and only devices that executed an SQE since the last pump have
+new records to move: row 420, ``docs/timing.md`` "Several devices"). Running one device
 ahead of another up to its next wait on another device gives the same simulated times as one
 global time order (a device's times depend only on its own SQEs and on when its cross-device
 waits are satisfied, which the record times carry); with core contention on, it is exact for
