@@ -6,7 +6,8 @@ alternated so the machine's drift hits both alike.
     python scripts/ab_peer.py [--pairs 7] [--layers 48]
 
 Prints the median CPU ms per replay of each (``time.process_time``: the machine is shared), the new/old ratio (median of the pairs' ratios), and
-one replay of each timed piece by piece (engine calls, pumps, the rest).
+one replay of each timed piece by piece (engine calls, pumps, the rest); then the capture of
+the step on every rank with the old ``peer.move`` (``old_move``) and the current one.
 """
 from __future__ import annotations
 
@@ -21,7 +22,12 @@ sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 
 from hccl_step import Step, where_time_goes  # noqa: E402
+import numpy as np  # noqa: E402
+
 from npusim.device import engine as E  # noqa: E402
+from npusim.device import peer as P  # noqa: E402
+from npusim.device import sqe as S  # noqa: E402
+from npusim.runtime import args as A  # noqa: E402
 from npusim.runtime import peer  # noqa: E402
 from npusim.runtime.runtime import RT  # noqa: E402
 
@@ -57,6 +63,37 @@ def old_progress(dev) -> bool:
     return True
 
 
+def old_register(dev) -> None:
+    mem = dev.state.mem
+    i = dev.id * P.A_COLS
+    P.ARENAS[i + P.A_PTR] = mem.arena.ctypes.data
+    P.ARENAS[i + P.A_SIZE] = mem.arena.nbytes
+
+
+def old_owner_of(addr: int, n: int):
+    for dev in RT.devices.values():
+        mem = dev.state.mem
+        if mem.is_device(addr) or mem.is_pinned_host(addr):
+            a = mem.allocation_of(addr)
+            if a is None or addr + n > a[0] + a[1]:
+                return None, -1
+            return dev, mem.to_off(addr)
+    return None, -1
+
+
+def old_move(stream, dst: int, src: int, n: int, dur: int, host_ns: int, kid: int = -1,
+             extra=()) -> int:
+    dd, doff = old_owner_of(dst, n)
+    sd, soff = old_owner_of(src, n)
+    old_register(dd)
+    old_register(sd)
+    words = [dd.id, doff, sd.id, soff, n, *extra, P.ARENAS.ctypes.data]
+    addr = A.place(stream, np.array(words, np.int64).tobytes())
+    return stream.submit(S.OP_KERNEL, host_ns, P.COPY_KID if kid < 0 else kid, addr,
+                         8 * len(words), max(1, int(dur)), 0, 1)
+
+
+NEW_MOVE = peer.move
 NEW = (peer.pump, peer._progress)
 OLD = (old_pump, old_progress)
 
@@ -103,6 +140,24 @@ def main() -> None:
               f"({w['runs']} runs) + pump {w['pump'] * 1e3:.2f} ({w['pumps']}) + host "
               f"{w['host'] * 1e3:.2f} ({w['stalls']} stalls)")
     use(NEW)
+    # capture: the step on every rank, the old and the current peer.move (HCCL's copies)
+    cap = {"old": [], "new": []}
+    tasks = 0
+    for _ in range(max(3, a.pairs // 2)):
+        for name, mv in (("old", old_move), ("new", NEW_MOVE)):
+            peer.move = mv
+            t0 = time.process_time()
+            ms = step.capture_all(True)
+            cap[name].append(time.process_time() - t0)
+            tasks = sum(step.tasks(m) for m in ms)
+            step.destroy(ms)
+    peer.move = NEW_MOVE
+    for name in ("old", "new"):
+        med = statistics.median(cap[name])
+        print(f"  capture {name} peer.move: {med * 1e3:8.2f} ms for {step.ranks} ranks  "
+              f"{med / tasks * 1e6:.2f} us per task captured")
+    print(f"  capture new / old = "
+          f"{statistics.median([n / o for n, o in zip(cap['new'], cap['old'])]):.3f}")
 
 
 if __name__ == "__main__":
