@@ -72,7 +72,7 @@ def bridge(src, dst, owner, label: str = "") -> Bridge:
     """A new notify from device ``src`` to device ``dst`` (host ``Device`` objects)."""
     b = Bridge(src, dst, owner, label)
     BRIDGES.append(b)
-    _PLAN_OK[0] = False
+    _replan()
     return b
 
 
@@ -81,7 +81,7 @@ def drop(bridges, models=()) -> None:
     them) can run, as an event's slot does."""
     gone = set(map(id, bridges))
     BRIDGES[:] = [b for b in BRIDGES if id(b) not in gone]
-    _PLAN_OK[0] = False
+    _replan()
     for b in bridges:
         b.open = False
         for dev, slot in ((b.src, b.src_slot), (b.dst, b.dst_slot)):
@@ -111,6 +111,12 @@ _PLAN: list = []
 """:class:`_Outboxes` per recording device, made from ``BRIDGES`` when ``_PLAN_OK[0]`` is
 False (a bridge made or dropped, a device closed)."""
 _PLAN_OK = [False]
+
+
+def _replan() -> None:
+    """The bridges changed: the next pump makes the plan again (none holds a device till then)."""
+    _PLAN.clear()
+    _PLAN_OK[0] = False
 
 
 def _plan() -> list:
@@ -197,7 +203,7 @@ def _closed(dev) -> None:
     _REGISTERED.pop(dev.id, None)
     gone = [b for b in BRIDGES if b.src is dev or b.dst is dev]
     BRIDGES[:] = [b for b in BRIDGES if b.src is not dev and b.dst is not dev]
-    _PLAN_OK[0] = False
+    _replan()
     for b in gone:                      # the other side's slot goes back to its device
         b.open = False
         other, slot = (b.dst, b.dst_slot) if b.src is dev else (b.src, b.src_slot)
