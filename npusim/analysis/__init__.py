@@ -228,6 +228,7 @@ def races(graph, stream=None, replays: int = 1) -> "RaceReport":
             acl.rt.destroy_stream(made)
 
 
-__all__ = ["record", "races", "races_in_eager", "races_across", "bridges_seen", "set_recording", "stop", "last_errors",
+__all__ = ["record", "races", "races_in_eager", "races_across", "bridges_seen",
+           "set_recording", "stop", "last_errors",
            "clear_errors", "hint", "HINTS", "LintError", "Race", "RaceReport", "TaskRef",
            "Site", "site", "analyze"]

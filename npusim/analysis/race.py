@@ -15,8 +15,11 @@ linear extension of happens-before, so one pass with **vector clocks** computes 
   host joins what each synchronize/query it made saw complete);
 * memory is cut into the intervals between access boundaries; per interval and lane the pass
   keeps the last reader and the last writer. An access checks the other lanes' last writer (and,
-  if it writes, their last reader): one not ordered before it is a race. A freed range starts
-  fresh (a new allocation at the same address is another buffer).
+  if it writes, their last reader): one not ordered before it is a race. An *atomic reduce*
+  (``ACC_REDUCE``: an HCCL inline-reduce step, which the SDMA engine applies atomically, so
+  several peers reduce into one buffer at once) conflicts with plain reads and writes, never
+  with another reduce. A freed range starts fresh (a new allocation at the same address is
+  another buffer).
 
 **Task updates.** A captured task's parameters (the SQE: kernel, args address and size, blocks)
 are an access target too: an ``SQE_UPDATE`` (a task update on an update stream, or the rebinding of
@@ -42,6 +45,7 @@ from ..device import engine as E
 from ..device import sqe as S
 from ..device.memview import ACC_R, ACC_W
 from ..device.kernels import TABLE
+from ..device.peer import ACC_REDUCE
 from ..device.recording import OBS_ALL, OBS_PEER, OBS_SLOT, OBS_SQ
 from ..runtime.recording import REC
 from ..runtime.runtime import RT
@@ -106,6 +110,7 @@ def _pass(T, AT, AIL, AIH, AK, vidx, lane, W, nslots, nvals, act_ptr, act_sq,
     hdone = 0
     lastW = np.full((max(K, 1), W), -1, np.int32)
     lastR = np.full((max(K, 1), W), -1, np.int32)
+    lastA = np.full((max(K, 1), W), -1, np.int32)      # atomic reduces (ACC_REDUCE)
     out = np.zeros((out_cap, 4), np.int64)      # earlier row, later row, interval, kind
     nout = 0
     lost = 0
@@ -128,6 +133,7 @@ def _pass(T, AT, AIL, AIH, AK, vidx, lane, W, nslots, nvals, act_ptr, act_sq,
                 for c in range(W):
                     lastW[k, c] = -1
                     lastR[k, c] = -1
+                    lastA[k, c] = -1
             fi += 1
         q = T[r, 0]
         op = T[r, 2]
@@ -181,6 +187,7 @@ def _pass(T, AT, AIL, AIH, AK, vidx, lane, W, nslots, nvals, act_ptr, act_sq,
             kind = AK[ai]
             wr = (kind & ACC_W) != 0
             rd = (kind & ACC_R) != 0
+            red = (kind & ACC_REDUCE) != 0
             for k in range(AIL[ai], AIH[ai]):
                 for c in range(W):
                     if c == ln:
@@ -189,11 +196,11 @@ def _pass(T, AT, AIL, AIH, AK, vidx, lane, W, nslots, nvals, act_ptr, act_sq,
                     if x >= 0 and cur[c] < epoch[x]:
                         if nout < out_cap:
                             out[nout, 0], out[nout, 1], out[nout, 2] = x, r, k
-                            out[nout, 3] = 0 if wr else 1
+                            out[nout, 3] = 0 if (wr or red) else 1
                             nout += 1
                         else:
                             lost += 1
-                    if wr:
+                    if wr or red:
                         x = lastR[k, c]
                         if x >= 0 and cur[c] < epoch[x]:
                             if nout < out_cap:
@@ -202,10 +209,21 @@ def _pass(T, AT, AIL, AIH, AK, vidx, lane, W, nslots, nvals, act_ptr, act_sq,
                                 nout += 1
                             else:
                                 lost += 1
+                    if not red:             # atomic reduces do not race with each other
+                        x = lastA[k, c]
+                        if x >= 0 and cur[c] < epoch[x]:
+                            if nout < out_cap:
+                                out[nout, 0], out[nout, 1], out[nout, 2] = x, r, k
+                                out[nout, 3] = 0 if wr else 1
+                                nout += 1
+                            else:
+                                lost += 1
                 if wr:
                     lastW[k, ln] = r
                 if rd:
                     lastR[k, ln] = r
+                if red:
+                    lastA[k, ln] = r
             ai += 1
     return out[:nout], lost
 

@@ -15,11 +15,11 @@ its row when the device closes. The table's own address is the last argument of 
 task, so the body finds it without a global.
 
 **Recording.** While accesses are recorded (``ctx[C_REC]`` set, ``npusim.device.recording``) a
-peer body logs, on the executing device's log, a read of the source range and a write (a
-read+write for an inline reduce) of the destination range at their *device addresses*
-(:func:`record`): another device's address is just a number to the log, and the cross-device
-race detector (``npusim.analysis.race.analyze_devices``) merges the logs. Off, it costs one
-word test.
+peer body logs, on the executing device's log, a read of the source range and a write (an
+atomic reduce, :data:`ACC_REDUCE`, for an inline reduce) of the destination range at their
+*device addresses* (:func:`record`): another device's address is just a number to the log,
+and the cross-device race detector (``npusim.analysis.race.analyze_devices``) merges the logs.
+Off, it costs one word test.
 """
 from __future__ import annotations
 
@@ -36,6 +36,12 @@ MAX_DEVICES = 64
 A_PTR, A_SIZE, A_COLS = 0, 1, 2
 ARENAS = np.zeros(MAX_DEVICES * A_COLS, np.int64)
 """Per device id: (address of its arena's first byte, the arena's size); 0 when unregistered."""
+
+ACC_REDUCE = np.int64(4)
+"""Access kind of an inline reduce into its destination (beside ``memview.ACC_R``/``ACC_W``):
+the SDMA engine reduces atomically, so two reduces into one range are not a race with each other
+(``../shared/spec/hccl.md`` §4, the mesh Reduce_Inline of several peers into one buffer);
+either is with a plain read or write."""
 
 COPY_BODY = "__npusim_peer_copy"
 COPY_ARGS = 6       # dst device, dst offset, src device, src offset, bytes, ARENAS' address
@@ -67,7 +73,8 @@ def address(ctx, dev, off):
 @njit(cache=True)
 def record(ctx, dst_dev, dst_off, src_dev, src_off, n, wkind):
     """While accesses are recorded: log the current task's read of ``n`` source bytes and its
-    ``wkind`` access (``ACC_W``, or ``ACC_RW`` for an inline reduce) of the destination."""
+    ``wkind`` access (``ACC_W``, or :data:`ACC_REDUCE` for an inline reduce) of the
+    destination."""
     if ctx[C_REC] != 0 and n > 0:
         rec_access(ctx, address(ctx, src_dev, src_off), n, ACC_R)
         rec_access(ctx, address(ctx, dst_dev, dst_off), n, wkind)
