@@ -615,6 +615,8 @@ def _merge(parts, needs, H, req):
     P = len(parts)
     ptr = [0] * P
     n = [p.T.shape[0] for p in parts]
+    H = [h.tolist() for h in H]             # plain lists: this loop runs once per row
+    req = req.tolist()
     order = []
     left = sum(n)
     while left:
@@ -624,9 +626,11 @@ def _merge(parts, needs, H, req):
             nd = needs[i]
             while ptr[i] < n[i]:
                 r = ptr[i]
-                h = int(Hi[r])
-                if h > 0 and any(ptr[j] < req[h, j] for j in range(P)):
-                    break
+                h = Hi[r]
+                if h > 0:
+                    need = req[h]
+                    if any(ptr[j] < need[j] for j in range(P)):
+                        break
                 w = nd.get(r)
                 if w is not None and ptr[w[0]] <= w[1]:
                     break
