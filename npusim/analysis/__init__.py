@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from ..errors import check
 from ..runtime import peer as _peer
 from ..runtime.api_mdl import model_of
-from ..runtime.device import STALL_HOOKS, DeadlockError
+from ..runtime.device import CLOSE_HOOKS, STALL_HOOKS, DeadlockError
 from ..runtime.recording import REC, Site, site
 from ..runtime.runtime import RT
 from .lint import HINTS, LintError, clear as clear_errors, hint, last_errors
@@ -55,7 +55,15 @@ def _see_bridges(dev) -> bool:
     return False
 
 
+def _forget_bridges(dev) -> None:
+    """``CLOSE_HOOKS``: a closing device's bridges order nothing any more (its log is gone)."""
+    for k, b in list(_bridges.items()):
+        if b.src is dev or b.dst is dev:
+            del _bridges[k]
+
+
 STALL_HOOKS.insert(0, _see_bridges)
+CLOSE_HOOKS.append(_forget_bridges)
 
 
 def bridges_seen() -> list:

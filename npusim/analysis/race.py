@@ -258,7 +258,8 @@ class TaskRef:
 @dataclass
 class Race:
     """Two tasks on different streams, overlapping bytes, at least one write, no ordering."""
-    first: TaskRef               # the one that ran first in this execution
+    first: TaskRef               # the one that ran first in this execution (across devices:
+                                 # first in the merged order, ``analyze_devices``)
     second: TaskRef
     kind: str                    # "write/write", "write/read" or "read/write"
     buffer: tuple[int, int] | None   # (start address, size) of the allocation
