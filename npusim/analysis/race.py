@@ -291,6 +291,7 @@ class RaceReport:
     lanes: int = 0
     dropped: int = 0             # log rows lost (the log overflowed)
     truncated: int = 0           # conflicts beyond the output capacity
+    unpaired: int = 0            # across devices: notify records / waits with no partner
     seconds: float = 0.0
 
     def __len__(self) -> int:
@@ -313,6 +314,10 @@ class RaceReport:
             notes.append(f"{self.dropped} log rows were dropped: the result is incomplete")
         if self.truncated:
             notes.append(f"{self.truncated} further conflicts not listed")
+        if self.unpaired:
+            notes.append(f"{self.unpaired} notify records / waits between devices have no "
+                         "partner in the logs (records that coalesced, or a wait that never "
+                         "ran): the k-th wait was paired with the k-th record")
         lines = [head] + [f"  note: {n}" for n in notes]
         lines += [f"[{i}] {r}" for i, r in enumerate(self.races)]
         return "\n".join(lines)
@@ -584,11 +589,13 @@ def _host_entries(parts):
 def _pair_bridges(parts, bridges, slot_base):
     """Give each (k-th record of a bridge's outbox, k-th wait on its inbox) pair a slot of its
     own (from ``slot_base``): the wait then joins the clock of exactly the record it consumed.
-    Returns (new slot id per (part, row) as dicts, wait row -> (part, record row), next slot)."""
+    Returns (new slot id per (part, row) as dicts, wait row -> (part, record row), next slot,
+    how many records / waits had no partner)."""
     index = {id(p.dev): i for i, p in enumerate(parts)}
     remap: list[dict] = [dict() for _ in parts]
     needs: list[dict] = [dict() for _ in parts]
     nxt = slot_base
+    unpaired = 0
     for b in bridges:
         si, di = index.get(id(b.src)), index.get(id(b.dst))
         if si is None or di is None:
@@ -596,6 +603,7 @@ def _pair_bridges(parts, bridges, slot_base):
         Ts, Td = parts[si].T, parts[di].T
         recs = np.nonzero(np.isin(Ts[:, 2], _REC_OPS) & (Ts[:, 3] == b.src_slot))[0]
         waits = np.nonzero(np.isin(Td[:, 2], _WAIT_OPS) & (Td[:, 3] == b.dst_slot))[0]
+        unpaired += abs(len(recs) - len(waits))
         for k in range(max(len(recs), len(waits))):
             if k < len(recs):
                 remap[si][int(recs[k])] = nxt
@@ -604,7 +612,7 @@ def _pair_bridges(parts, bridges, slot_base):
                 if k < len(recs):
                     needs[di][int(waits[k])] = (si, int(recs[k]))
             nxt += 1
-    return remap, needs, nxt
+    return remap, needs, nxt, unpaired
 
 
 def _merge(parts, needs, H, req):
@@ -660,7 +668,7 @@ def analyze_devices(pairs, bridges=(), out_cap: int = 1 << 20) -> RaceReport:
         sq0 += p.nsq
         slot0 += p.nslots
     nsq = sq0
-    remap, needs, nslots = _pair_bridges(parts, bridges, slot0)
+    remap, needs, nslots, unpaired = _pair_bridges(parts, bridges, slot0)
     # host order: entry seqs -> the host index of each row's submission
     gseq, gpart, gtgt = _host_entries(parts)
     H = []
@@ -748,7 +756,9 @@ def analyze_devices(pairs, bridges=(), out_cap: int = 1 << 20) -> RaceReport:
     out, lost = _pass(T, A[:, 0].copy(), AIL, AIH, A[:, 3].copy(), vidx,
                       lane.astype(np.int64), W, nslots, nvals, act_ptr, act_sq, obs_row,
                       obs_kind, obs_tgt, tgt_order, free_row, free_lo, free_hi, K, out_cap)
-    return _report_devices(parts, T, opart, orow, out, lost, bounds, A, W, t_start)
+    rep = _report_devices(parts, T, opart, orow, out, lost, bounds, A, W, t_start)
+    rep.unpaired = unpaired
+    return rep
 
 
 def _report_devices(parts, T, opart, orow, out, lost, bounds, A, W, t_start) -> RaceReport:

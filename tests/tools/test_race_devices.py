@@ -76,8 +76,20 @@ def test_a_notify_between_the_devices_orders_them(pair):
         _peer_copy(s0, y, x)
         s0.synchronize()
         s1.synchronize()
-    assert len(races_across([d0, d1])) == 0
+    rep = races_across([d0, d1])
+    assert len(rep) == 0 and rep.unpaired == 0
     assert (y.read(np.uint8)[:32] == x.read(np.uint8)[:32]).all()
+
+
+def test_a_record_with_no_wait_is_noted(pair):
+    d0, d1, s0, s1, x, y = pair
+    b = peer.bridge(RT.devices[1], RT.devices[0], None, "t")
+    with record():
+        RT.handles.stream(s1.handle).submit(S.OP_NOTIFY_RECORD, 0, a0=b.src_slot)
+        s1.synchronize()
+    rep = races_across([d0, d1])
+    assert len(rep) == 0 and rep.unpaired == 1
+    assert "no partner" in str(rep)
 
 
 def test_a_notify_before_the_write_does_not_order_it(pair):
@@ -154,6 +166,7 @@ def test_an_all_reduce_has_no_race(p):
     rep = races_across(devs)
     assert len(rep) == 0, rep
     assert rep.tasks > 0 and rep.accesses >= 3 * p
+    assert rep.unpaired == 0            # every wait between devices found its record
     exp = np.arange(n, dtype=np.float32) * sum(range(1, p + 1))
     for r in range(p):
         assert (ys[r].read(np.float32) == exp).all()
@@ -167,7 +180,8 @@ def test_two_all_reduces_in_a_row_have_no_race():
                 c.all_reduce(xs[r], out=ys[r], stream=ss[r])
         for s in ss:
             s.synchronize()
-    assert len(races_across(devs)) == 0
+    rep = races_across(devs)
+    assert len(rep) == 0 and rep.unpaired == 0, rep
 
 
 def test_overwriting_a_send_buffer_during_an_all_reduce_races():
