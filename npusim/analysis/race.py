@@ -291,8 +291,8 @@ class RaceReport:
     lanes: int = 0
     dropped: int = 0             # log rows lost (the log overflowed)
     truncated: int = 0           # conflicts beyond the output capacity
-    unpaired: int = 0            # across devices: notify records / waits with no partner
     seconds: float = 0.0
+    unpaired: int = 0            # across devices: notify records / waits with no partner
 
     def __len__(self) -> int:
         return len(self.races)

@@ -270,5 +270,6 @@ def test_one_device_analysis_of_a_multi_device_program_still_works(pair):
         s0.synchronize()
         s1.synchronize()
         s2.synchronize()
-    assert len(races_in_eager(d1)) == 1
+    rep = races_in_eager(d1)
+    assert len(rep) == 1 and rep.unpaired == 0 and "no partner" not in str(rep)
     assert len(races_in_eager(d0)) == 0
