@@ -29,6 +29,16 @@ it each time a replay runs it. They are 64-byte pseudo-addresses from :data:`TAS
 host synchronization orders against a replay is reported like any other race, with the task group
 (handle, task index) it belongs to and the line that launched the replay.
 
+**Several devices** (:func:`analyze_devices`, ``npusim.analysis.races_across``). The devices'
+logs become one: SQ and slot ids are offset per device; the k-th record of a notify between
+devices (a ``runtime.peer.Bridge``: its outbox on the source) and the k-th wait on its inbox
+share a slot of their own, so the wait joins exactly that record's clock; each row's host epoch
+is mapped to the host's one order of observations (``AccessLog.seqs``). A task row has no time,
+so the rows are merged in an order built from the edges themselves — each device in its order, a
+bridge wait after its record, a submission after what the host had observed — a linear
+extension of happens-before, and the same pass runs over it. Peer copies and HCCL moves log
+both devices' addresses (``device/peer.py``), an HCCL inline reduce as an atomic access.
+
 For each access and each other lane the latest conflicting access is reported; pairs are merged
 per (task, task). Everything per row runs in one numba pass: 100,000 tasks in well under a
 second after compilation.
@@ -43,7 +53,7 @@ from numba import njit
 
 from ..device import engine as E
 from ..device import sqe as S
-from ..device.memview import ACC_R, ACC_W
+from ..device.memview import ACC_R, ACC_W, TASK_COLS
 from ..device.kernels import TABLE
 from ..device.peer import ACC_REDUCE
 from ..device.recording import OBS_ALL, OBS_PEER, OBS_SLOT, OBS_SQ
@@ -691,7 +701,7 @@ def analyze_devices(pairs, bridges=(), out_cap: int = 1 << 20) -> RaceReport:
     for i, p in enumerate(parts):
         p.gpos[orow[opart == i]] = np.nonzero(opart == i)[0]
     # the merged rows
-    T = np.zeros((n, p.T.shape[1] if parts else 8), np.int64)
+    T = np.zeros((n, TASK_COLS), np.int64)
     acts_ptr = np.zeros(n + 1, np.int64)
     acts = []
     A_all, fr = [], []
@@ -700,8 +710,10 @@ def analyze_devices(pairs, bridges=(), out_cap: int = 1 << 20) -> RaceReport:
             continue
         t = p.T.copy()
         t[:, 0] += p.sq0
-        sl = np.isin(t[:, 2], _SLOT_OPS) & (t[:, 3] >= 0) & (t[:, 3] < p.nslots)
-        t[sl, 3] += p.slot0
+        sl = np.isin(t[:, 2], _SLOT_OPS)
+        ok = (t[:, 3] >= 0) & (t[:, 3] < p.nslots)
+        t[sl & ok, 3] += p.slot0
+        t[sl & ~ok, 3] = -1                 # no slot: orders nothing (as on one device)
         for r, s in remap[i].items():
             t[r, 3] = s
         t[t[:, 2] == S.OP_STREAM_ACTIVE, 3] += p.sq0
