@@ -1,4 +1,4 @@
-"""The race detector across devices (issue 38 item 6, docs/fidelity.md rows 430-432): peer copies
+"""The race detector across devices (issue 38 item 6, docs/fidelity.md rows 430-433): peer copies
 and HCCL moves record their accesses; ``races_across`` merges the devices' logs so a notify
 between devices (a ``runtime.peer`` bridge) and a host synchronization of another device order
 what follows them; HCCL's inline reduces are atomic (concurrent reduces into one buffer are not
@@ -17,8 +17,6 @@ from npusim.analysis import races_across, races_in_eager, record
 from npusim.device import sqe as S
 from npusim.runtime import peer
 from npusim.runtime.runtime import RT
-
-HERE = pathlib.Path(__file__).name
 
 
 def line_of(marker: str) -> int:
