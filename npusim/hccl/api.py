@@ -42,7 +42,10 @@ def _api(outputs: int):
                     r = fn(*args, **kw)
                     if RT.stalled:
                         RT.progress.notify_all()
-                    return r
+                code = r[-1] if isinstance(r, tuple) else r
+                if code:
+                    _recent(fn.__name__, code)
+                return r
             except Exception as e:  # noqa: BLE001 -- the facade never raises
                 ESCAPES.append((fn.__name__, e))
                 print(f"npusim.hccl.{fn.__name__}: internal error {e!r}", file=sys.stderr)
@@ -51,6 +54,15 @@ def _api(outputs: int):
         call.__wrapped_outputs__ = outputs
         return call
     return deco
+
+
+def _recent(name: str, code: int) -> None:
+    """A failed call's text for ``acl.get_recent_err_msg()`` (the facade's promise above: the
+    reason was set by ``RT.tls.explain`` but never reached the recent error message)."""
+    detail = RT.tls.take_detail()
+    text = f"npusim.hccl.{name} returned {code} {T.RESULT_NAMES.get(code, '')}: " \
+           f"{T.get_error_string(code)}"
+    RT.tls.recent_error = f"{text} — {detail}" if detail else text
 
 
 def _fail(code: int, why: str) -> int:
