@@ -49,6 +49,8 @@ def _api(outputs: int):
             except Exception as e:  # noqa: BLE001 -- the facade never raises
                 ESCAPES.append((fn.__name__, e))
                 print(f"npusim.hccl.{fn.__name__}: internal error {e!r}", file=sys.stderr)
+                RT.tls.error_detail = f"internal error {e!r}"
+                _recent(fn.__name__, T.HCCL_E_INTERNAL)
                 return (None,) * outputs + (T.HCCL_E_INTERNAL,) if outputs else \
                     T.HCCL_E_INTERNAL
         call.__wrapped_outputs__ = outputs
@@ -72,6 +74,15 @@ def _fail(code: int, why: str) -> int:
 
 def _int(x) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
+
+
+MAX_RANKS = 1 << 16
+"""npusim's bound on nRanks (uint32 in C): a larger count can never complete in one process,
+and ``[None] * nRanks`` of 2**70 raised OverflowError inside the facade."""
+
+
+def _ranks_ok(n_ranks, rank) -> bool:
+    return _int(n_ranks) and 0 < n_ranks <= MAX_RANKS and _int(rank) and 0 <= rank < n_ranks
 
 
 def _null(x) -> bool:
@@ -129,7 +140,7 @@ def comm_init_root_info(n_ranks, root_info, rank):
     """HcclCommInitRootInfo: (comm, code); waits until all ``n_ranks`` ranks joined."""
     if root_info is None:
         return None, _fail(T.HCCL_E_PTR, "rootInfo is NULL")
-    if not _int(n_ranks) or n_ranks <= 0 or not _int(rank) or not 0 <= rank < n_ranks:
+    if not _ranks_ok(n_ranks, rank):
         return None, _fail(T.HCCL_E_PARA, f"rank {rank!r} / nRanks {n_ranks!r}: need 0 <= "
                                           f"rank < nRanks")
     key = _root_key(root_info)
@@ -153,7 +164,7 @@ def comm_init_root_info_config(n_ranks, root_info, rank, config):
         return None, _fail(T.HCCL_E_PTR, "rootInfo or config is NULL")
     if not isinstance(config, dict):
         return None, _fail(T.HCCL_E_PARA, "config is not a dict from comm_config_init")
-    if not _int(n_ranks) or n_ranks <= 0 or not _int(rank) or not 0 <= rank < n_ranks:
+    if not _ranks_ok(n_ranks, rank):
         return None, _fail(T.HCCL_E_PARA, f"rank {rank!r} / nRanks {n_ranks!r}")
     bs = config.get("hcclBufferSize", T.HCCL_COMM_BUFFSIZE_CONFIG_NOT_SET)
     if not _int(bs) or bs <= 0 or bs > T.HCCL_COMM_BUFFSIZE_CONFIG_NOT_SET:
@@ -295,7 +306,7 @@ def _check_dtype(dtype, reduce: bool, op=None) -> int:
     if not _int(dtype) or not T.dtype_supported(dtype, reduce):
         return _fail(T.HCCL_E_NOT_SUPPORT, f"dataType {dtype!r} is not supported"
                      + (" by a reduction" if reduce else ""))
-    if op is not None:
+    if reduce:                      # op None is no HcclReduceOp (it reached _issue as None)
         if not _int(op) or op not in T.REDUCE_OPS:
             return _fail(T.HCCL_E_PARA, f"op {op!r} is not an HcclReduceOp")
         if not T.reduce_op_supported(dtype, op):
@@ -381,6 +392,14 @@ def _prologue(comm, stream, ptrs):
         return None, None, code
     s, code = _stream_of(m, stream)
     return m, s, code
+
+
+def _addresses(ptrs) -> int:
+    """Buffers that may be NULL (zero counts) but must otherwise be addresses."""
+    for name, p in ptrs:
+        if not _null(p) and not _int(p):
+            return _fail(T.HCCL_E_PARA, f"{name} {p!r} is not an address")
+    return T.HCCL_SUCCESS
 
 
 def _count_ok(count, name="count") -> int:
@@ -538,7 +557,8 @@ def alltoallv(send_buf, send_counts, sdispls, send_type, recv_buf, recv_counts, 
     m, s, code = _prologue(comm, stream, ())
     if code:
         return code
-    code = _check_dtype(send_type, False) or _check_dtype(recv_type, False)
+    code = _check_dtype(send_type, False) or _check_dtype(recv_type, False) or \
+        _addresses((("sendBuf", send_buf), ("recvBuf", recv_buf)))
     if code:
         return code
     p = m.comm.n_ranks
@@ -617,6 +637,9 @@ def alltoallvc(send_buf, send_count_matrix, send_type, recv_buf, recv_type, comm
     if send_count_matrix is None:
         return _fail(T.HCCL_E_PTR, "sendCountMatrix is NULL")
     code = _check_dtype(send_type, False) or _check_dtype(recv_type, False)
+    if code:
+        return code
+    code = _addresses((("sendBuf", send_buf), ("recvBuf", recv_buf)))
     if code:
         return code
     if send_type != recv_type:
