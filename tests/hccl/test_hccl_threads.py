@@ -112,3 +112,26 @@ def test_leak_loop(acl):
         {k: v for k, v in c.items() if censuses[0].get(k) != v} for c in censuses]
     assert "h:hccl_comm" not in censuses[-1]
     assert rss[-1] - rss[1] < 64 * 1024, rss        # KiB: far below 10 x 200 MB buffers
+
+
+def test_late_threads_still_join(acl, tmp_path):
+    """Rank threads that reach aclrtSetDevice late (after rank 0 already waits in
+    HcclCommInitClusterInfo) still join: rank 0 must not give up while they can come
+    (comm.JOIN_GRACE_S; it returned HCCL_E_TIMEOUT about one run in two)."""
+    import time
+    from helpers.hccl_world import rank_table
+    t = rank_table(tmp_path / "rt.json", 2, 2)
+    out = [None] * 4
+
+    def run(r):
+        time.sleep(0.1 * r)
+        acl.rt.set_device(r)
+        out[r] = hccl.comm_init_cluster_info(t, r)
+    ts = [threading.Thread(target=run, args=(r,)) for r in range(4)]
+    for th in ts:
+        th.start()
+    for th in ts:
+        th.join(60)
+    assert [c for _, c in out] == [0] * 4, out
+    for h, _ in out:
+        assert hccl.comm_destroy(h) == 0

@@ -70,9 +70,9 @@ class World:
             assert all(c == 0 for _, c in res), res
             self.comms = [h for h, _ in res]
         else:
-            res = _threads(p, lambda r: hccl.comm_init_cluster_info(table, r))
-            assert all(c == 0 for _, c in res), res
-            self.comms = [h for h, _ in res]
+            res = _threads(p, lambda r: hccl.comm_init_cluster_info(table, r) + (acl.get_recent_err_msg(),))
+            assert all(c == 0 for _, c, _ in res), res
+            self.comms = [h for h, _, _ in res]
         self.devs = [ns.Device(id=r) for r in range(p)]
         self.streams = []
         for r in range(p):
