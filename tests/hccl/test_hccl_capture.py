@@ -255,3 +255,73 @@ def test_comm_destroyed_under_a_graph(acl):
     text = " ".join(m or "" for m in msgs)
     assert "destroy" in text, msgs
     assert name in text, msgs
+
+
+def test_send_without_recv_is_diagnosed(acl):
+    w = World(2)
+    x = w.buffers(64)
+    acl.rt.set_device(0)
+    assert hccl.send(int(x[0]), 4, F32, 1, w.comms[0], w.streams[0]) == 0
+    codes, msgs = _sync_all(w)
+    assert codes[0] == TIMEOUT, codes
+    assert "send" in msgs[0] and "rank 1" in msgs[0], msgs[0]
+
+
+def test_destroyed_on_one_rank_while_the_other_issues(acl):
+    """Rank 1 destroys its comm; rank 0 then issues an AllReduce: rank 1's call fails with a
+    code, and rank 0's synchronize is diagnosed instead of hanging."""
+    w = World(2)
+    x, y = w.buffers(64), w.buffers(64)
+    assert hccl.comm_destroy(w.comms[1]) == 0
+    assert all_reduce(w, 1, x, y, 4) == T.HCCL_E_PARA
+    assert all_reduce(w, 0, x, y, 4) == 0
+    codes, msgs = _sync_all(w)
+    assert codes[0] == TIMEOUT, codes
+    assert "rank 1" in msgs[0], msgs[0]
+
+
+@pytest.mark.parametrize("p", [2, 3, 8])
+def test_batch_ring_captured_and_replayed(acl, p):
+    w = World(p)
+    n = 16
+    x, y = w.buffers(4 * n), w.buffers(4 * n)
+    models = []
+    for r in range(p):
+        begin(w, r)
+        items = [{"sendRecvType": T.HCCL_SEND, "buf": int(x[r]), "count": n, "dataType": F32,
+                  "remoteRank": (r + 1) % p},
+                 {"sendRecvType": T.HCCL_RECV, "buf": int(y[r]), "count": n, "dataType": F32,
+                  "remoteRank": (r - 1) % p}]
+        assert hccl.batch_send_recv(items, 2, w.comms[r], w.streams[r]) == 0
+        models.append(end(w, r))
+    for it in range(3):
+        for r in range(p):
+            x[r].write(np.full(n, 10 * it + r, np.float32))
+        replay(w, models)
+        assert w.sync() == [0] * p, acl.get_recent_err_msg()
+        for r in range(p):
+            assert (y[r].read(np.float32) == 10 * it + (r - 1) % p).all(), (it, r)
+
+
+def test_hostile_values_while_capturing(acl):
+    """A failed collective on a capturing stream leaves the capture usable: the good
+    collective after it replays exactly."""
+    from npusim.hccl import api as A
+    A.ESCAPES.clear()
+    w = World(2)
+    x, y = w.buffers(64), w.buffers(64)
+    models = []
+    for r in range(2):
+        begin(w, r)
+        for bad in (None, 1.5, "x", -1, 2 ** 70):
+            assert hccl.all_reduce(int(x[r]), int(y[r]), bad, F32, SUM, w.comms[r],
+                                   w.streams[r]) != 0
+            assert hccl.broadcast(int(x[r]), 4, F32, bad, w.comms[r], w.streams[r]) != 0
+        assert all_reduce(w, r, x, y, 4) == 0
+        models.append(end(w, r))
+    for r in range(2):
+        x[r].write(np.full(16, r + 1, np.float32))
+    replay(w, models)
+    assert w.sync() == [0, 0], acl.get_recent_err_msg()
+    assert (y[0].read(np.float32)[:4] == 3).all()
+    assert A.ESCAPES == []
