@@ -132,6 +132,11 @@ def _join(key, n_ranks, rank, rank_server=None, config=None, what="HcclCommInitR
                            f"{what}: ranks {missing} of {n_ranks} never joined and no other "
                            f"thread can still join them: call it on every rank (one thread "
                            f"per rank), or use comm_init_all from one thread")
+    if m.comm.destroyed and not m.scratch:
+        RT.handles.remove(m.handle)
+        return None, _fail(T.HCCL_E_MEMORY, f"{what}: the CCL buffer of {m.comm.buffsize} bytes "
+                                            f"does not fit on every rank's device: lower "
+                                            f"hcclBufferSize")
     return m.handle, T.HCCL_SUCCESS
 
 

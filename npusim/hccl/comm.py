@@ -28,6 +28,7 @@ import json
 import threading
 import time
 
+from ..device.memory import OutOfMemory
 from ..runtime.api_mdl import LAUNCH_HOOKS
 from ..runtime.device import CLOSE_HOOKS
 from ..runtime.peer import bridge as make_bridge
@@ -245,7 +246,11 @@ def join(key, n_ranks: int, rank: int, ctx, rank_server=None, config=None):
     m = c.members[rank] = Member(c, rank, ctx)
     if c.complete():
         del PENDING[key]
-        c.allocate()
+        try:
+            c.allocate()
+        except OutOfMemory:     # hcclBufferSize larger than a device: init fails (HCCL_E_MEMORY)
+            c.release()         # was an exception out of the facade, the comm left half made
+            c.destroyed = True
     JOINED.notify_all()
     return m
 

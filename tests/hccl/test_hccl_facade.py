@@ -270,3 +270,28 @@ def test_hypothesis_over_collectives(w, bufs, data):
     r = fn(*args)
     assert _shape_ok(r, fn.__wrapped_outputs__), (name, args, r)
     assert A.ESCAPES == [], A.ESCAPES
+
+
+def test_buffer_larger_than_the_device_is_e_memory(acl):
+    """hcclBufferSize of 1 TB: every rank's init fails with HCCL_E_MEMORY (it was an
+    OutOfMemory escaping as HCCL_E_INTERNAL, the communicator left half made); nothing leaks."""
+    import threading
+    import npusim
+    from npusim.hccl import comm as C
+    acl.rt.set_device(0)
+    info, _ = hccl.get_root_info()
+    cfg, _ = hccl.comm_config_init()
+    cfg["hcclBufferSize"] = 1 << 20                 # MB
+    out = [None, None]
+
+    def run(r):
+        acl.rt.set_device(r)
+        out[r] = hccl.comm_init_root_info_config(2, info, r, cfg)
+    ts = [threading.Thread(target=run, args=(r,)) for r in range(2)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join(60)
+    assert out == [(None, T.HCCL_E_MEMORY)] * 2, out
+    assert C.COMMS == {} and "hccl_comm" not in npusim.census().handles
+    assert A.ESCAPES == []
