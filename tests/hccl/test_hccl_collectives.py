@@ -314,3 +314,36 @@ def test_pythonic_unknown_op_is_hccl_error(npusim):
     x = devs[0].malloc(16)
     with pytest.raises(ns.HcclError):
         comms[0].all_reduce(x, out=x, op="nope", stream=devs[0].stream())
+
+
+@pytest.mark.parametrize("p,servers", [(3, 1), (8, 1), (8, 2)])
+def test_in_place(acl, tmp_path, p, servers):
+    """send == recv (AllReduce, Reduce), AllGather's send inside recv at r*n, ReduceScatter's
+    recv inside send at r*n, as PyTorch's collectives pass them."""
+    w = World(p) if servers == 1 else World(p, how="table", table=rank_table(
+        tmp_path / "rt.json", servers, p // servers))
+    n, F = 10, T.HCCL_DATA_TYPE_FP32
+    xs = [w.malloc(r, 4 * n * p) for r in range(p)]
+    base = [np.arange(n * p, dtype=np.float32) + r for r in range(p)]
+
+    def each(fn):
+        for r in range(p):
+            acl.rt.set_device(r)
+            assert fn(r, int(xs[r]), w.comms[r], w.streams[r]) == 0
+        assert w.sync() == [0] * p
+
+    for r in range(p):
+        xs[r].write(base[r])
+    each(lambda r, x, c, s: hccl.all_reduce(x, x, n * p, F, T.HCCL_REDUCE_SUM, c, s))
+    for r in range(p):
+        assert (xs[r].read(np.float32) == sum(base)).all()
+    for r in range(p):
+        xs[r].write(np.full(n * p, r, np.float32))
+    each(lambda r, x, c, s: hccl.all_gather(x + 4 * n * r, x, n, F, c, s))
+    for r in range(p):
+        assert (xs[r].read(np.float32) == np.repeat(np.arange(p, dtype=np.float32), n)).all()
+    for r in range(p):
+        xs[r].write(base[r])
+    each(lambda r, x, c, s: hccl.reduce_scatter(x, x + 4 * n * r, n, F, T.HCCL_REDUCE_SUM, c, s))
+    for r in range(p):
+        assert (xs[r].read(np.float32)[r * n:(r + 1) * n] == sum(base)[r * n:(r + 1) * n]).all()
