@@ -325,3 +325,28 @@ def test_hostile_values_while_capturing(acl):
     assert w.sync() == [0, 0], acl.get_recent_err_msg()
     assert (y[0].read(np.float32)[:4] == 3).all()
     assert A.ESCAPES == []
+
+
+MISMATCHES = {
+    "count": lambda r, x, y, c, s: hccl.all_reduce(x, y, 4 + 4 * r, F32, SUM, c, s),
+    "dtype": lambda r, x, y, c, s: hccl.all_reduce(x, y, 4, F32 if r else
+                                                   T.HCCL_DATA_TYPE_FP16, SUM, c, s),
+    "reduce op": lambda r, x, y, c, s: hccl.all_reduce(x, y, 4, F32, r, c, s),
+    "root": lambda r, x, y, c, s: hccl.broadcast(x, 4, F32, r, c, s),
+    "send to each other": lambda r, x, y, c, s: hccl.send(x, 4, F32, 1 - r, c, s),
+}
+
+
+@pytest.mark.xfail(strict=True, reason="issue 38 item 6: collectives that differ only in "
+                   "count / dtype / reduce op / root, and two sends to each other, pair up "
+                   "(same post/wait protocol) and complete with 0 and wrong data: nothing "
+                   "reports the mismatch (the diagnosis runs only on a hang)")
+@pytest.mark.parametrize("what", sorted(MISMATCHES))
+def test_mismatch_that_does_not_hang_is_reported(acl, what):
+    w = World(2)
+    x, y = w.buffers(4096), w.buffers(4096)
+    for r in range(2):
+        acl.rt.set_device(r)
+        assert MISMATCHES[what](r, int(x[r]), int(y[r]), w.comms[r], w.streams[r]) == 0
+    codes, msgs = _sync_all(w)
+    assert codes != [0, 0], (what, codes)
