@@ -295,3 +295,31 @@ def test_buffer_larger_than_the_device_is_e_memory(acl):
     assert out == [(None, T.HCCL_E_MEMORY)] * 2, out
     assert C.COMMS == {} and "hccl_comm" not in npusim.census().handles
     assert A.ESCAPES == []
+
+
+ITEM_VALS = st.one_of(st.none(), st.integers(-5, 2 ** 66), st.floats(allow_nan=True),
+                      st.text(max_size=2), st.sampled_from([0, 1, T.HCCL_SEND, T.HCCL_RECV]))
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_hypothesis_batch_items(w, bufs, data):
+    """HcclSendRecvItem fields with hostile values (and missing keys): a code, never an
+    escape. Each success is one side of a batch: never synchronized."""
+    x = int(bufs[0][0])
+    good = {"sendRecvType": T.HCCL_SEND, "buf": x, "count": 4, "dataType": FP32,
+            "remoteRank": 1}
+    items = []
+    for _ in range(data.draw(st.integers(0, 3))):
+        it = dict(good)
+        for k in list(it):
+            if data.draw(st.booleans()):
+                if data.draw(st.booleans()):
+                    del it[k]
+                else:
+                    it[k] = data.draw(ITEM_VALS)
+        items.append(it)
+    n = data.draw(st.one_of(st.just(len(items)), ITEM_VALS))
+    r = hccl.batch_send_recv(items, n, w.comms[0], w.streams[0])
+    assert r in CODES, r
+    assert A.ESCAPES == [], A.ESCAPES
