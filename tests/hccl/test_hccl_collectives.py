@@ -347,3 +347,25 @@ def test_in_place(acl, tmp_path, p, servers):
     each(lambda r, x, c, s: hccl.reduce_scatter(x, x + 4 * n * r, n, F, T.HCCL_REDUCE_SUM, c, s))
     for r in range(p):
         assert (xs[r].read(np.float32)[r * n:(r + 1) * n] == sum(base)[r * n:(r + 1) * n]).all()
+
+
+@pytest.mark.parametrize("sizes", [[3, 5], [1, 2], [2, 3, 2], [1, 1, 1, 1, 1]],
+                         ids=["3+5", "1+2", "2+3+2", "5x1"])
+def test_uneven_servers(acl, tmp_path, sizes):
+    """Rank tables whose servers hold different rank counts (rhd for 8 ranks, else ring): every
+    collective exact."""
+    import json
+    t, r = {"server_list": []}, 0
+    for s, k in enumerate(sizes):
+        t["server_list"].append({"server_id": str(s), "device": [
+            {"device_id": str(r + i), "rank_id": str(r + i)} for i in range(k)]})
+        r += k
+    path = tmp_path / "rt.json"
+    path.write_text(json.dumps(t))
+    p = sum(sizes)
+    w = World(p, how="table", table=str(path))
+    rs = [s for s, k in enumerate(sizes) for _ in range(k)]
+    assert algo.choose("all_reduce", p, rs) == ("rhd" if p == 8 else "ring")
+    for kind in KINDS:
+        run(w, kind, T.HCCL_DATA_TYPE_FP16, T.HCCL_REDUCE_SUM, root=p - 1)
+        run(w, kind, T.HCCL_DATA_TYPE_INT8, T.HCCL_REDUCE_MIN, count=3, root=0)
