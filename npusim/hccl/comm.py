@@ -28,6 +28,7 @@ import json
 import threading
 import time
 
+from ..device.memory import OutOfMemory
 from ..runtime.api_mdl import LAUNCH_HOOKS
 from ..runtime.device import CLOSE_HOOKS
 from ..runtime.peer import bridge as make_bridge
@@ -245,18 +246,38 @@ def join(key, n_ranks: int, rank: int, ctx, rank_server=None, config=None):
     m = c.members[rank] = Member(c, rank, ctx)
     if c.complete():
         del PENDING[key]
-        c.allocate()
+        try:
+            c.allocate()
+        except OutOfMemory:     # hcclBufferSize larger than a device: init fails (HCCL_E_MEMORY)
+            c.release()         # was an exception out of the facade, the comm left half made
+            c.destroyed = True
     JOINED.notify_all()
     return m
+
+
+JOIN_GRACE_S = 2.0
+"""How long a joining rank also counts live threads that have not used the runtime yet as
+ranks still to come: without it, a rank whose sibling threads had not reached aclrtSetDevice
+yet gave up at once with HCCL_E_TIMEOUT (a race: 4 threads each doing set_device +
+HcclCommInitClusterInfo failed about one run in two)."""
+
+
+def _newcomers() -> bool:
+    """A live thread other than this one that is not (yet) a runtime user."""
+    me = threading.current_thread()
+    return any(t is not me and t.is_alive() and t.ident not in RT.users
+               for t in threading.enumerate())
 
 
 def wait_complete(m: Member, timeout_s: float) -> bool:
     """Wait (releasing the runtime lock) until every rank of ``m``'s communicator joined; False
     when no other thread can still join it (or ``timeout_s`` passed)."""
     c = m.comm
-    deadline = time.monotonic() + timeout_s
+    start = time.monotonic()
+    deadline = start + timeout_s
     while not c.complete():
-        if not RT.others_may_submit():
+        if not RT.others_may_submit() and not (
+                time.monotonic() - start < JOIN_GRACE_S and _newcomers()):
             return False
         left = deadline - time.monotonic()
         if left <= 0:
