@@ -1,5 +1,5 @@
 """The alpha-beta model (issue 38 item 4): the simulated duration of a CAPTURED AllReduce replay
-against ``algo.closed_form(..., local_copies=True)`` for each algorithm (mesh on one server;
+against ``cost.closed_form(..., local_copies=True)`` for each algorithm (mesh on one server;
 hierarchical, rhd and ring across servers via rank tables) and 1 KiB, 1 MiB, 64 MiB.
 
 Duration: from the start of the last rank's replay (the collective cannot finish before every
@@ -17,7 +17,7 @@ import pytest
 import npusim
 from helpers.hccl_world import World, rank_table
 from npusim import acl, hccl
-from npusim.hccl import algo
+from npusim.hccl import algo, cost
 from npusim.hccl import types as T
 from npusim.runtime.runtime import profile
 
@@ -78,5 +78,5 @@ def test_all_reduce_replay_vs_closed_form(acl, tmp_path, request, alg, p, server
     assert algo.choose("all_reduce", p, rs) == alg
     tm = profile().timing
     sim = replay_ns(w, nbytes)
-    cf = algo.closed_form("all_reduce", alg, nbytes, p, tm, servers=servers, local_copies=True)
+    cf = cost.closed_form("all_reduce", alg, nbytes, p, tm, servers=servers, local_copies=True)
     assert abs(sim - cf) <= tm.hccl_alpha_ns, (alg, nbytes, sim, cf, sim - cf)
