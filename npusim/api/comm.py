@@ -65,7 +65,12 @@ def _dtype(dtype) -> int:
 
 
 def _op(op) -> int:
-    return OPS[op] if isinstance(op, str) else int(op)
+    if isinstance(op, str):
+        if op not in OPS:
+            raise HcclError(T.HCCL_E_PARA, f"op={op!r}: one of {', '.join(OPS)} (or an "
+                                           f"HCCL_REDUCE_* value)")
+        return OPS[op]
+    return op
 
 
 def _stream_handle(stream) -> int:

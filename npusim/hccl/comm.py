@@ -30,7 +30,7 @@ import time
 
 from ..device.memory import OutOfMemory
 from ..runtime.api_mdl import LAUNCH_HOOKS
-from ..runtime.device import CLOSE_HOOKS
+from ..runtime.device import CENSUS_HOOKS, CLOSE_HOOKS
 from ..runtime.peer import bridge as make_bridge
 from ..runtime.peer import drop as drop_bridges
 from ..runtime.runtime import RT
@@ -320,3 +320,14 @@ def _device_closed(dev) -> None:
 
 
 CLOSE_HOOKS.append(_device_closed)
+
+
+def _census(dev) -> dict:
+    """``runtime.device.CENSUS_HOOKS``: the communicator ranks (live HcclComm handles) on
+    ``dev``, and their CCL buffers."""
+    members = [m for m in RT.handles.live("hccl_comm") if m.device is dev]
+    return {"hccl communicators": len(members),
+            "hccl buffers": sum(1 + len(m.old_scratch) for m in members if m.scratch)}
+
+
+CENSUS_HOOKS.append(_census)

@@ -305,8 +305,6 @@ def test_pythonic_comm(npusim):
         c.destroy()
 
 
-@pytest.mark.xfail(strict=True, reason="npusim/api/comm.py: OPS[op] raises KeyError for an "
-                                       "unknown op name instead of HcclError (lead's file)")
 def test_pythonic_unknown_op_is_hccl_error(npusim):
     import npusim as ns
     devs = [ns.Device(id=i) for i in range(2)]
