@@ -343,12 +343,15 @@ def _issue(m, s, kind, send, recv, dtype, op, log, **kw) -> int:
     scope = lower.scope_of(m, s)
     log = {"kind": kind, **log}
     if scope == 0:
-        c.log(m.rank, stream=s, site=_site(), **log)
+        bad = c.log(m.rank, stream=s, site=_site(), **log)
     else:                           # logged at each replay of the graph
-        c.capture(m, s.capture.model, dict(graph=f"capture {scope} of {c.name}",
-                                           site=_site(), **log))
-    pos = lower.issue(m, sched, s, int(send or 0), int(recv or 0), dtype,
-                      op if op is not None else -1)
+        bad = c.capture(m, s.capture.model, dict(graph=f"capture {scope} of {c.name}",
+                                                 site=_site(), **log))
+    if bad:                         # it can never pair with a peer's: it hangs (row 395)
+        pos = lower.hang(m, s, scope)
+    else:
+        pos = lower.issue(m, sched, s, int(send or 0), int(recv or 0), dtype,
+                          op if op is not None else -1)
     if pos < 0:
         return _fail(T.HCCL_E_RUNTIME, f"the runtime refused a task ({-pos}): "
                                        f"{RT.tls.error_detail}")

@@ -70,7 +70,7 @@ class Communicator:
     """The ranks of one communicator and what they share."""
 
     __slots__ = ("id", "name", "n_ranks", "members", "rank_server", "buffsize", "destroyed",
-                 "logs", "ends", "bridges", "models", "key", "config")
+                 "logs", "ends", "trimmed", "bridges", "models", "key", "config")
 
     def __init__(self, n_ranks: int, key, rank_server=None, config=None):
         self.id = next(_ids)
@@ -87,6 +87,7 @@ class Communicator:
         self.destroyed = False
         self.logs: list = [[] for _ in range(n_ranks)]     # per rank: OpRecord, in issue order
         self.ends: list = [[] for _ in range(n_ranks)]     # per rank: (stream, end position)
+        self.trimmed = 0                # ops dropped from the front of every rank's log
         self.bridges: dict = {}         # (scope, src rank, dst rank, tag) -> peer.Bridge
         self.models: set = set()        # graphs that captured a collective of this comm
 
@@ -156,20 +157,50 @@ class Communicator:
 
     # ---- logging ----
     def log(self, rank: int, kind: str, count: int, dtype: int, op: int = -1, root: int = -1,
-            peer: int = -1, stream=None, graph: str = "", site: str = "", extra=()) -> None:
-        """Log a collective rank ``rank`` issued (eager), or one a graph of it replays."""
+            peer: int = -1, stream=None, graph: str = "", site: str = "", extra=()) -> bool:
+        """Log a collective rank ``rank`` issued (eager), or one a graph of it replays; True
+        when another rank's op of the same index already shows it can never pair with this one
+        (:func:`clash`)."""
         name = stream.device.stream_name(stream.sq) if stream is not None else ""
-        rec = OpRecord(len(self.logs[rank]), kind, int(count), int(dtype), int(op), int(root),
+        log = self.logs[rank]
+        rec = OpRecord(self.trimmed + len(log), kind, int(count), int(dtype), int(op), int(root),
                        int(peer), site, name, graph, tuple(extra))
-        self.logs[rank].append(rec)
+        log.append(rec)
+        if len(log) > LOG_KEEP:
+            self._trim()
+        k = len(log) - 1
+        return any(clash(rec, rank, other[k], q) for q, other in enumerate(self.logs)
+                   if q != rank and len(other) > k)
 
-    def capture(self, m: Member, model, entry: dict) -> None:
+    def _trim(self) -> None:
+        """Drop the ops every rank has completed (keeping the last ``LOG_KEEP // 2``), so a
+        long-lived communicator's logs stay bounded; indices stay absolute (``trimmed``)."""
+        k = min(self.done() + [len(x) for x in self.logs]) - LOG_KEEP // 2
+        if k > 0:
+            for r in range(self.n_ranks):
+                del self.logs[r][:k]
+                del self.ends[r][:k]
+            self.trimmed += k
+
+    def capture(self, m: Member, model, entry: dict) -> bool:
         """A collective captured into ``model`` on rank ``m.rank``: it runs (and is logged) at
-        each replay of the graph (``replayed``), not now."""
+        each replay of the graph (``replayed``), not now. True when the same collective of
+        another rank's graph of the same capture index can never pair with it."""
         if model not in m.captured:
             m.captured[model] = []
             GRAPHS.setdefault(model, []).append(m)
-        m.captured[model].append(entry)
+        mine = m.captured[model]
+        mine.append(entry)
+        k, scope = len(mine) - 1, m.scopes.get(model)
+        for q in self.members:
+            if q is None or q is m:
+                continue
+            for qmodel, qscope in q.scopes.items():
+                theirs = q.captured.get(qmodel, ())
+                if qscope == scope and len(theirs) > k and \
+                        clash(_rec(entry), m.rank, _rec(theirs[k]), q.rank):
+                    return True
+        return False
 
     # ---- teardown ----
     def destroy_member(self, m: Member) -> None:
@@ -190,6 +221,32 @@ class Communicator:
         COMMS.pop(self.id, None)
         if PENDING.get(self.key) is self:
             del PENDING[self.key]
+
+
+LOG_KEEP = 1024
+"""Ops kept per rank in a communicator's log before the completed ones are dropped."""
+
+
+def _rec(entry: dict):
+    """A captured collective's log entry as an OpRecord (for :func:`clash`)."""
+    return OpRecord(0, entry["kind"], int(entry.get("count", 0)), int(entry.get("dtype", 0)),
+                    int(entry.get("op", -1) if entry.get("op") is not None else -1),
+                    int(entry.get("root", -1)), int(entry.get("peer", -1)), "", "", "", ())
+
+
+def clash(a, ra: int, b, rb: int) -> bool:
+    """Can op ``a`` of rank ``ra`` never pair with op ``b`` of rank ``rb`` at the same index
+    (docs/fidelity.md row 395)? Two collectives that differ in kind, count, data type, reduce op
+    or root; a send to each other, or a receive from each other. Whatever HCCL's tasks would
+    then do, the program is wrong: npusim makes the op hang so the synchronize reports it,
+    instead of returning wrong data. Point-to-point pairings across indices are left to the
+    diagnosis of the hang they make."""
+    p2p = ("send", "recv")
+    if a.kind in p2p or b.kind in p2p:
+        return a.kind == b.kind and a.kind in p2p and a.peer == rb and b.peer == ra
+    if a.kind in ("alltoallv", "alltoallvc"):        # each rank's count is its own
+        return (a.kind, a.dtype) != (b.kind, b.dtype)
+    return (a.kind, a.count, a.dtype, a.op, a.root) != (b.kind, b.count, b.dtype, b.op, b.root)
 
 
 GRAPHS: dict = {}

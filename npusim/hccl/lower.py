@@ -182,3 +182,17 @@ def _issue(m, sched, stream, send: int, recv: int, dtype: int, op: int, bufs=())
         return 0                        # done at each replay (comm.replayed)
     comm.ends[m.rank].append((stream, stream.tail))
     return stream.tail
+
+
+def hang(m, stream, scope: int) -> int:
+    """Rank ``m.rank``'s op that can never pair with its peers' (``comm.clash``): instead of its
+    steps, a wait on a notify no device records, so it never ends, its peers wait for it in
+    turn, and the synchronize explains it (the communicator's diagnosis, 107020)."""
+    with _in_ctx(stream.ctx):
+        RT.host_ns += stream.device.profile.timing.host_hccl_launch_ns
+        b = m.comm.bridge(scope, m.rank, m.rank, -1)
+        pos = stream.submit(S.OP_NOTIFY_WAIT, 0, a0=b.dst_slot)
+        if pos < 0 or stream.capture is not None:
+            return min(pos, 0)
+        m.comm.ends[m.rank].append((stream, stream.tail))
+        return stream.tail
