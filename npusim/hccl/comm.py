@@ -149,7 +149,36 @@ class Communicator:
         if b is not None and not b.open:
             text = f"communicator {self.name} was destroyed while a task still waits on it\n" \
                    + text
-        return text
+        return self._across() + text
+
+    def _across(self) -> str:
+        """When the ranks agree inside this communicator but still wait: the ops the same
+        devices have pending in other communicators. Ranks that issue the collectives of two
+        communicators in different orders wait for each other across them (a rank in comm B's
+        op while its peers are in comm A's) — the headline then says so."""
+        mine = {m.device: r for r, m in enumerate(self.members) if m is not None}
+        done = self.done()
+        here = {r: self.logs[r][done[r]] for r in range(self.n_ranks)
+                if done[r] < len(self.logs[r])}
+        other = []
+        for c in COMMS.values():
+            if c is self:
+                continue
+            cd = c.done()
+            for q, m in enumerate(c.members):
+                if m is not None and m.device in mine and cd[q] < len(c.logs[q]):
+                    rec = c.logs[q][cd[q]]
+                    other.append(f"device {m.device.id} (rank {mine[m.device]} here) also "
+                                 f"waits in comm '{c.name}' op #{rec.index} {rec.kind}, "
+                                 f"at {rec.site}")
+        if not other or not here:
+            return ""
+        return (f"EI0002 notify wait timeout across communicators: the ranks of comm "
+                f"'{self.name}' agree, but their devices wait in other communicators too — "
+                f"a rank that issues two communicators' collectives in another order than "
+                f"its peers waits for them while they wait for it\n  "
+                + "\n  ".join(other) + "\n  fix: issue the collectives of all "
+                f"communicators in the same order on every rank\n")
 
     def mismatch(self):
         return diagnose(self.name, self.n_ranks, self.logs, self.done(),
