@@ -300,6 +300,8 @@ FREE_MEMBER_HOOKS: list = []
 
 
 def free_member(m: Member) -> None:
+    for hook in FREE_MEMBER_HOOKS:      # (they read m.captured: the graphs that name slots)
+        hook(m)
     for model in m.captured:
         left = [x for x in GRAPHS.get(model, ()) if x is not m]
         if left:
@@ -307,8 +309,6 @@ def free_member(m: Member) -> None:
         else:
             GRAPHS.pop(model, None)
     m.captured.clear()
-    for hook in FREE_MEMBER_HOOKS:
-        hook(m)
     if RT.devices.get(m.device.id) is m.device:
         mem = m.device.state.mem
         for a in [m.scratch, *m.old_scratch]:

@@ -30,6 +30,7 @@ from contextlib import contextmanager
 from ..device import engine as E
 from ..device import sqe as S
 from ..runtime import api_event as AE
+from ..runtime.api_mdl import CAPTURE_END_HOOKS
 from ..runtime.event import ACL_EVENT_SYNC
 from ..runtime import peer
 from ..runtime.runtime import RT
@@ -37,7 +38,7 @@ from ..runtime.stream import Stream
 from . import algo, cost
 from . import move as R
 from . import types as T
-from .comm import FREE_MEMBER_HOOKS
+from .comm import FREE_MEMBER_HOOKS, GRAPHS
 
 
 @contextmanager
@@ -74,7 +75,12 @@ def _event(m, tag) -> int:
 
 def _free(m) -> None:
     """``comm.FREE_MEMBER_HOOKS``: a member's side streams and events go with it."""
-    for h in m.events.values():
+    models = [x for x in m.captured]
+    for key, h in m.events.items():
+        if isinstance(key, tuple) and key[0] == "slot":
+            if RT.devices.get(m.device.id) is m.device:
+                m.device.retire_slot(h, models=models)
+            continue
         with _in_ctx(m.ctx):
             AE.destroy_event(h)
     m.events.clear()
@@ -95,6 +101,63 @@ FREE_MEMBER_HOOKS.append(_free)
 def _task_ns(s, t) -> int:
     """What the engine charges one notify task on ``s`` (its SQ's dispatch, the wait's cost)."""
     return int(s.device.state.sqs[s.sq, E.Q_DISPATCH]) + t.notify_wait_ns
+
+
+def _joins(tag: int, streams: list, stream) -> bool:
+    """Does local tag ``tag`` fork a side stream that is not yet in ``stream``'s capture (its
+    wait must be an event wait: that is what joins the stream to the capture)?"""
+    link = stream.capture
+    j, fork = divmod(tag - algo.TAG_LOCAL, 2)
+    if link is None or fork or not 0 < j < len(streams):
+        return False
+    side = streams[j].capture
+    return side is None or side.model is not link.model
+
+
+class LocalNotify:
+    """The owner of a slot HCCL syncs two streams of one rank with (named in diagnoses)."""
+
+    __slots__ = ("label",)
+
+    def __init__(self, label: str):
+        self.label = label
+
+    def describe(self) -> str:
+        return self.label
+
+
+def _local_slot(m, tag: int) -> int:
+    """The notify slot of local tag ``tag`` on rank ``m`` (one per tag, every collective)."""
+    key = ("slot", tag)
+    slot = m.events.get(key)
+    if slot is None:
+        slot = m.events[key] = m.device.new_slot(LocalNotify(
+            f"HCCL notify {tag - algo.TAG_LOCAL} between the streams of {m.comm.name} "
+            f"rank {m.rank}"))
+    return slot
+
+
+def _join_capture(origin, model) -> None:
+    """``api_mdl.CAPTURE_END_HOOKS``: before the capture's join-back check, each HCCL side
+    stream of a rank in this capture ends with an event record its origin waits for (their
+    in-collective joins are notifies, which the check does not count), as HCCL joins the
+    slave streams it added (``CaptureSlaveStreams``)."""
+    for m in GRAPHS.get(model, ()):
+        if m.device is not origin.device:
+            continue
+        t = origin.device.profile.timing
+        with _in_ctx(origin.ctx):
+            for j, side in enumerate(m.side, 1):
+                link = side.capture
+                if link is None or link.model is not model:
+                    continue
+                ev = _event(m, ("end", j))
+                AE.record_event(ev, side.handle)
+                AE.stream_wait_event(origin.handle, ev)
+                RT.host_ns -= t.host_event_record_ns + t.host_event_wait_ns
+
+
+CAPTURE_END_HOOKS.append(_join_capture)
 
 
 def scope_of(m, stream) -> int:
@@ -144,6 +207,8 @@ def _issue(m, sched, stream, send: int, recv: int, dtype: int, op: int, bufs=())
     host = 0                                     # put on the streams together (row 373)
     rec_ns, wait_ns = t.host_event_record_ns, t.host_event_wait_ns
     since = [0] * len(streams)                  # tasks per stream since its last data step
+    evented: set = set()                        # local tags synced with events (a fork that
+                                                # joins a side stream to the capture)
     for st in steps:
         s = streams[st.stream]
         k = st.kind
@@ -169,11 +234,21 @@ def _issue(m, sched, stream, send: int, recv: int, dtype: int, op: int, bufs=())
             pos = s.submit(S.OP_NOTIFY_WAIT, host, a0=comm.bridge(scope, st.peer, m.rank,
                                                                   st.tag).dst_slot)
         elif k == "local_post":
-            pos = -AE.record_event(_event(m, st.tag), s.handle)
-            RT.host_ns -= rec_ns                # inside the collective's one host cost
+            # between two streams of this rank: a notify of the rank's own (HCCL syncs its
+            # streams with notifies), or an event where a side stream must join the capture
+            if _joins(st.tag, streams, stream):
+                evented.add(st.tag)
+                pos = -AE.record_event(_event(m, st.tag), s.handle)
+                RT.host_ns -= rec_ns            # inside the collective's one host cost
+            else:
+                evented.discard(st.tag)         # (a fork tag's next post: a notify)
+                pos = s.submit(S.OP_NOTIFY_RECORD, host, a0=_local_slot(m, st.tag))
         elif k == "local_wait":
-            pos = -AE.stream_wait_event(s.handle, _event(m, st.tag))
-            RT.host_ns -= wait_ns
+            if st.tag in evented:
+                pos = -AE.stream_wait_event(s.handle, _event(m, st.tag))
+                RT.host_ns -= wait_ns
+            else:
+                pos = s.submit(S.OP_NOTIFY_WAIT, host, a0=_local_slot(m, st.tag))
         else:
             raise ValueError(f"unknown step kind {k!r}")
         if pos < 0:

@@ -113,10 +113,14 @@ def hccl_load(tp: int, kind: str = "all_reduce", nbytes: int = 4096, per_graph: 
     waits = {(st.peer, st.tag) for st in steps if st.kind == "wait"}
     tags = {st.tag for st in steps if st.kind == "local_post"}
     n = int(per_graph)
+    # hccl/lower.py: the streams of a rank sync with notifies of their own, except the first
+    # fork of each side stream in a graph (an event: it joins the stream to the capture) and
+    # the join-back npusim adds at CaptureEnd (an event record on each side stream that the
+    # origin waits for: lower._join_capture)
     return HcclLoad(
         rank=rank, tp=tp, kind=kind, algorithm=s.algorithm, nbytes=int(nbytes), per_graph=n,
-        side_streams=k if n else 0, main_sqes=n * per_stream[0],
-        side_sqes=[n * c for c in per_stream[1:]] if n else [],
-        capture_events=n * sum(1 for st in steps if st.kind == "local_post"),
+        side_streams=k if n else 0, main_sqes=n * per_stream[0] + (k if n else 0),
+        side_sqes=[n * c + 1 for c in per_stream[1:]] if n else [],
+        capture_events=2 * k if n else 0,
         notifies=(len(posts) + len(waits)) if n else 0, events=len(tags) if n else 0,
         ccl_bytes=2 * buffsize, npusim_ccl_bytes=max(buffsize, s.scratch_bytes))

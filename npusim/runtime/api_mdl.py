@@ -108,6 +108,13 @@ def _end_failing(stream) -> None:
         hook(stream)
 
 
+CAPTURE_END_HOOKS: list = []
+"""Callbacks ``hook(origin stream, model)`` called by ``aclmdlRICaptureEnd`` before it checks
+that every side stream joined back: ``npusim/hccl/lower.py`` joins HCCL's side streams to the
+origin (HCCL's ``CaptureSlaveStreams`` keeps them in the capture; their last task must be a
+record the origin waits for)."""
+
+
 def ri_capture_end(stream):
     if not stream:
         return None, ERR.ACL_ERROR_INVALID_PARAM
@@ -141,6 +148,9 @@ def ri_capture_end(stream):
             C.mode_exit(s)
             C.exit_capture(m)                       # READY, neither returned nor destroyed
             return None, ERR.ACL_ERROR_RT_STREAM_CAPTURE_WRONG_THREAD
+        if not m.destroyed:
+            for hook in CAPTURE_END_HOOKS:
+                hook(s, m)
         code = ERR.ACL_SUCCESS if m.destroyed else C.finish_refusal(m)
         if m.destroyed or code:
             _end_failing(stream)                # nothing changed yet: the linter's snapshot

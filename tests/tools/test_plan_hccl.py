@@ -42,9 +42,13 @@ def test_load_of_an_8_rank_all_reduce_matches_its_schedule():
     sched = algo.schedule("all_reduce", 8, [0] * 8, 1024, 4)
     assert h.side_streams == sched.streams == 6 and h.algorithm == "mesh"
     steps = sched.per_rank[0]
-    assert h.main_sqes == 2 * sum(1 for st in steps if st.stream == 0)
-    assert h.side_sqes == [2 * sum(1 for st in steps if st.stream == j) for j in range(1, 7)]
-    assert h.capture_events == 2 * sum(1 for st in steps if st.kind == "local_post")
+    # each step one SQE, plus the join-back npusim adds at CaptureEnd: a record on each side
+    # stream, a wait for each on the origin (hccl/lower.py _join_capture)
+    assert h.main_sqes == 2 * sum(1 for st in steps if st.stream == 0) + 6
+    assert h.side_sqes == [2 * sum(1 for st in steps if st.stream == j) + 1 for j in range(1, 7)]
+    # capture events: the first fork of each side stream and its join-back (the other local
+    # syncs are notifies)
+    assert h.capture_events == 2 * 6
     assert h.events == 12                       # fork and join tag of each side stream
     assert h.ccl_bytes == 2 * 200 * 1024 * 1024 and h.npusim_ccl_bytes == 200 * 1024 * 1024
     assert hccl_load(2, per_graph=2).side_streams == 0
