@@ -106,7 +106,8 @@ def main():
         check("acl.rt.synchronize_stream", acl.rt.synchronize_stream(streams[rank]))
         allreduce.append(f"rankId: {rank}, device: {device}, allreduce: [ "
                          f"{cout(read_back(recv_bufs[rank], size))} ]")
-        broadcast.append(f"rankId: {rank}, broadcast: [ {cout(read_back(bcast_bufs[rank], size))} ]")
+        broadcast.append(f"rankId: {rank}, broadcast: [ "
+                         f"{cout(read_back(bcast_bufs[rank], size))} ]")
     for line in allreduce + broadcast:
         print(line)
 
