@@ -508,6 +508,13 @@ OVERRIDES: dict[tuple[str, str], Spec] = {
                                         "set_device_task_abort_callback")},
     **{(f, "value"): Spec(ANY) for f in ("float16_to_float", "float_to_float16")},
     ("get_device_capability", "device_id"): Spec(U32, E_ACL),
+    # peer access (runtime/api_peer.py): int32_t deviceId / peerDeviceId
+    **{(f, n): Spec(I32) for f, n in (
+        ("device_can_access_peer", "device_id"), ("device_can_access_peer", "peer_device_id"),
+        ("device_enable_peer_access", "peer_device_id"),
+        ("device_disable_peer_access", "peer_device_id"),
+        ("device_peer_access_status", "device_id"),
+        ("device_peer_access_status", "peer_device_id"))},
     **{(f, "cnt_notify"): Spec(HANDLE) for f in (
         "cnt_notify_destroy", "cnt_notify_record", "cnt_notify_reset", "cnt_notify_get_id",
         "cnt_notify_wait_with_timeout")},

@@ -8,6 +8,7 @@
         ... eager work, captures ...
     print(ns.analysis.races_in_eager(dev))     # races of the eager work recorded above
     print(ns.analysis.races(graph))            # replays the graph once, recording it
+    print(ns.analysis.races_across([d0, d1]))  # races between devices (peer copies, HCCL)
     ns.analysis.last_errors()                  # capture errors: source line and fix hint
 
 ``record()`` (or ``npusim.configure(record_accesses=True)`` for the whole program) makes every
@@ -23,8 +24,9 @@ from __future__ import annotations
 from contextlib import contextmanager
 
 from ..errors import check
+from ..runtime import peer as _peer
 from ..runtime.api_mdl import model_of
-from ..runtime.device import DeadlockError
+from ..runtime.device import CLOSE_HOOKS, STALL_HOOKS, DeadlockError
 from ..runtime.recording import REC, Site, site
 from ..runtime.runtime import RT
 from .lint import HINTS, LintError, clear as clear_errors, hint, last_errors
@@ -39,6 +41,36 @@ def __getattr__(name):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 _kept: dict = {}     # runtime device -> AccessLog of the last record() block (detached)
+_bridges: dict = {}  # id(bridge) -> runtime.peer.Bridge seen while recording (cross-device edges)
+
+
+def _see_bridges(dev) -> bool:
+    """``STALL_HOOKS`` (asked first): while accesses are recorded, remember the live bridges.
+    A bridge's record reaches its inbox only in ``runtime.peer``'s stall hook, which runs after
+    this one, so every delivered notify is seen here before its slots can be freed (a destroyed
+    communicator's slots leave ``slot_owner``). Lets work proceed: never."""
+    if REC.accesses:
+        for b in _peer.BRIDGES:
+            _bridges[id(b)] = b
+    return False
+
+
+def _forget_bridges(dev) -> None:
+    """``CLOSE_HOOKS``: a closing device's bridges order nothing any more (its log is gone)."""
+    for k, b in list(_bridges.items()):
+        if b.src is dev or b.dst is dev:
+            del _bridges[k]
+
+
+STALL_HOOKS.insert(0, _see_bridges)
+CLOSE_HOOKS.append(_forget_bridges)
+
+
+def bridges_seen() -> list:
+    """The cross-device notifies (``runtime.peer.Bridge``) live now or seen while recording."""
+    for b in _peer.BRIDGES:
+        _bridges.setdefault(id(b), b)
+    return list(_bridges.values())
 
 
 def _devices():
@@ -83,6 +115,8 @@ def record(accesses: bool = True):
     synchronize) on entry and exit, so the log holds exactly the block's tasks; the log stays
     available to ``races_in_eager`` after the block."""
     prev = (REC.on, REC.accesses)
+    if accesses:
+        _bridges.clear()
     for d in _devices():
         _drain(d)
         if accesses:
@@ -109,11 +143,15 @@ def stop() -> None:
     set_recording(False)
     REC.on = False
     _kept.clear()
+    _bridges.clear()
 
 
-def races_in_eager(device=None) -> "RaceReport":
+def races_in_eager(device=None, devices=None) -> "RaceReport":
     """Races among the tasks recorded on ``device`` (a ``Device``, an id, or the current one):
-    queued work is run first (a device synchronize)."""
+    queued work is run first (a device synchronize). With ``devices`` (a list, or ``"all"``):
+    :func:`races_across` those devices."""
+    if devices is not None:
+        return races_across(None if devices == "all" else devices)
     dev = _runtime_device(device)
     log = dev.state.access_log
     if log is not None:
@@ -125,6 +163,40 @@ def races_in_eager(device=None) -> "RaceReport":
                              "npusim.analysis.record() or with configure(record_accesses=True)")
     from .race import analyze      # deferred: numba
     return analyze(dev, log)
+
+
+def _log_of(dev):
+    log = dev.state.access_log
+    if log is not None:
+        return log
+    return _kept.get(dev)
+
+
+def races_across(devices=None) -> "RaceReport":
+    """Races among the tasks recorded on several devices, analysed as one program: the logs
+    are merged (notifies between devices, ``runtime.peer`` bridges, order a wait after the
+    record it consumed; a host synchronization of one device orders what the host submits to
+    any device after it), and peer copies and HCCL moves count as accesses of both devices'
+    memory. ``devices``: ``Device`` objects or ids (default: every device with a log). Queued
+    work is run first (a device synchronize)."""
+    if devices is None:
+        devs = [d for d in _devices() if _log_of(d) is not None]
+    else:
+        devs = [_runtime_device(d) for d in devices]
+    parts = []
+    for d in devs:
+        log = _log_of(d)
+        if log is None:
+            raise ValueError(f"nothing recorded on device {d.id}: run the work inside "
+                             "npusim.analysis.record() or with configure(record_accesses=True)")
+        if d.state.access_log is not None:
+            _drain(d)
+        parts.append((d, log))
+    if not parts:
+        raise ValueError("nothing recorded: run the work inside npusim.analysis.record() or "
+                         "with configure(record_accesses=True)")
+    from .race import analyze_devices      # deferred: numba
+    return analyze_devices(parts, bridges_seen())
 
 
 def races(graph, stream=None, replays: int = 1) -> "RaceReport":
@@ -164,6 +236,7 @@ def races(graph, stream=None, replays: int = 1) -> "RaceReport":
             acl.rt.destroy_stream(made)
 
 
-__all__ = ["record", "races", "races_in_eager", "set_recording", "stop", "last_errors",
+__all__ = ["record", "races", "races_in_eager", "races_across", "bridges_seen",
+           "set_recording", "stop", "last_errors",
            "clear_errors", "hint", "HINTS", "LintError", "Race", "RaceReport", "TaskRef",
            "Site", "site", "analyze"]

@@ -161,6 +161,12 @@ ADVICE: dict[int, str] = {
             "(the wait-for chain names who waits on whom), or a WHILE loop ran away",
     507047: "the event can never complete: its record waits on something that never happens "
             "(the wait-for chain names it)",
+    200006: "a reserved argument (flags) has a value the runtime does not support yet: pass 0 "
+            "(the reason names the argument)",
+    107020: "a task on the stream waits for something no device will do (an HCCL notify wait: "
+            "the ranks' collectives differ or a rank did not issue its part; the message "
+            "names the communicator, the op and the ranks): make every rank issue the same "
+            "collectives in the same order, and replay graphs of the same capture",
 }
 """A specific message for every code npusim returns that the capture linter (``HINTS``) does not
 explain: what usually causes it here and what to do. ``failed`` adds it to the recent error

@@ -65,7 +65,12 @@ def _dtype(dtype) -> int:
 
 
 def _op(op) -> int:
-    return OPS[op] if isinstance(op, str) else int(op)
+    if isinstance(op, str):
+        if op not in OPS:
+            raise HcclError(T.HCCL_E_PARA, f"op={op!r}: one of {', '.join(OPS)} (or an "
+                                           f"HCCL_REDUCE_* value)")
+        return OPS[op]
+    return op
 
 
 def _stream_handle(stream) -> int:
@@ -162,12 +167,20 @@ class Comm:
         _ok(hccl.comm_destroy(self.handle))
 
 
-def communicator(devices) -> list:
+def communicator(devices, ranks_per_server: int | None = None) -> list:
     """One :class:`Comm` per device (``HcclCommInitAll``): ``devices`` is a rank count (devices
-    0..n-1), a list of device ids or of :class:`Device` objects; rank r is the r-th."""
+    0..n-1), a list of device ids or of :class:`Device` objects; rank r is the r-th.
+    ``ranks_per_server``: the topology, as a rank table would give it (rank r on server
+    ``r // ranks_per_server``; default: one server), which decides HCCL's algorithms (mesh
+    inside a server; ring, RHD or hierarchical across servers: ``npusim.hccl.algo.choose``)."""
     if isinstance(devices, int):
         devices = list(range(devices))
     devs = [d if isinstance(d, Device) else Device(id=int(d)) for d in devices]
     handles, code = hccl.comm_init_all(len(devs), [d.id for d in devs])
     _ok(code)
+    if ranks_per_server:
+        if ranks_per_server < 1:
+            raise ValueError(f"ranks_per_server={ranks_per_server}: at least 1")
+        m, _ = RT.handles.get("hccl_comm", handles[0])
+        m.comm.rank_server = [r // ranks_per_server for r in range(len(devs))]
     return [Comm(h, d) for h, d in zip(handles, devs)]

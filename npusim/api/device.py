@@ -44,10 +44,11 @@ class Device:
         makes something on a device needs: with several ``Device`` objects, each works on its
         own device whichever was set last (one thread may drive every rank)."""
         ctx = RT.current_context
-        if ctx is not None and ctx.device is self._dev:
-            return
-        p = self._dev.primary
-        if p is None or p.destroyed or RT.devices.get(self.id) is not self._dev:
+        dev = getattr(self, "_dev", None)       # None: a Device made without __init__
+        if ctx is None or dev is None or ctx.device is dev:
+            return                              # (no context: the call says so, 107002)
+        p = dev.primary
+        if p is None or p.destroyed or RT.devices.get(self.id) is not dev:
             _ok(acl.rt.set_device(self.id))
             self._dev = api_device.device(self.id)
         else:

@@ -11,7 +11,11 @@ the next SQE boundary (``R_STEPS``) and ``DeviceState.run`` calls ``make_room``,
 The log also keeps, in task-row time, the allocations (for naming buffers) and the frees (an
 address range freed and allocated again is a new buffer, never a race with the old one), and the
 host's observations of the device (``observe``: a synchronize that returned), which order tasks
-submitted after them (``npusim.analysis.race``).
+submitted after them (``npusim.analysis.race``). Observations are numbered in one host order
+across every live log (``seqs``), and each one is noted in the other live logs too
+(``OBS_PEER``, which orders nothing on its own): a task a device runs after the host saw
+*another* device reach a point is then known to follow it (the cross-device pass,
+``race.analyze_devices``).
 """
 from __future__ import annotations
 
@@ -26,6 +30,9 @@ from .memview import (ACC_COLS, RH_ACAP, RH_AN, RH_AOFF, RH_DROP, RH_FULL, RH_LE
                       RH_TCAP, RH_TN, RH_TOFF, TASK_COLS)
 
 OBS_SQ, OBS_SLOT, OBS_ALL = 0, 1, 2     # observation kinds: SQ reached a position, slot, device
+OBS_PEER = 3        # the host observed another device (its own log has the observation)
+_LIVE: list = []    # every open AccessLog (observations are noted in each)
+_SEQ = [0]          # the host order of observations, across logs
 
 
 class AccessLog:
@@ -36,12 +43,14 @@ class AccessLog:
         self.allocs: list[tuple[int, int, int]] = []      # (task row, address, size)
         self.frees: list[tuple[int, int, int]] = []       # (task row, address, size)
         self.observations: list[tuple[int, int, int, int]] = []   # (task row, kind, a, b)
+        self.seqs: list[int] = []   # per observation: its number in the host order (all logs)
         self.tables: list = []      # (task row, mptr, msq, cond CD_MBASE, cmodels) in force
         for off, size in mem.blocks():                    # buffers that exist already
             self.allocs.append((0, mem.to_addr(off), size))
         mem.observer = self
         mem.ctx[C_REC] = self.arr.ctypes.data
         self.on_tables(state)
+        _LIVE.append(self)
 
     def on_tables(self, st) -> None:
         """The model/cond tables changed (``Device.publish_models``): keep a copy, so the
@@ -107,6 +116,8 @@ class AccessLog:
         self.mem.ctx[C_REC] = b.ctypes.data
 
     def close(self) -> None:
+        if self in _LIVE:
+            _LIVE.remove(self)
         self.mem.ctx[C_REC] = 0
         if self.mem.observer is self:
             self.mem.observer = None
@@ -140,7 +151,13 @@ class AccessLog:
     def observe(self, kind: int, a: int = 0, b: int = 0) -> int:
         """The host saw the device reach a point (a wait returned); returns the new host epoch
         (the tag of every task the host submits from now on)."""
+        _SEQ[0] += 1
         self.observations.append((self.n_tasks, kind, a, b))
+        self.seqs.append(_SEQ[0])
+        for other in _LIVE:
+            if other is not self:
+                other.observations.append((other.n_tasks, OBS_PEER, 0, 0))
+                other.seqs.append(_SEQ[0])
         return len(self.observations)
 
     @property

@@ -28,6 +28,10 @@ _RESUMED = frozenset((E.R_FAULT, E.R_STEPS, E.R_TRACE_FULL, E.R_NEED_BODY))
 """Engine returns after which ``DeviceState.run`` resumes the run (the others end it)."""
 _Y_COLS = E.Y_COLS
 _ZERO_SLOT = memoryview(bytes(8 * E.Y_COLS)).cast("q")     # one sync row of zeros
+_QUIET_CODES = (int(E.R_IDLE), int(E.R_DEADLOCK))
+_Y_VAL, _Y_TIME, _Y_WAITERS = int(E.Y_VAL), int(E.Y_TIME), int(E.Y_WAITERS)
+_Q_COLS, _Q_STATE, _Q_WAIT = int(E.Q_COLS), int(E.Q_STATE), int(E.Q_WAIT)
+_S_PARKED, _S_ACTIVE = int(E.S_PARKED), int(E.S_ACTIVE)
 
 
 def _words(a: np.ndarray) -> memoryview:
@@ -117,6 +121,7 @@ class DeviceState:
         self._touched: set[int] = set()
         # SQs pushed to since a wait on every stream last saw them done (``unseen``)
         self._unseen: set[int] = set()
+        self._wake_hint: dict[int, int] = {}    # slot -> the SQ signal_many woke there last
         self.check_sched = os.environ.get(CHECK_SCHED) == "1"
         self.trace = np.zeros(0, E.TRACE_DTYPE)
         self._trace_capacity = trace_capacity
@@ -359,6 +364,70 @@ class DeviceState:
             if sqs[q, E.Q_STATE] == E.S_PARKED and sqs[q, E.Q_WAIT] == slot:
                 sqs[q, E.Q_STATE] = E.S_ACTIVE
                 self.touch(q)
+
+    def signal_many(self, slots, times, value: int = 1) -> None:
+        """``signal`` of each of ``slots`` (distinct ints) at the matching ``times``, for all of
+        them at once (``runtime/peer.py`` ``pump`` delivers a batch of records to one device
+        at a time). Python ints over the tables' words: a few slots and SQs each time, where
+        numpy's per-call cost would dominate. A slot one SQ parked on (``Y_WAITERS`` 1) whose
+        SQ is the one woken there last time (``_wake_hint``, checked: parked on that slot)
+        wakes it without the pass over the SQs in play."""
+        syncv = self._syncv
+        woken: dict = {}
+        for s, t in zip(slots, times):
+            i = s * _Y_COLS
+            if value > syncv[i + _Y_VAL]:
+                syncv[i + _Y_VAL] = value
+            syncv[i + _Y_TIME] = t
+            w = syncv[i + _Y_WAITERS]
+            if w > 0:
+                syncv[i + _Y_WAITERS] = 0
+                woken[s] = w
+        if not woken:
+            return
+        sqv = _words(self.sqs)
+        hint = self._wake_hint
+        rest = set()
+        for s, w in woken.items():
+            q = hint.get(s, -1) if w == 1 else -1
+            if q >= 0:
+                i = q * _Q_COLS
+                if sqv[i + _Q_STATE] == _S_PARKED and sqv[i + _Q_WAIT] == s:
+                    sqv[i + _Q_STATE] = _S_ACTIVE
+                    self.touch(q)
+                    continue
+            rest.add(s)
+        if not rest:
+            return
+        n = int(self.sched[0]) if len(self.sched) else 0
+        for q in set(self._livev[:n].tolist()) | self._touched:
+            i = q * _Q_COLS
+            s = sqv[i + _Q_WAIT]
+            if sqv[i + _Q_STATE] == _S_PARKED and s in rest:
+                sqv[i + _Q_STATE] = _S_ACTIVE
+                hint[s] = q
+                self.touch(q)
+
+    def take_records(self, slots) -> list:
+        """Of ``slots`` (ints), those recorded (value > 0): ``(index into slots, record time)``
+        each, the slot's value cleared to 0 (``runtime/peer.py`` ``pump`` moves them on)."""
+        syncv = self._syncv
+        out = []
+        k = 0
+        for s in slots:
+            i = s * _Y_COLS + _Y_VAL
+            if syncv[i] > 0:
+                syncv[i] = 0
+                out.append((k, syncv[s * _Y_COLS + _Y_TIME]))
+            k += 1
+        return out
+
+    def quiet(self) -> bool:
+        """A run now would do nothing: the last one ended with nothing runnable (R_IDLE or
+        R_DEADLOCK) and no SQ was pushed to, staged or touched since (a woken waiter is
+        touched: ``signal``). Memory-value waits are not re-checked by a run either."""
+        return (self._stv[E.E_STATUS] in _QUIET_CODES and not self._touched
+                and not self._staged)
 
     def slots_in_use(self) -> int:
         return self.nslots - len(self._free_slots)

@@ -42,15 +42,29 @@ def _api(outputs: int):
                     r = fn(*args, **kw)
                     if RT.stalled:
                         RT.progress.notify_all()
-                    return r
+                code = r[-1] if isinstance(r, tuple) else r
+                if code:
+                    _recent(fn.__name__, code)
+                return r
             except Exception as e:  # noqa: BLE001 -- the facade never raises
                 ESCAPES.append((fn.__name__, e))
                 print(f"npusim.hccl.{fn.__name__}: internal error {e!r}", file=sys.stderr)
+                RT.tls.error_detail = f"internal error {e!r}"
+                _recent(fn.__name__, T.HCCL_E_INTERNAL)
                 return (None,) * outputs + (T.HCCL_E_INTERNAL,) if outputs else \
                     T.HCCL_E_INTERNAL
         call.__wrapped_outputs__ = outputs
         return call
     return deco
+
+
+def _recent(name: str, code: int) -> None:
+    """A failed call's text for ``acl.get_recent_err_msg()`` (the facade's promise above: the
+    reason was set by ``RT.tls.explain`` but never reached the recent error message)."""
+    detail = RT.tls.take_detail()
+    text = f"npusim.hccl.{name} returned {code} {T.RESULT_NAMES.get(code, '')}: " \
+           f"{T.get_error_string(code)}"
+    RT.tls.recent_error = f"{text} — {detail}" if detail else text
 
 
 def _fail(code: int, why: str) -> int:
@@ -60,6 +74,25 @@ def _fail(code: int, why: str) -> int:
 
 def _int(x) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
+
+
+MAX_RANKS = 1 << 16
+"""npusim's bound on nRanks (uint32 in C): a larger count can never complete in one process,
+and ``[None] * nRanks`` of 2**70 raised OverflowError inside the facade."""
+
+
+def _ranks_ok(n_ranks, rank) -> bool:
+    return _int(n_ranks) and 0 < n_ranks <= MAX_RANKS and _int(rank) and 0 <= rank < n_ranks
+
+
+def _null(x) -> bool:
+    """NULL: ``None`` or the integer 0 (a hostile object's ``==`` is never called)."""
+    return x is None or (_int(x) and x == 0)
+
+
+def _zero(x) -> bool:
+    """A count that is the integer 0 (HCCL returns success for it before any check)."""
+    return _int(x) and x == 0
 
 
 # ---- communicators ----
@@ -99,6 +132,11 @@ def _join(key, n_ranks, rank, rank_server=None, config=None, what="HcclCommInitR
                            f"{what}: ranks {missing} of {n_ranks} never joined and no other "
                            f"thread can still join them: call it on every rank (one thread "
                            f"per rank), or use comm_init_all from one thread")
+    if m.comm.destroyed and not m.scratch:
+        RT.handles.remove(m.handle)
+        return None, _fail(T.HCCL_E_MEMORY, f"{what}: the CCL buffer of {m.comm.buffsize} bytes "
+                                            f"does not fit on every rank's device: lower "
+                                            f"hcclBufferSize")
     return m.handle, T.HCCL_SUCCESS
 
 
@@ -107,7 +145,7 @@ def comm_init_root_info(n_ranks, root_info, rank):
     """HcclCommInitRootInfo: (comm, code); waits until all ``n_ranks`` ranks joined."""
     if root_info is None:
         return None, _fail(T.HCCL_E_PTR, "rootInfo is NULL")
-    if not _int(n_ranks) or n_ranks <= 0 or not _int(rank) or not 0 <= rank < n_ranks:
+    if not _ranks_ok(n_ranks, rank):
         return None, _fail(T.HCCL_E_PARA, f"rank {rank!r} / nRanks {n_ranks!r}: need 0 <= "
                                           f"rank < nRanks")
     key = _root_key(root_info)
@@ -131,7 +169,7 @@ def comm_init_root_info_config(n_ranks, root_info, rank, config):
         return None, _fail(T.HCCL_E_PTR, "rootInfo or config is NULL")
     if not isinstance(config, dict):
         return None, _fail(T.HCCL_E_PARA, "config is not a dict from comm_config_init")
-    if not _int(n_ranks) or n_ranks <= 0 or not _int(rank) or not 0 <= rank < n_ranks:
+    if not _ranks_ok(n_ranks, rank):
         return None, _fail(T.HCCL_E_PARA, f"rank {rank!r} / nRanks {n_ranks!r}")
     bs = config.get("hcclBufferSize", T.HCCL_COMM_BUFFSIZE_CONFIG_NOT_SET)
     if not _int(bs) or bs <= 0 or bs > T.HCCL_COMM_BUFFSIZE_CONFIG_NOT_SET:
@@ -192,7 +230,7 @@ def comm_init_all(ndev, devices):
 
 def _member(comm):
     """(Member, 0) or (None, code) for a comm handle."""
-    if comm is None or comm == 0:
+    if _null(comm):
         return None, _fail(T.HCCL_E_PTR, "comm is NULL")
     if not _int(comm):
         return None, _fail(T.HCCL_E_PARA, f"comm {comm!r} is not a communicator handle")
@@ -273,7 +311,7 @@ def _check_dtype(dtype, reduce: bool, op=None) -> int:
     if not _int(dtype) or not T.dtype_supported(dtype, reduce):
         return _fail(T.HCCL_E_NOT_SUPPORT, f"dataType {dtype!r} is not supported"
                      + (" by a reduction" if reduce else ""))
-    if op is not None:
+    if reduce:                      # op None is no HcclReduceOp (it reached _issue as None)
         if not _int(op) or op not in T.REDUCE_OPS:
             return _fail(T.HCCL_E_PARA, f"op {op!r} is not an HcclReduceOp")
         if not T.reduce_op_supported(dtype, op):
@@ -305,12 +343,15 @@ def _issue(m, s, kind, send, recv, dtype, op, log, **kw) -> int:
     scope = lower.scope_of(m, s)
     log = {"kind": kind, **log}
     if scope == 0:
-        c.log(m.rank, stream=s, site=_site(), **log)
+        bad = c.log(m.rank, stream=s, site=_site(), **log)
     else:                           # logged at each replay of the graph
-        c.capture(m, s.capture.model, dict(graph=f"capture {scope} of {c.name}",
-                                           site=_site(), **log))
-    pos = lower.issue(m, sched, s, int(send or 0), int(recv or 0), dtype,
-                      op if op is not None else -1)
+        bad = c.capture(m, s.capture.model, dict(graph=f"capture {scope} of {c.name}",
+                                                 site=_site(), **log))
+    if bad:                         # it can never pair with a peer's: it hangs (row 395)
+        pos = lower.hang(m, s, scope)
+    else:
+        pos = lower.issue(m, sched, s, int(send or 0), int(recv or 0), dtype,
+                          op if op is not None else -1)
     if pos < 0:
         return _fail(T.HCCL_E_RUNTIME, f"the runtime refused a task ({-pos}): "
                                        f"{RT.tls.error_detail}")
@@ -345,12 +386,12 @@ def _site() -> str:
 def _prologue(comm, stream, ptrs):
     """The shared checks, in the source's order: NULL stream, comm, then each pointer
     (HCCL_E_PTR); the comm handle and the stream (HCCL_E_PARA). (m, s, 0) or (.., code)."""
-    if stream is None or stream == 0:
+    if _null(stream):
         return None, None, _fail(T.HCCL_E_PTR, "stream is NULL")
-    if comm is None or comm == 0:
+    if _null(comm):
         return None, None, _fail(T.HCCL_E_PTR, "comm is NULL")
     for name, p in ptrs:
-        if p is None or p == 0:
+        if _null(p):
             return None, None, _fail(T.HCCL_E_PTR, f"{name} is NULL")
         if not _int(p):
             return None, None, _fail(T.HCCL_E_PARA, f"{name} {p!r} is not an address")
@@ -359,6 +400,14 @@ def _prologue(comm, stream, ptrs):
         return None, None, code
     s, code = _stream_of(m, stream)
     return m, s, code
+
+
+def _addresses(ptrs) -> int:
+    """Buffers that may be NULL (zero counts) but must otherwise be addresses."""
+    for name, p in ptrs:
+        if not _null(p) and not _int(p):
+            return _fail(T.HCCL_E_PARA, f"{name} {p!r} is not an address")
+    return T.HCCL_SUCCESS
 
 
 def _count_ok(count, name="count") -> int:
@@ -377,7 +426,7 @@ def _root_ok(m, root, name="root") -> int:
 @_api(0)
 def all_reduce(send_buf, recv_buf, count, data_type, op, comm, stream) -> int:
     """HcclAllReduce: every rank's ``recv_buf`` = the reduction of all ranks' ``send_buf``."""
-    if count == 0:
+    if _zero(count):
         return T.HCCL_SUCCESS
     m, s, code = _prologue(comm, stream, (("sendBuf", send_buf), ("recvBuf", recv_buf)))
     code = code or _count_ok(count) or _check_dtype(data_type, True, op)
@@ -392,10 +441,11 @@ def all_reduce(send_buf, recv_buf, count, data_type, op, comm, stream) -> int:
 @_api(0)
 def broadcast(buf, count, data_type, root, comm, stream) -> int:
     """HcclBroadcast: ``buf`` of rank ``root`` to every rank's ``buf``."""
-    if count == 0:
+    if _zero(count):
         return T.HCCL_SUCCESS
     m, s, code = _prologue(comm, stream, (("buf", buf),))
-    code = code or _count_ok(count) or _check_dtype(data_type, False) or _root_ok(m, root)
+    # broadcast_op.cc:117-120: the root's rank check comes before count and data type
+    code = code or _root_ok(m, root) or _count_ok(count) or _check_dtype(data_type, False)
     if code:
         return code
     n = count * T.DATA_TYPE_SIZE[data_type]
@@ -408,7 +458,7 @@ def broadcast(buf, count, data_type, root, comm, stream) -> int:
 def reduce_scatter(send_buf, recv_buf, recv_count, data_type, op, comm, stream) -> int:
     """HcclReduceScatter: rank r's ``recv_buf`` = block r of the reduction of all ranks'
     ``send_buf`` (``recv_count`` elements per rank)."""
-    if recv_count == 0:
+    if _zero(recv_count):
         return T.HCCL_SUCCESS
     m, s, code = _prologue(comm, stream, (("sendBuf", send_buf), ("recvBuf", recv_buf)))
     code = code or _count_ok(recv_count, "recvCount") or _check_dtype(data_type, True, op)
@@ -424,7 +474,7 @@ def reduce_scatter(send_buf, recv_buf, recv_count, data_type, op, comm, stream) 
 @_api(0)
 def all_gather(send_buf, recv_buf, send_count, data_type, comm, stream) -> int:
     """HcclAllGather: every rank's ``recv_buf`` = all ranks' ``send_buf`` in rank order."""
-    if send_count == 0:
+    if _zero(send_count):
         return T.HCCL_SUCCESS
     m, s, code = _prologue(comm, stream, (("sendBuf", send_buf), ("recvBuf", recv_buf)))
     code = code or _count_ok(send_count, "sendCount") or _check_dtype(data_type, False)
@@ -440,7 +490,7 @@ def all_gather(send_buf, recv_buf, send_count, data_type, comm, stream) -> int:
 @_api(0)
 def reduce(send_buf, recv_buf, count, data_type, op, root, comm, stream) -> int:
     """HcclReduce: rank ``root``'s ``recv_buf`` = the reduction of all ranks' ``send_buf``."""
-    if count == 0:
+    if _zero(count):
         return T.HCCL_SUCCESS
     m, s, code = _prologue(comm, stream, (("sendBuf", send_buf), ("recvBuf", recv_buf)))
     code = code or _count_ok(count) or _check_dtype(data_type, True, op) or _root_ok(m, root)
@@ -457,16 +507,21 @@ def reduce(send_buf, recv_buf, count, data_type, op, root, comm, stream) -> int:
 @_api(0)
 def scatter(send_buf, recv_buf, recv_count, data_type, root, comm, stream) -> int:
     """HcclScatter: block r of rank ``root``'s ``send_buf`` to rank r's ``recv_buf``."""
-    if recv_count == 0:
+    if _zero(recv_count):
         return T.HCCL_SUCCESS
     m, s, code = _prologue(comm, stream, (("recvBuf", recv_buf),))
-    code = code or _count_ok(recv_count, "recvCount") or _check_dtype(data_type, False) or \
-        _root_ok(m, root)
     if code:
         return code
-    n = recv_count * T.DATA_TYPE_SIZE[data_type]
-    if m.rank == root and not send_buf:
+    # scatter_op.cc:76-84: the root's NULL sendBuf, then root, count, data type
+    if _int(root) and m.rank == root and _null(send_buf):
         return _fail(T.HCCL_E_PTR, "sendBuf is NULL on the root")
+    code = _root_ok(m, root) or _count_ok(recv_count, "recvCount") or \
+        _check_dtype(data_type, False)
+    if code:
+        return code
+    if not _null(send_buf) and not _int(send_buf):
+        return _fail(T.HCCL_E_PARA, f"sendBuf {send_buf!r} is not an address")
+    n = recv_count * T.DATA_TYPE_SIZE[data_type]
     code = _check_buffers(m, (("sendBuf", send_buf or 0, n * m.comm.n_ranks
                                if m.rank == root else 0), ("recvBuf", recv_buf, n)))
     return code or _issue(m, s, "scatter", send_buf, recv_buf, data_type, None,
@@ -478,6 +533,8 @@ def scatter(send_buf, recv_buf, recv_count, data_type, root, comm, stream) -> in
 def alltoall(send_buf, send_count, send_type, recv_buf, recv_count, recv_type, comm,
              stream) -> int:
     """HcclAlltoAll: block q of rank r's ``send_buf`` to block r of rank q's ``recv_buf``."""
+    if _zero(send_count) and _zero(recv_count):     # all_to_all_v_op.cc: before any check
+        return T.HCCL_SUCCESS
     m, s, code = _prologue(comm, stream, (("sendBuf", send_buf), ("recvBuf", recv_buf)))
     code = code or _count_ok(send_count, "sendCount") or _count_ok(recv_count, "recvCount") \
         or _check_dtype(send_type, False) or _check_dtype(recv_type, False)
@@ -485,7 +542,7 @@ def alltoall(send_buf, send_count, send_type, recv_buf, recv_count, recv_type, c
         return code
     if send_count * T.DATA_TYPE_SIZE[send_type] != recv_count * T.DATA_TYPE_SIZE[recv_type]:
         return _fail(T.HCCL_E_PARA, "sendCount x sendType and recvCount x recvType differ")
-    if send_count == 0:
+    if _zero(send_count):
         return T.HCCL_SUCCESS
     n = send_count * T.DATA_TYPE_SIZE[send_type] * m.comm.n_ranks
     code = _check_buffers(m, (("sendBuf", send_buf, n), ("recvBuf", recv_buf, n)))
@@ -508,7 +565,8 @@ def alltoallv(send_buf, send_counts, sdispls, send_type, recv_buf, recv_counts, 
     m, s, code = _prologue(comm, stream, ())
     if code:
         return code
-    code = _check_dtype(send_type, False) or _check_dtype(recv_type, False)
+    code = _check_dtype(send_type, False) or _check_dtype(recv_type, False) or \
+        _addresses((("sendBuf", send_buf), ("recvBuf", recv_buf)))
     if code:
         return code
     p = m.comm.n_ranks
@@ -589,6 +647,9 @@ def alltoallvc(send_buf, send_count_matrix, send_type, recv_buf, recv_type, comm
     code = _check_dtype(send_type, False) or _check_dtype(recv_type, False)
     if code:
         return code
+    code = _addresses((("sendBuf", send_buf), ("recvBuf", recv_buf)))
+    if code:
+        return code
     if send_type != recv_type:
         return _fail(T.HCCL_E_NOT_SUPPORT, "sendType and recvType differ")
     p = m.comm.n_ranks
@@ -616,15 +677,17 @@ def alltoallvc(send_buf, send_count_matrix, send_type, recv_buf, recv_type, comm
 def send(send_buf, count, data_type, dest_rank, comm, stream) -> int:
     """HcclSend: ``count`` elements to rank ``dest_rank``, which must post the matching
     ``recv`` (blocking in stream order)."""
-    if count == 0:
+    if _zero(count):
         return T.HCCL_SUCCESS
     m, s, code = _prologue(comm, stream, (("sendBuf", send_buf),))
-    code = code or _count_ok(count) or _check_dtype(data_type, False) or \
-        _root_ok(m, dest_rank, "destRank")
+    code = code or _count_ok(count) or _check_dtype(data_type, False)
     if code:
         return code
-    if dest_rank == m.rank:
-        return _fail(T.HCCL_E_PARA, "destRank is this rank")
+    if _int(dest_rank) and dest_rank == m.rank:    # send_op.cc GetAndCheckSendPara
+        return _fail(T.HCCL_E_NOT_SUPPORT, "destRank is this rank")
+    code = _root_ok(m, dest_rank, "destRank")
+    if code:
+        return code
     n = count * T.DATA_TYPE_SIZE[data_type]
     code = _check_buffers(m, (("sendBuf", send_buf, n),))
     return code or _issue(m, s, "send", send_buf, 0, data_type, None,
@@ -635,15 +698,17 @@ def send(send_buf, count, data_type, dest_rank, comm, stream) -> int:
 @_api(0)
 def recv(recv_buf, count, data_type, src_rank, comm, stream) -> int:
     """HcclRecv: ``count`` elements from rank ``src_rank``'s matching ``send``."""
-    if count == 0:
+    if _zero(count):
         return T.HCCL_SUCCESS
     m, s, code = _prologue(comm, stream, (("recvBuf", recv_buf),))
-    code = code or _count_ok(count) or _check_dtype(data_type, False) or \
-        _root_ok(m, src_rank, "srcRank")
+    code = code or _count_ok(count) or _check_dtype(data_type, False)
     if code:
         return code
-    if src_rank == m.rank:
-        return _fail(T.HCCL_E_PARA, "srcRank is this rank")
+    if _int(src_rank) and src_rank == m.rank:      # recv_op.cc GetAndCheckRecvPara
+        return _fail(T.HCCL_E_NOT_SUPPORT, "srcRank is this rank")
+    code = _root_ok(m, src_rank, "srcRank")
+    if code:
+        return code
     n = count * T.DATA_TYPE_SIZE[data_type]
     code = _check_buffers(m, (("recvBuf", recv_buf, n),))
     return code or _issue(m, s, "recv", 0, recv_buf, data_type, None,
@@ -658,26 +723,38 @@ def batch_send_recv(send_recv_info, item_num, comm, stream) -> int:
     run at once: each item on its own HCCL side stream, forked from and joined back to
     ``stream``, so a ring of sends and receives does not wait for itself as a sequence of
     blocking HcclSend / HcclRecv would (docs/fidelity.md row 376)."""
+    # batch_send_recv_op.cc:39-55: itemNum 0 succeeds first; NULL stream, comm, sendRecvInfo;
+    # each item's count and data type; then each item's remoteRank
+    if _zero(item_num):
+        return T.HCCL_SUCCESS
+    m, s, code = _prologue(comm, stream, ())
+    if code:
+        return code
     if send_recv_info is None:
         return _fail(T.HCCL_E_PTR, "sendRecvInfo is NULL")
     if not _int(item_num) or item_num < 0 or not isinstance(send_recv_info, (list, tuple)) \
             or len(send_recv_info) < item_num:
         return _fail(T.HCCL_E_PARA, f"itemNum {item_num!r} and sendRecvInfo")
     items = list(send_recv_info[:item_num])
-    m, s, code = _prologue(comm, stream, ())
-    if code:
-        return code
-    parts = []
     for i, it in enumerate(items):
-        if not isinstance(it, dict) or it.get("sendRecvType") not in (T.HCCL_SEND, T.HCCL_RECV):
+        if not isinstance(it, dict) or not _int(it.get("sendRecvType")) or \
+                it["sendRecvType"] not in (T.HCCL_SEND, T.HCCL_RECV):
             return _fail(T.HCCL_E_PARA, f"item {i}: sendRecvType HCCL_SEND or HCCL_RECV")
-        buf, count, dt, peer = (it.get("buf"), it.get("count"), it.get("dataType"),
-                                it.get("remoteRank"))
-        code = _count_ok(count) or _check_dtype(dt, False) or _root_ok(m, peer, "remoteRank")
+        code = _count_ok(it.get("count")) or _check_dtype(it.get("dataType"), False)
         if code:
             return code
-        if not buf:
+    for i, it in enumerate(items):
+        code = _root_ok(m, it.get("remoteRank"), "remoteRank")
+        if code:
+            return code
+    parts = []
+    for i, it in enumerate(items):
+        buf, count, dt, peer = (it.get("buf"), it.get("count"), it.get("dataType"),
+                                it.get("remoteRank"))
+        if _null(buf):
             return _fail(T.HCCL_E_PTR, f"item {i}: buf is NULL")
+        if not _int(buf):
+            return _fail(T.HCCL_E_PARA, f"item {i}: buf {buf!r} is not an address")
         if peer == m.rank:
             return _fail(T.HCCL_E_PARA, f"item {i}: remoteRank is this rank")
         if count == 0:

@@ -28,8 +28,9 @@ import json
 import threading
 import time
 
+from ..device.memory import OutOfMemory
 from ..runtime.api_mdl import LAUNCH_HOOKS
-from ..runtime.device import CLOSE_HOOKS
+from ..runtime.device import CENSUS_HOOKS, CLOSE_HOOKS
 from ..runtime.peer import bridge as make_bridge
 from ..runtime.peer import drop as drop_bridges
 from ..runtime.runtime import RT
@@ -69,7 +70,7 @@ class Communicator:
     """The ranks of one communicator and what they share."""
 
     __slots__ = ("id", "name", "n_ranks", "members", "rank_server", "buffsize", "destroyed",
-                 "logs", "ends", "bridges", "models", "key", "config")
+                 "logs", "ends", "trimmed", "bridges", "models", "key", "config")
 
     def __init__(self, n_ranks: int, key, rank_server=None, config=None):
         self.id = next(_ids)
@@ -86,6 +87,7 @@ class Communicator:
         self.destroyed = False
         self.logs: list = [[] for _ in range(n_ranks)]     # per rank: OpRecord, in issue order
         self.ends: list = [[] for _ in range(n_ranks)]     # per rank: (stream, end position)
+        self.trimmed = 0                # ops dropped from the front of every rank's log
         self.bridges: dict = {}         # (scope, src rank, dst rank, tag) -> peer.Bridge
         self.models: set = set()        # graphs that captured a collective of this comm
 
@@ -147,7 +149,36 @@ class Communicator:
         if b is not None and not b.open:
             text = f"communicator {self.name} was destroyed while a task still waits on it\n" \
                    + text
-        return text
+        return self._across() + text
+
+    def _across(self) -> str:
+        """When the ranks agree inside this communicator but still wait: the ops the same
+        devices have pending in other communicators. Ranks that issue the collectives of two
+        communicators in different orders wait for each other across them (a rank in comm B's
+        op while its peers are in comm A's) — the headline then says so."""
+        mine = {m.device: r for r, m in enumerate(self.members) if m is not None}
+        done = self.done()
+        here = {r: self.logs[r][done[r]] for r in range(self.n_ranks)
+                if done[r] < len(self.logs[r])}
+        other = []
+        for c in COMMS.values():
+            if c is self:
+                continue
+            cd = c.done()
+            for q, m in enumerate(c.members):
+                if m is not None and m.device in mine and cd[q] < len(c.logs[q]):
+                    rec = c.logs[q][cd[q]]
+                    other.append(f"device {m.device.id} (rank {mine[m.device]} here) also "
+                                 f"waits in comm '{c.name}' op #{rec.index} {rec.kind}, "
+                                 f"at {rec.site}")
+        if not other or not here:
+            return ""
+        return (f"EI0002 notify wait timeout across communicators: the ranks of comm "
+                f"'{self.name}' agree, but their devices wait in other communicators too — "
+                f"a rank that issues two communicators' collectives in another order than "
+                f"its peers waits for them while they wait for it\n  "
+                + "\n  ".join(other) + "\n  fix: issue the collectives of all "
+                f"communicators in the same order on every rank\n")
 
     def mismatch(self):
         return diagnose(self.name, self.n_ranks, self.logs, self.done(),
@@ -155,20 +186,50 @@ class Communicator:
 
     # ---- logging ----
     def log(self, rank: int, kind: str, count: int, dtype: int, op: int = -1, root: int = -1,
-            peer: int = -1, stream=None, graph: str = "", site: str = "", extra=()) -> None:
-        """Log a collective rank ``rank`` issued (eager), or one a graph of it replays."""
+            peer: int = -1, stream=None, graph: str = "", site: str = "", extra=()) -> bool:
+        """Log a collective rank ``rank`` issued (eager), or one a graph of it replays; True
+        when another rank's op of the same index already shows it can never pair with this one
+        (:func:`clash`)."""
         name = stream.device.stream_name(stream.sq) if stream is not None else ""
-        rec = OpRecord(len(self.logs[rank]), kind, int(count), int(dtype), int(op), int(root),
+        log = self.logs[rank]
+        rec = OpRecord(self.trimmed + len(log), kind, int(count), int(dtype), int(op), int(root),
                        int(peer), site, name, graph, tuple(extra))
-        self.logs[rank].append(rec)
+        log.append(rec)
+        if len(log) > LOG_KEEP:
+            self._trim()
+        k = len(log) - 1
+        return any(clash(rec, rank, other[k], q) for q, other in enumerate(self.logs)
+                   if q != rank and len(other) > k)
 
-    def capture(self, m: Member, model, entry: dict) -> None:
+    def _trim(self) -> None:
+        """Drop the ops every rank has completed (keeping the last ``LOG_KEEP // 2``), so a
+        long-lived communicator's logs stay bounded; indices stay absolute (``trimmed``)."""
+        k = min(self.done() + [len(x) for x in self.logs]) - LOG_KEEP // 2
+        if k > 0:
+            for r in range(self.n_ranks):
+                del self.logs[r][:k]
+                del self.ends[r][:k]
+            self.trimmed += k
+
+    def capture(self, m: Member, model, entry: dict) -> bool:
         """A collective captured into ``model`` on rank ``m.rank``: it runs (and is logged) at
-        each replay of the graph (``replayed``), not now."""
+        each replay of the graph (``replayed``), not now. True when the same collective of
+        another rank's graph of the same capture index can never pair with it."""
         if model not in m.captured:
             m.captured[model] = []
             GRAPHS.setdefault(model, []).append(m)
-        m.captured[model].append(entry)
+        mine = m.captured[model]
+        mine.append(entry)
+        k, scope = len(mine) - 1, m.scopes.get(model)
+        for q in self.members:
+            if q is None or q is m:
+                continue
+            for qmodel, qscope in q.scopes.items():
+                theirs = q.captured.get(qmodel, ())
+                if qscope == scope and len(theirs) > k and \
+                        clash(_rec(entry), m.rank, _rec(theirs[k]), q.rank):
+                    return True
+        return False
 
     # ---- teardown ----
     def destroy_member(self, m: Member) -> None:
@@ -189,6 +250,32 @@ class Communicator:
         COMMS.pop(self.id, None)
         if PENDING.get(self.key) is self:
             del PENDING[self.key]
+
+
+LOG_KEEP = 1024
+"""Ops kept per rank in a communicator's log before the completed ones are dropped."""
+
+
+def _rec(entry: dict):
+    """A captured collective's log entry as an OpRecord (for :func:`clash`)."""
+    return OpRecord(0, entry["kind"], int(entry.get("count", 0)), int(entry.get("dtype", 0)),
+                    int(entry.get("op", -1) if entry.get("op") is not None else -1),
+                    int(entry.get("root", -1)), int(entry.get("peer", -1)), "", "", "", ())
+
+
+def clash(a, ra: int, b, rb: int) -> bool:
+    """Can op ``a`` of rank ``ra`` never pair with op ``b`` of rank ``rb`` at the same index
+    (docs/fidelity.md row 395)? Two collectives that differ in kind, count, data type, reduce op
+    or root; a send to each other, or a receive from each other. Whatever HCCL's tasks would
+    then do, the program is wrong: npusim makes the op hang so the synchronize reports it,
+    instead of returning wrong data. Point-to-point pairings across indices are left to the
+    diagnosis of the hang they make."""
+    p2p = ("send", "recv")
+    if a.kind in p2p or b.kind in p2p:
+        return a.kind == b.kind and a.kind in p2p and a.peer == rb and b.peer == ra
+    if a.kind in ("alltoallv", "alltoallvc"):        # each rank's count is its own
+        return (a.kind, a.dtype) != (b.kind, b.dtype)
+    return (a.kind, a.count, a.dtype, a.op, a.root) != (b.kind, b.count, b.dtype, b.op, b.root)
 
 
 GRAPHS: dict = {}
@@ -245,18 +332,38 @@ def join(key, n_ranks: int, rank: int, ctx, rank_server=None, config=None):
     m = c.members[rank] = Member(c, rank, ctx)
     if c.complete():
         del PENDING[key]
-        c.allocate()
+        try:
+            c.allocate()
+        except OutOfMemory:     # hcclBufferSize larger than a device: init fails (HCCL_E_MEMORY)
+            c.release()         # was an exception out of the facade, the comm left half made
+            c.destroyed = True
     JOINED.notify_all()
     return m
+
+
+JOIN_GRACE_S = 2.0
+"""How long a joining rank also counts live threads that have not used the runtime yet as
+ranks still to come: without it, a rank whose sibling threads had not reached aclrtSetDevice
+yet gave up at once with HCCL_E_TIMEOUT (a race: 4 threads each doing set_device +
+HcclCommInitClusterInfo failed about one run in two)."""
+
+
+def _newcomers() -> bool:
+    """A live thread other than this one that is not (yet) a runtime user."""
+    me = threading.current_thread()
+    return any(t is not me and t.is_alive() and t.ident not in RT.users
+               for t in threading.enumerate())
 
 
 def wait_complete(m: Member, timeout_s: float) -> bool:
     """Wait (releasing the runtime lock) until every rank of ``m``'s communicator joined; False
     when no other thread can still join it (or ``timeout_s`` passed)."""
     c = m.comm
-    deadline = time.monotonic() + timeout_s
+    start = time.monotonic()
+    deadline = start + timeout_s
     while not c.complete():
-        if not RT.others_may_submit():
+        if not RT.others_may_submit() and not (
+                time.monotonic() - start < JOIN_GRACE_S and _newcomers()):
             return False
         left = deadline - time.monotonic()
         if left <= 0:
@@ -299,3 +406,14 @@ def _device_closed(dev) -> None:
 
 
 CLOSE_HOOKS.append(_device_closed)
+
+
+def _census(dev) -> dict:
+    """``runtime.device.CENSUS_HOOKS``: the communicator ranks (live HcclComm handles) on
+    ``dev``, and their CCL buffers."""
+    members = [m for m in RT.handles.live("hccl_comm") if m.device is dev]
+    return {"hccl communicators": len(members),
+            "hccl buffers": sum(1 + len(m.old_scratch) for m in members if m.scratch)}
+
+
+CENSUS_HOOKS.append(_census)

@@ -10,7 +10,7 @@ For rank ``r`` and a schedule from ``algo.py``:
    ``rtStreamAddToModel`` (``src/ops/op_common/op_common.cc``);
 2. **the steps**, each on its stream in order: ``copy`` / ``reduce`` — a peer task
    (``runtime/peer.py`` ``move``: SDMA between any two devices' memory, an inline reduce for
-   ``reduce``) lasting ``algo.step_ns`` (the α–β model); ``post`` / ``wait`` — a notify record /
+   ``reduce``) lasting ``cost.step_ns`` (the α–β model); ``post`` / ``wait`` — a notify record /
    wait on the communicator's bridge from this rank to the peer (``Communicator.bridge``);
    ``local_post`` / ``local_wait`` — an event between two streams of this rank;
 3. **join** — each side stream records an event the user's stream waits for, so the
@@ -34,7 +34,7 @@ from ..runtime.event import ACL_EVENT_SYNC
 from ..runtime import peer
 from ..runtime.runtime import RT
 from ..runtime.stream import Stream
-from . import algo
+from . import algo, cost
 from . import move as R
 from . import types as T
 from .comm import FREE_MEMBER_HOOKS
@@ -151,7 +151,7 @@ def _issue(m, sched, stream, send: int, recv: int, dtype: int, op: int, bufs=())
         if k == "copy" or k == "reduce":
             dst = _addr(m, st.dst, send, recv, bufs)
             src = _addr(m, st.src, send, recv, bufs)
-            dur = algo.step_ns(st, t)
+            dur = cost.step_ns(st, t)
             if st.link != "local":
                 # alpha is the step's whole fixed latency: what the engine charges the step's
                 # notify and dispatch tasks on this stream is part of it (row 373)
@@ -182,3 +182,17 @@ def _issue(m, sched, stream, send: int, recv: int, dtype: int, op: int, bufs=())
         return 0                        # done at each replay (comm.replayed)
     comm.ends[m.rank].append((stream, stream.tail))
     return stream.tail
+
+
+def hang(m, stream, scope: int) -> int:
+    """Rank ``m.rank``'s op that can never pair with its peers' (``comm.clash``): instead of its
+    steps, a wait on a notify no device records, so it never ends, its peers wait for it in
+    turn, and the synchronize explains it (the communicator's diagnosis, 107020)."""
+    with _in_ctx(stream.ctx):
+        RT.host_ns += stream.device.profile.timing.host_hccl_launch_ns
+        b = m.comm.bridge(scope, m.rank, m.rank, -1)
+        pos = stream.submit(S.OP_NOTIFY_WAIT, 0, a0=b.dst_slot)
+        if pos < 0 or stream.capture is not None:
+            return min(pos, 0)
+        m.comm.ends[m.rank].append((stream, stream.tail))
+        return stream.tail

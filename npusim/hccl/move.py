@@ -16,8 +16,9 @@ propagate a NaN like numpy's ``maximum`` / ``minimum``; a type without a reducti
 8-bit floats) or an unknown op traps (a kernel exception).
 
 The body checks each end against its arena, not against live allocations (the lowering checked
-those at submit), and does not record them (the race detector's access log does not see HCCL
-moves).
+those at submit). While accesses are recorded it logs a read of the source and a write (a copy)
+or an atomic reduce (``ACC_REDUCE``, an inline reduce) of the destination at their device
+addresses (``device/peer.py`` ``record``), so the cross-device race detector sees every move.
 Blocks split the bytes (element-aligned), so a launch on several blocks moves the same data.
 """
 from __future__ import annotations
@@ -29,6 +30,7 @@ from ..device import memview as V
 from ..device import peer as P
 from ..device.half import f2h, h2f
 from ..device.kernels import KERNEL_TRAP, TABLE, UNIT_DMA, arena, compiled_body
+from ..device.memory import C_REC as _C_REC
 from ..device.memview import view_at
 from . import types as T
 
@@ -160,7 +162,12 @@ def hccl_move(memp, msize, ctxp, args, b, nb):
         table = view_at(a[7], P.MAX_DEVICES * P.A_COLS, np.int64)
         d = P.span(table, a[0], a[1], n)
         s = P.span(table, a[2], a[3], n)
-        if d == 0 or s == 0 or move(d, s, n, a[5], a[6], b, nb):
+        if d == 0 or s == 0:
+            return KERNEL_TRAP
+        if b == 0 and ctx[_C_REC] != 0:
+            P.record(ctx, a[0], a[1], a[2], a[3], n,
+                     V.ACC_W if a[5] == OP_COPY else P.ACC_REDUCE)
+        if move(d, s, n, a[5], a[6], b, nb):
             return KERNEL_TRAP
         return 0
     except Exception:

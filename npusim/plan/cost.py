@@ -95,8 +95,12 @@ def _spec(tasks) -> list[int]:
 
 
 def _capture(vm: _VModel, b: Budget, spec: list[int], rounds: int = 1, added: int = 0,
-             added_tasks: int = 0, task_groups: int = 0, cond_sqes: list[int] = ()):
-    """The canonical capture of one model (see :func:`simulate`); returns (origin, added)."""
+             added_tasks: int = 0, task_groups: int = 0, cond_sqes: list[int] = (),
+             hccl_main: int = 0, hccl_sides=(), hccl_events: int = 0):
+    """The canonical capture of one model (see :func:`simulate`); returns (origin, added).
+    HCCL's tasks (``hccl_main`` on the capturing stream, ``hccl_sides`` on its side streams,
+    each joined by its first fork) are all one-SQE tasks, so where they fall among the
+    capturing stream's tasks does not change the count."""
     o = vm.new()
     o = vm.tasks(o, task_groups * b.task_prefetch_count)
     sides = [vm.new() for _ in spec[1:]]                   # the side streams join
@@ -107,6 +111,10 @@ def _capture(vm: _VModel, b: Budget, spec: list[int], rounds: int = 1, added: in
     sides = [vm.tasks(s, 1 + 2 * (rounds - 1)) for s in sides]   # join record (+ more rounds)
     o = vm.tasks(o, len(sides) * (1 + 2 * (rounds - 1)))   # join waits, more rounds
     vm.events += 2 * rounds * len(sides)
+    o = vm.tasks(o, hccl_main)                             # HCCL's collectives
+    for n in hccl_sides:
+        vm.tasks(vm.new(), n)
+    vm.events += hccl_events
     adds = [vm.tasks(vm.new(), added_tasks) for _ in range(added)]
     for k in cond_sqes:
         o = vm.tasks(o, 1, sqe=k)
@@ -128,7 +136,7 @@ def _end_capture(vm: _VModel, b: Budget, o, adds):
 def graph_cost(tasks_per_stream: list[int] | int, profile: str | Profile | None = None,
                joined_streams: int = 0, added_streams: int = 0, sub_models=(), *,
                join_rounds: int = 1, added_tasks: int = 0, task_groups: int = 0,
-               cond: str = "if") -> GraphCost:
+               cond: str = "if", hccl=None) -> GraphCost:
     """SQ/CQ pairs and capture streams one graph needs, with the simulator's exact arithmetic.
 
     ``tasks_per_stream``: SQEs captured on the capturing stream (an int), or a list: the capturing
@@ -144,6 +152,8 @@ def graph_cost(tasks_per_stream: list[int] | int, profile: str | Profile | None 
     ``task_groups``: task groups opened on the capturing stream (``task_prefetch_count`` NOPs
     each; the tasks inside the groups are part of ``tasks_per_stream``). The canonical order is
     the one of :func:`simulate`: prefetch NOPs, forks, work, joins, added streams, cond tasks.
+    ``hccl``: an :class:`~npusim.plan.hccl.HcclLoad` (the collectives of one rank in the graph,
+    on the capturing stream): its side streams are capture streams of the graph too.
     """
     b = Budget.for_profile(profile)
     spec = _spec(tasks_per_stream) + [0] * int(joined_streams)
@@ -151,8 +161,10 @@ def graph_cost(tasks_per_stream: list[int] | int, profile: str | Profile | None 
     k = {"if": 2, "switch": 2, "while": 3}[cond]
     cond_sqes = ([k] if subs else []) if cond == "switch" else [k] * len(subs)
     root = _VModel(b)
+    h = hccl
     o, adds = _capture(root, b, spec, max(1, join_rounds), added_streams, added_tasks,
-                       task_groups, cond_sqes)
+                       task_groups, cond_sqes, h.main_sqes if h else 0,
+                       h.side_sqes if h else (), h.capture_events if h else 0)
     sub_vms = []
     for s in subs:
         vm = _VModel(b)
@@ -171,7 +183,8 @@ def graph_cost(tasks_per_stream: list[int] | int, profile: str | Profile | None 
         profile=b.profile, capture_streams=sum(m.streams for m in models), sqcq_pairs=pairs,
         sqcq_limit=b.sqcq_per_graph.value, cascades=sum(m.cascades for m in models),
         sqes=sum(m.sqes for m in models),
-        user_streams=len(spec) + added_streams + (1 if subs else 0), models=models)
+        user_streams=len(spec) + added_streams + (1 if subs else 0)
+        + (h.side_streams if h else 0), models=models)
     if subs and not b.cond_supported:
         cost.code, cost.fails = E_FEATURE, "aclmdlRICondHandleCreate"
     elif pairs > b.sqcq_per_graph.value:

@@ -12,6 +12,7 @@ from .. import errors as ERR
 from ..profiles import Profile
 from .budget import E_FEATURE, E_NO_STREAM, E_RESOURCE, VLLM_ASCEND_GRAPH_STREAMS, Budget
 from .cost import GraphCost, graph_cost
+from .hccl import HcclLoad, hccl_load
 
 @dataclass
 class Failure:
@@ -79,6 +80,13 @@ class Plan:
     build_pairs: list[int]
     """SQ/CQ pairs taken from the pool per replay pass (host cost of the builds)."""
     user_streams: int
+    tp: int = 1
+    """Ranks (``--tp``): each runs the plan on its own device, one communicator over them."""
+    collectives_per_layer: int = 0
+    hccl: HcclLoad | None = None
+    """What HCCL adds to each graph on the rank that needs the most SQ/CQ pairs."""
+    rank_costs: list = None
+    """The graph cost on each rank (ranks differ only for rooted or multi-server schedules)."""
 
     def report(self) -> str:
         return _report(self)
@@ -94,10 +102,27 @@ def graph_spec(piecewise: bool, layers: int, tasks_per_layer: int, extra: int,
     return [main] + [side_tasks] * extra, (1 if piecewise else max(1, layers))
 
 
+def collectives_per_graph(piecewise: bool, layers: int, per_layer: int) -> int:
+    """Collectives captured into every graph: a layer segment's, or all layers' (full)."""
+    return per_layer if piecewise else layers * per_layer
+
+
+def hccl_loads(tp: int, piecewise: bool, layers: int, collectives_per_layer: int,
+               collective: str, collective_bytes: int, ranks_per_server: int) -> list:
+    """Per rank, what HCCL adds to each graph (empty list for ``tp`` 1: no collectives)."""
+    if tp <= 1 or collectives_per_layer <= 0:
+        return []
+    n = collectives_per_graph(piecewise, layers, collectives_per_layer)
+    return [hccl_load(tp, collective, collective_bytes, n, r, ranks_per_server)
+            for r in range(tp)]
+
+
 def plan(graph_sizes, layers: int, tasks_per_layer: int, extra_streams_per_graph: int = 0,
          piecewise: bool = True, profile: str | Profile | None = None, *, side_tasks: int = 1,
          fresh_streams: bool = False, sub_models: int = 0, task_groups: int = 0,
-         external_wait: bool = False, passes: int = 2) -> Plan:
+         external_wait: bool = False, passes: int = 2, tp: int = 1,
+         collectives_per_layer: int = 2, collective: str = "all_reduce",
+         collective_bytes: int = 4096, ranks_per_server: int = 8) -> Plan:
     """Predict a capture plan: every size in ``graph_sizes`` is captured as ``layers + 1`` graphs
     (``piecewise``; else one full graph per size), each with ``tasks_per_layer`` tasks (a full
     graph: ``layers * tasks_per_layer``) on the capturing stream and ``extra_streams_per_graph``
@@ -110,6 +135,13 @@ def plan(graph_sizes, layers: int, tasks_per_layer: int, extra_streams_per_graph
     (on another stream) only after launching all graphs of the size — e.g. an event ordering a
     parameter update before the replay — so a size's graphs must hold their SQ/CQ pairs at once:
     a size needing more than the pool deadlocks the recycling and the execution fails with 207005.
+
+    ``tp`` > 1: the plan runs on ``tp`` devices, one communicator over them, and every layer has
+    ``collectives_per_layer`` collectives ``collective`` (``hccl.KINDS``) of ``collective_bytes``
+    per rank on the capturing stream (``ranks_per_server`` ranks to a server decide the
+    algorithm): HCCL's side streams, SQEs and capture events are part of every graph's cost
+    (:func:`~npusim.plan.hccl.hccl_load`), and its side streams are user streams of each rank
+    from the first capture on. The prediction is the rank that needs the most SQ/CQ pairs.
     The modelled program is written out in :func:`simulate`, which runs it.
     """
     b = Budget.for_profile(profile)
@@ -117,14 +149,23 @@ def plan(graph_sizes, layers: int, tasks_per_layer: int, extra_streams_per_graph
     G = layers + 1 if piecewise else 1
     spec, rounds = graph_spec(piecewise, layers, tasks_per_layer, extra_streams_per_graph,
                                side_tasks, external_wait)
-    cost = graph_cost(spec, b.chip, sub_models=sub_models, join_rounds=rounds,
-                      task_groups=task_groups)
+    loads = hccl_loads(tp, piecewise, layers, collectives_per_layer, collective,
+                       collective_bytes, ranks_per_server)
+    costs = [graph_cost(spec, b.chip, sub_models=sub_models, join_rounds=rounds,
+                        task_groups=task_groups, hccl=h) for h in loads or [None]]
+    worst = max(range(len(costs)), key=lambda r: (costs[r].sqcq_pairs, -r))
+    cost, load = costs[worst], (loads[worst] if loads else None)
+    hccl_streams = load.side_streams if load else 0
     E = extra_streams_per_graph
     failure: Failure | None = None
     # setup: the default stream, the capturing stream, shared side streams, a branch stream
     base = 1 + 1 + (0 if fresh_streams else E) + (1 if sub_models else 0) + bool(external_wait)
     users = min(base, b.user_streams.value)
-    if base > b.user_streams.value:
+    if tp > b.chip.device_count:
+        failure = Failure("aclrtSetDevice", ERR.ACL_ERROR_RT_INVALID_DEVICEID, "setup",
+                          why=f"{tp} ranks, one per device: {b.profile} has "
+                              f"{b.chip.device_count} devices")
+    elif base > b.user_streams.value:
         failure = Failure("aclrtCreateStream", E_NO_STREAM, "setup",
                           why=f"{base} user streams needed, {b.user_streams.value} per device")
     # capture phase: sizes in order, graphs in order
@@ -140,6 +181,8 @@ def plan(graph_sizes, layers: int, tasks_per_layer: int, extra_streams_per_graph
                     break
                 if fresh_streams:
                     users += E
+                if hccl_streams and captured == 0 and g == 0:
+                    users += hccl_streams   # HCCL makes its side streams at its first collective
                 if cost.code == E_FEATURE:
                     failure = Failure(cost.fails, cost.code, "capture", size, g,
                                       why=f"{b.profile} has no cond tasks")
@@ -172,14 +215,17 @@ def plan(graph_sizes, layers: int, tasks_per_layer: int, extra_streams_per_graph
     def hw_ok(i: int) -> bool:      # sizes 0..i alive: their capture streams (+ user streams)
         need = (i + 1) * G * cost.capture_streams
         if not b.software_sq:
-            need += base + (E * G * (i + 1) if fresh_streams else 0)
+            need += base + hccl_streams + (E * G * (i + 1) if fresh_streams else 0)
         return need <= b.graph_streams_hw.value
     hw_sizes = next((i for i in range(len(sizes)) if not hw_ok(i)), len(sizes))
-    vllm = VLLM_ASCEND_GRAPH_STREAMS // G // (1 + E)
+    comm_groups = 1 if load else 0   # vllm-ascend update_aclgraph_sizes, non-AIV expansion
+    vllm = (VLLM_ASCEND_GRAPH_STREAMS - 40 * comm_groups) // G // (1 + E + 2 * comm_groups)
     rows, users_now = [], min(base, b.user_streams.value)
     for i, size in enumerate(sizes):
         if fresh_streams:
             users_now = min(users_now + E * G, b.user_streams.value)
+        if i == 0:
+            users_now = min(users_now + hccl_streams, b.user_streams.value)
         if i < replayed:
             n = per_size[i] if per_size else 0
             outcome = "ok" if not n else f"ok, {n} of {G} graphs rebuilt every pass"
@@ -194,7 +240,8 @@ def plan(graph_sizes, layers: int, tasks_per_layer: int, extra_streams_per_graph
                             outcome))
     return Plan(b, sizes, layers, tasks_per_layer, E, piecewise, fresh_streams, side_tasks,
                 sub_models, task_groups, external_wait, passes, G, cost, rows, failure,
-                replayed, resident, hw_sizes, vllm, builds, build_pairs, users)
+                replayed, resident, hw_sizes, vllm, builds, build_pairs, users, tp,
+                collectives_per_layer if load else 0, load, costs)
 
 
 def _replay_accounting(n_sizes: int, G: int, pairs: int, pool: int, passes: int,
@@ -257,6 +304,16 @@ def _report(p: Plan) -> str:
                + (f", {p.task_groups} task groups" if p.task_groups else "")
                + (", waits on an external event" if p.external_wait else "")
                + ("; side streams created per graph" if p.fresh_streams else ""))
+    if p.hccl is not None:
+        h = p.hccl
+        out.append(f"collectives: tp {p.tp} (one communicator), {p.collectives_per_layer} "
+                   f"{h.kind} of {h.nbytes} bytes per layer -> {h.per_graph} per graph, "
+                   f"{h.algorithm}")
+        out.append(f"  {h}")
+        ranks = sorted({(x.capture_streams, x.sqcq_pairs) for x in p.rank_costs})
+        if len(ranks) > 1:
+            out.append(f"  ranks differ (capture streams, pairs): {ranks}; the table is rank "
+                       f"{h.rank}'s")
     out.append(f"  -> {c}")
     out.append(f"budget: SQ/CQ pool {b.sqcq_pool.value} pairs (cap {b.sqcq_per_graph.value} per "
                f"graph), user streams {b.user_streams.value}, cascade at {b.cascade_at} SQEs per "
@@ -290,8 +347,18 @@ def _report(p: Plan) -> str:
                        "is behind the host within a size's replay)")
     out.append(f"hardware estimate (not simulated): {p.hw_sizes} sizes within "
                f"{b.graph_streams_hw.value} graph streams ({b.graph_streams_hw.source}); "
-               f"vllm-ascend's formula floor(1800/{p.graphs_per_size}/{1 + p.extra_streams}) "
-               f"= {p.vllm_sizes}")
+               + (f"vllm-ascend's formula floor(1800/{p.graphs_per_size}/{1 + p.extra_streams}) "
+                  if p.hccl is None else
+                  f"vllm-ascend's formula with 1 comm group floor((1800 - 40)/"
+                  f"{p.graphs_per_size}/{1 + p.extra_streams + 2}) ")
+               + f"= {p.vllm_sizes}")
+    if p.hccl is not None:
+        h = p.hccl
+        total = len(p.sizes) * p.graphs_per_size * h.notifies
+        out.append(f"HCCL notifies (npusim: one bridge slot per graph, peer and tag; not "
+                   f"counted against the {b.notifies.value} notifies): {h.notifies} per graph, "
+                   f"{total} for all graphs per rank; real HCCL reuses its link notifies in "
+                   f"every graph")
     return "\n".join(out)
 
 

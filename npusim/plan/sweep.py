@@ -11,17 +11,21 @@ from .simulation import compare, simulate
 
 
 def check(sizes: str, layers: int, tasks_per_layer: int, extra_streams: int,
-          profile: str | None = None, simulated: bool = False, **options) -> dict:
+          profile: str | None = None, simulated: bool = False, tp: int = 1,
+          **options) -> dict:
     """One plan as a sweep row: the prediction (first failing call, sizes that fit, builds per
     pass) and, when ``simulated``, the simulation's and whether the two agree. ``sizes`` is the
-    text ``parse_sizes`` reads (so the table shows it as given)."""
+    text ``parse_sizes`` reads (so the table shows it as given); ``tp``: ranks (collectives in
+    every layer, ``plan``'s HCCL keywords in ``options``)."""
     sz = parse_sizes(sizes)
-    p = plan(sz, layers, tasks_per_layer, extra_streams, profile=profile, **options)
+    p = plan(sz, layers, tasks_per_layer, extra_streams, profile=profile, tp=tp, **options)
     row = {"predicted_failure": str(p.failure or "none"), "predicted_fit": p.fit_sizes,
+           "sqcq_pairs_per_graph": p.cost.sqcq_pairs,
            "resident_sizes": p.resident_sizes,
            "predicted_builds": ",".join(map(str, p.builds))}
     if simulated:
-        s = simulate(sz, layers, tasks_per_layer, extra_streams, profile=profile, **options)
+        s = simulate(sz, layers, tasks_per_layer, extra_streams, profile=profile, tp=tp,
+                     **options)
         diffs = compare(p, s)
         row.update(simulated_failure=str(s.failure or "none"), simulated_fit=s.fit_sizes,
                    simulated_builds=",".join(map(str, s.builds)), agree=not diffs,
@@ -31,7 +35,7 @@ def check(sizes: str, layers: int, tasks_per_layer: int, extra_streams: int,
 
 def check_many(axes: dict, options: dict, simulated: bool = False, client="serial"):
     """:func:`check` over the product of ``axes`` (``sizes``, ``layers``, ``tasks_per_layer``,
-    ``extra_streams``, ``profile``: lists), with ``options`` (``plan``'s keywords) fixed; a
+    ``extra_streams``, ``profile``, ``tp``: lists), with ``options`` (``plan``'s keywords) fixed; a
     DataFrame with one row per plan."""
     points = expand(None, axes)
     return frame(points, run(_Check(simulated, options), points, client, desc="plans"))
@@ -46,6 +50,6 @@ class _Check:
         self.simulated, self.options = simulated, dict(options)
 
     def __call__(self, sizes: str, layers: int, tasks_per_layer: int, extra_streams: int,
-                 profile: str | None = None) -> dict:
+                 profile: str | None = None, tp: int = 1) -> dict:
         return check(sizes, layers, tasks_per_layer, extra_streams, profile, self.simulated,
-                     **self.options)
+                     tp, **self.options)

@@ -40,15 +40,15 @@ def device_can_access_peer(device_id, peer_device_id):
     code)."""
     if device_id == peer_device_id:
         RT.tls.explain(f"deviceId {device_id} cannot be equal to peerDeviceId {peer_device_id}")
-        return 0, ERR.ACL_ERROR_INVALID_PARAM
+        return None, ERR.ACL_ERROR_INVALID_PARAM
     code = _peer_id_ok(peer_device_id)
     if code:
-        return 0, code
+        return None, code
     if not valid_device_id(device_id):
         RT.tls.explain(f"deviceId: device {device_id!r} does not exist")
-        return 0, ERR.ACL_ERROR_RT_INVALID_DEVICEID
+        return None, ERR.ACL_ERROR_RT_INVALID_DEVICEID
     if RT.current_context is None:
-        return 0, ERR.ACL_ERROR_RT_CONTEXT_NULL
+        return None, ERR.ACL_ERROR_RT_CONTEXT_NULL
     return 1, ERR.ACL_SUCCESS
 
 
@@ -94,7 +94,7 @@ def device_peer_access_status(device_id, peer_device_id):
     for name, d in (("deviceId", device_id), ("peerDeviceId", peer_device_id)):
         if not isinstance(d, int) or not 0 <= d < RT_MAX_DEV_NUM:
             RT.tls.explain(f"{name}: {d!r} is outside [0, {RT_MAX_DEV_NUM})")
-            return 0, ERR.ACL_ERROR_RT_PARAM_INVALID
+            return None, ERR.ACL_ERROR_RT_PARAM_INVALID
     return int(peer_device_id in ENABLED.get(device_id, ())), ERR.ACL_SUCCESS
 
 

@@ -767,6 +767,7 @@ class Device:
         lines = []
         parked = []
         code = 0
+        heads: list = []
         for q in range(int(st.st[E.E_NSQ])):
             if st.sqs[q, E.Q_STATE] != E.S_PARKED:
                 continue
@@ -786,6 +787,10 @@ class Device:
                                for rq, rp in recs)
             else:
                 by, c = self._slot_reason(slot)
+                if c:                           # a hang the owner explains (HCCL): its whole
+                    if by not in heads:         # explanation first, its headline here
+                        heads.append(by)
+                    by = by.split("\n", 1)[0]
                 code = code or c
             lines.append(f"{self.stream_name(q)} waits (task position {head}{site}) on "
                          f"{self.slot_name(slot)}: {by}")
@@ -799,6 +804,8 @@ class Device:
             covered.update(seen)
             lines.append("wait-for chain:\n      " + chain)
         msg = "deadlock: no stream can make progress\n  " + "\n  ".join(lines or ["(no waiter)"])
+        if heads:
+            msg = "\n".join(heads) + "\n" + msg
         self.last_error_detail = msg
         self.stall_code = code
         return msg

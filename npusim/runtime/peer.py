@@ -14,7 +14,9 @@ a wait that had parked).
 **When devices run.** A device runs ahead — up to what its host waits for, or until every SQ
 is idle or parked — exactly as it runs alone. When a host wait finds its device stalled
 (``runtime.device.STALL_HOOKS``), :func:`_progress` runs the other devices and pumps the
-bridges until the stalled device received something or nothing can move. Running one device
+bridges until the stalled device received something or nothing can move (a device whose run
+would do nothing is not run, and only devices that executed an SQE since the last pump have
+new records to move: row 420, ``docs/timing.md`` "Several devices"). Running one device
 ahead of another up to its next wait on another device gives the same simulated times as one
 global time order (a device's times depend only on its own SQEs and on when its cross-device
 waits are satisfied, which the record times carry); with core contention on, it is exact for
@@ -29,9 +31,10 @@ is the per-device set :data:`ENABLED` (``runtime/api_peer.py``).
 """
 from __future__ import annotations
 
-import numpy as np
+import struct
 
 from ..device import engine as E
+from ..device import memory as M
 from ..device import peer as P
 from ..device import sqe as S
 from . import args as A
@@ -69,6 +72,7 @@ def bridge(src, dst, owner, label: str = "") -> Bridge:
     """A new notify from device ``src`` to device ``dst`` (host ``Device`` objects)."""
     b = Bridge(src, dst, owner, label)
     BRIDGES.append(b)
+    _replan()
     return b
 
 
@@ -77,6 +81,7 @@ def drop(bridges, models=()) -> None:
     them) can run, as an event's slot does."""
     gone = set(map(id, bridges))
     BRIDGES[:] = [b for b in BRIDGES if id(b) not in gone]
+    _replan()
     for b in bridges:
         b.open = False
         for dev, slot in ((b.src, b.src_slot), (b.dst, b.dst_slot)):
@@ -88,31 +93,87 @@ def _alive(dev) -> bool:
     return RT.devices.get(dev.id) is dev
 
 
+class _Outboxes:
+    """The bridges recorded on one device, for :func:`pump`: their outbox slots and the
+    engine step count when they were last looked at (a device that executed no SQE since
+    cannot have recorded one)."""
+
+    __slots__ = ("src", "slots", "bridges", "seen")
+
+    def __init__(self, src, bridges):
+        self.src = src
+        self.bridges = bridges
+        self.slots = [b.src_slot for b in bridges]
+        self.seen = -1
+
+
+_PLAN: list = []
+""":class:`_Outboxes` per recording device, made from ``BRIDGES`` when ``_PLAN_OK[0]`` is
+False (a bridge made or dropped, a device closed)."""
+_PLAN_OK = [False]
+
+
+def _replan() -> None:
+    """The bridges changed: the next pump makes the plan again (none holds a device till then)."""
+    _PLAN.clear()
+    _PLAN_OK[0] = False
+
+
+def _plan() -> list:
+    if not _PLAN_OK[0]:
+        by_src: dict = {}
+        for b in BRIDGES:
+            if b.open:
+                by_src.setdefault(b.src, []).append(b)
+        _PLAN[:] = [_Outboxes(src, bs) for src, bs in by_src.items()]
+        _PLAN_OK[0] = True
+    return _PLAN
+
+
 def pump() -> set:
-    """Deliver every recorded outbox to its inbox; the devices that received one."""
-    got = set()
-    for b in BRIDGES:
-        if not b.open:
+    """Deliver every recorded outbox to its inbox; the devices that received one.
+
+    Per recording device that executed an SQE since it was last looked at: its recorded
+    outboxes taken (``DeviceState.take_records``), and the records handed to each receiving
+    device in one ``DeviceState.signal_many``. The same deliveries, with the same times, as a
+    walk over every bridge (docs/fidelity.md row 370)."""
+    got: dict = {}
+    steps_col = E.E_STEPS
+    for ob in _plan():
+        state = ob.src.state
+        steps = int(state.st[steps_col])
+        if steps == ob.seen:
             continue
-        sync = b.src.state.sync
-        if sync[b.src_slot, E.Y_VAL] > 0:
-            sync[b.src_slot, E.Y_VAL] = 0
-            b.dst.state.signal(b.dst_slot, int(sync[b.src_slot, E.Y_TIME]))
+        ob.seen = steps
+        taken = state.take_records(ob.slots)
+        if not taken:
+            continue
+        bridges = ob.bridges
+        for i, t in taken:
+            b = bridges[i]
             b.delivered += 1
-            got.add(b.dst)
-    return got
+            d = got.get(b.dst)
+            if d is None:
+                d = got[b.dst] = ([], [])
+            d[0].append(b.dst_slot)
+            d[1].append(t)
+    for dst, (slots, times) in got.items():
+        dst.state.signal_many(slots, times)
+    return set(got)
 
 
 def _progress(dev) -> bool:
     """``STALL_HOOKS``: ``dev``'s host wait is stalled. Run the other devices and pump until
-    ``dev`` received a record (True), or nothing moved anywhere (False)."""
+    ``dev`` received a record (True), or nothing moved anywhere (False). A device whose run
+    would do nothing (``DeviceState.quiet``: its last run left nothing runnable, and nothing
+    was pushed to it or delivered to it since) is not run."""
     if not BRIDGES:
         return False
     got = pump()
     while dev not in got:
         moved = bool(got)
         for other in list(RT.devices.values()):
-            if other is not dev:
+            if other is not dev and not other.state.quiet():
                 before = int(other.state.st[E.E_STEPS])
                 other._run()
                 moved |= int(other.state.st[E.E_STEPS]) != before
@@ -139,8 +200,10 @@ def _closed(dev) -> None:
     """``CLOSE_HOOKS``: a closing device leaves the arena table and every bridge."""
     if 0 <= dev.id < P.MAX_DEVICES:
         P.ARENAS[dev.id * P.A_COLS:(dev.id + 1) * P.A_COLS] = 0
+    _REGISTERED.pop(dev.id, None)
     gone = [b for b in BRIDGES if b.src is dev or b.dst is dev]
     BRIDGES[:] = [b for b in BRIDGES if b.src is not dev and b.dst is not dev]
+    _replan()
     for b in gone:                      # the other side's slot goes back to its device
         b.open = False
         other, slot = (b.dst, b.dst_slot) if b.src is dev else (b.src, b.src_slot)
@@ -156,24 +219,43 @@ SLOT_EXPLAINERS.append(_explain)
 CLOSE_HOOKS.append(_closed)
 
 
+_ARENAS_ADDR = P.ARENAS.ctypes.data
+_PACK: dict = {}
+"""Words of a peer task's arguments -> the ``struct`` packer of that many int64."""
+_REGISTERED: dict = {}
+"""Device id -> the arena array ``register`` last put in ``ARENAS`` for it."""
+
+
 def register(dev) -> None:
-    """Put device ``dev``'s arena in ``ARENAS`` (a peer task names it by id)."""
+    """Put device ``dev``'s arena in ``ARENAS`` (a peer task names it by id); nothing to do
+    when that arena is already there (a collective registers both sides of each copy)."""
     mem = dev.state.mem
     i = dev.id * P.A_COLS
+    if _REGISTERED.get(dev.id) is mem.arena and P.ARENAS[i + P.A_PTR] != 0:
+        return
     P.ARENAS[i + P.A_PTR] = mem.arena.ctypes.data
     P.ARENAS[i + P.A_SIZE] = mem.arena.nbytes
+    _REGISTERED[dev.id] = mem.arena
 
 
 def owner_of(addr: int, n: int):
     """(device, arena offset) of ``n`` bytes at device address ``addr`` inside one live
-    allocation of some device, or (None, -1)."""
-    for dev in RT.devices.values():
-        mem = dev.state.mem
-        if mem.is_device(addr) or mem.is_pinned_host(addr):
-            a = mem.allocation_of(addr)
-            if a is None or addr + n > a[0] + a[1]:
-                return None, -1
-            return dev, mem.to_off(addr)
+    allocation of some device, or (None, -1). Every device has its own address ranges
+    (``Memory.place``: device d's at ``DEV_BASE + d * DEV_STRIDE`` and ``HOST_BASE + d *
+    HOST_STRIDE``), so the address names the one device to ask."""
+    if addr >= M.HOST_BASE:
+        d = (addr - M.HOST_BASE) // M.HOST_STRIDE
+    else:
+        d = (addr - M.DEV_BASE) // M.DEV_STRIDE
+    dev = RT.devices.get(d)
+    if dev is None:
+        return None, -1
+    mem = dev.state.mem
+    if mem.is_device(addr) or mem.is_pinned_host(addr):
+        a = mem.allocation_of(addr)
+        if a is None or addr + n > a[0] + a[1]:
+            return None, -1
+        return dev, mem.to_off(addr)
     return None, -1
 
 
@@ -187,7 +269,10 @@ def move(stream, dst: int, src: int, n: int, dur: int, host_ns: int, kid: int = 
     sd, soff = owner_of(src, n)
     register(dd)
     register(sd)
-    words = [dd.id, doff, sd.id, soff, n, *extra, P.ARENAS.ctypes.data]
-    addr = A.place(stream, np.array(words, np.int64).tobytes())
+    words = (dd.id, doff, sd.id, soff, n, *extra, _ARENAS_ADDR)
+    pack = _PACK.get(len(words))
+    if pack is None:
+        pack = _PACK[len(words)] = struct.Struct(f"<{len(words)}q").pack
+    addr = A.place(stream, pack(*words))
     return stream.submit(S.OP_KERNEL, host_ns, P.COPY_KID if kid < 0 else kid, addr,
                          8 * len(words), max(1, int(dur)), 0, 1)

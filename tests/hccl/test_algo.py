@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from npusim.hccl import algo as A
+from npusim.hccl import cost as C
 from npusim.hccl import types as T
 from npusim.profiles import Timing
 
@@ -336,7 +337,7 @@ def test_walk_reports_a_double_post_and_a_deadlock():
     with pytest.raises(A.DeadlockError, match="rank 0 stream 0: wait peer 1 tag 5"):
         A.walk([[wait(1, 5), post(1, 6)], [wait(0, 6), post(0, 5)]])
     with pytest.raises(A.DeadlockError):
-        A.critical_path_ns(A.Schedule("x", 2, "mesh", 0, [[wait(1, 5)], [wait(0, 5)]], 0),
+        C.critical_path_ns(A.Schedule("x", 2, "mesh", 0, [[wait(1, 5)], [wait(0, 5)]], 0),
                            Timing())
 
 
@@ -363,12 +364,12 @@ def test_choose_follows_hccl():
 def test_step_ns_is_alpha_beta_gamma():
     t = Timing()
     hc = A.Step("copy", 0, src=(1, "scratch", 0), dst=(0, "out", 0), nbytes=18_300, link="hccs")
-    assert A.step_ns(hc, t) == t.hccl_alpha_ns + 1000
+    assert C.step_ns(hc, t) == t.hccl_alpha_ns + 1000
     rd = A.Step("reduce", 0, src=(1, "scratch", 0), dst=(0, "out", 0), nbytes=20_000, link="rdma")
-    assert A.step_ns(rd, t) == t.hccl_alpha_ns + 1000 + 100
+    assert C.step_ns(rd, t) == t.hccl_alpha_ns + 1000 + 100
     lc = A.Step("copy", 0, src=(0, "in", 0), dst=(0, "scratch", 0), nbytes=600_000, link="local")
-    assert A.step_ns(lc, t) == 1000
-    assert A.step_ns(A.Step("post", 0, peer=1, tag=3), t) == 0
+    assert C.step_ns(lc, t) == 1000
+    assert C.step_ns(A.Step("post", 0, peer=1, tag=3), t) == 0
     assert (t.hccl_hccs_bytes_per_us, t.hccl_rdma_bytes_per_us) == (18_300, 20_000)
 
 
@@ -387,22 +388,22 @@ def test_critical_path_is_the_closed_form(kind, algo, p, n_servers):
         s = A.schedule(kind, p, servers_of(p, n_servers), count, INT, algorithm=algo,
                        root=p - 1)
         n = count * 4 * (1 if kind in ("all_reduce", "broadcast", "reduce") else p)  # docs' n
-        cf = A.closed_form(kind, algo, n, p, t, servers=n_servers, local_copies=True)
-        cp = A.critical_path_ns(s, t)
+        cf = C.closed_form(kind, algo, n, p, t, servers=n_servers, local_copies=True)
+        cp = C.critical_path_ns(s, t)
         assert abs(cp - cf) <= t.hccl_alpha_ns, (kind, algo, p, n_servers, count, cp, cf)
 
 
 def test_closed_forms_of_the_docs():
     t = Timing()
     a = t.hccl_alpha_ns
-    assert A.closed_form("all_reduce", "ring", 0, 8, t) == 14 * a
-    assert A.closed_form("all_reduce", "rhd", 0, 8, t) == 6 * a
-    assert A.closed_form("all_reduce", "mesh", 0, 8, t) == 2 * a
-    assert A.closed_form("all_gather", "mesh", 8 * 18_300, 8, t) == a + 1000
-    hier = A.closed_form("all_reduce", "hierarchical", 1 << 20, 16, t, servers=2)
-    assert hier > A.closed_form("all_reduce", "mesh", 1 << 20, 8, t)
+    assert C.closed_form("all_reduce", "ring", 0, 8, t) == 14 * a
+    assert C.closed_form("all_reduce", "rhd", 0, 8, t) == 6 * a
+    assert C.closed_form("all_reduce", "mesh", 0, 8, t) == 2 * a
+    assert C.closed_form("all_gather", "mesh", 8 * 18_300, 8, t) == a + 1000
+    hier = C.closed_form("all_reduce", "hierarchical", 1 << 20, 16, t, servers=2)
+    assert hier > C.closed_form("all_reduce", "mesh", 1 << 20, 8, t)
     with pytest.raises(ValueError):
-        A.closed_form("alltoall", "pairwise", 1, 2, t)
+        C.closed_form("alltoall", "pairwise", 1, 2, t)
 
 
 def test_hierarchical_all_reduce_with_a_ring_between_three_servers():
@@ -412,7 +413,7 @@ def test_hierarchical_all_reduce_with_a_ring_between_three_servers():
         s, ins, outs = run("all_reduce", p, 3, 29)
         red = reference(ins, INT, SUM)
         assert all(o[:29].tobytes() == red.tobytes() for o in outs)
-        assert A.critical_path_ns(s, Timing()) > 0
+        assert C.critical_path_ns(s, Timing()) > 0
 
 
 @pytest.mark.parametrize("kind,algo,p,n_servers", CASES)
@@ -423,6 +424,6 @@ def test_every_schedule_has_a_critical_path(kind, algo, p, n_servers):
         d = [[2 * q for q in range(p)] for _ in range(p)]
         kw.update(send_counts=c, sdispls=d, recv_counts=c, rdispls=d)
     s = A.schedule(kind, p, servers_of(p, n_servers), 64, INT, **kw)
-    t = A.critical_path_ns(s, Timing())
+    t = C.critical_path_ns(s, Timing())
     assert (t > 0) == (kind != "barrier")
-    assert t >= max(A.step_ns(st, Timing()) for steps in s.per_rank for st in steps)
+    assert t >= max(C.step_ns(st, Timing()) for steps in s.per_rank for st in steps)

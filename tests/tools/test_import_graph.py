@@ -136,7 +136,7 @@ def test_no_import_cycle_at_all():
 
 LAYERS = [
     ("base", ["npusim.errors", "npusim.profiles", "npusim.progress", "npusim.hccl.types",
-              "npusim.hccl.algo"]),
+              "npusim.hccl.algo", "npusim.hccl.cost"]),
     ("device", ["npusim.device", "npusim.device.*", "npusim.hccl.move"]),
     ("runtime core", ["npusim.runtime", "npusim.runtime.runtime", "npusim.runtime.handles",
                       "npusim.runtime.pageable", "npusim.runtime.recording"]),
