@@ -88,12 +88,8 @@ def write_rank_table(path):
     return table
 
 
-def rank_thread(rank, device, server, table_path, lines, started):
+def rank_thread(rank, device, server, table_path, lines):
     check("acl.rt.set_device", acl.rt.set_device(device))
-    # npusim workaround: join only once every rank's thread has made its first ACL call (npusim
-    # gives up on a communicator whose missing ranks have no thread that called ACL yet, where
-    # HCCL waits up to HCCL_CONNECT_TIMEOUT for them)
-    started.wait()
     comm, ret = hccl.comm_init_cluster_info(table_path, rank)
     check("hccl.comm_init_cluster_info", ret)
     rank_size, ret = hccl.get_rank_size(comm)
@@ -142,14 +138,12 @@ def main():
         # each thread leaves its lines here; the main thread prints them in rank order at the
         # end (hcomm's samples sleep `device` seconds instead)
         lines = [None] * len(ranks)
-        started = threading.Barrier(len(ranks), timeout=60)
         errors = []
 
         def run(*args):
             try:
-                rank_thread(*args, table_path, lines, started)
+                rank_thread(*args, table_path, lines)
             except Exception as e:
-                started.abort()
                 errors.append(e)
 
         threads = [threading.Thread(target=run, args=r) for r in ranks]
