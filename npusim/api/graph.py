@@ -29,9 +29,11 @@ class Graph:
         self.stream = stream or self.stream
         if self.stream is None:
             raise ValueError("graph capture needs a stream (the default stream cannot capture)")
+        self.stream._use()
         _ok(acl.mdl.ri_capture_begin(self.stream.handle, self.mode))
 
     def capture_end(self) -> None:
+        self.stream._use()
         self.handle = _out(acl.mdl.ri_capture_end(self.stream.handle))
 
     def __enter__(self) -> "Graph":
@@ -51,6 +53,8 @@ class Graph:
         """Launch the graph on ``stream`` (default: the capture stream); asynchronous."""
         s = stream or self.stream
         h = s.handle if s else None
+        if h:
+            s._use()
         if not h:               # the default stream by its handle: NULL is refused on SW-SQ chips
             h = _out(acl.rt.ctx_get_current_default_stream())
         _ok(acl.mdl.ri_execute_async(self.handle, h))

@@ -67,6 +67,13 @@ class Stream:
     def __init__(self, device: "Device", handle: int | None):
         self.device, self.handle = device, handle
 
+    def _use(self) -> None:
+        """Make the stream's device current (``Device._use``): a graph, a task update or a
+        launch on it works whichever ``Device`` acted last."""
+        use = getattr(self.device, "_use", None)
+        if use is not None and self.handle:
+            use()
+
     def __repr__(self):
         name = self.name
         return f"Stream(0x{self.handle or 0:x}{f', {name!r}' if name else ''})"

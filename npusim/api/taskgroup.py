@@ -15,6 +15,7 @@ from .stream import Stream
 # ---- task groups and task update, in the shape of torch_npu's graph_task_* functions ----
 def graph_task_group_begin(stream: Stream) -> None:
     """Open a task group on a capturing stream (captures the profile's prefetch NOPs)."""
+    stream._use()
     _ok(acl.mdl.ri_capture_task_grp_begin(stream.handle))
 
 
@@ -27,6 +28,7 @@ def graph_task_update_begin(stream: Stream, handle: "int | TaskGroup") -> None:
     """The next kernel launches on ``stream`` (not capturing) rewrite the group's tasks, in
     order; each rewrite takes effect when ``stream`` runs it. ``handle``: what
     ``graph_task_group_end`` returned, or a :class:`TaskGroup` whose block ended."""
+    stream._use()
     _ok(acl.mdl.ri_capture_task_update_begin(stream.handle, int(handle)))
 
 

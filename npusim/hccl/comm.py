@@ -391,10 +391,12 @@ def read_rank_table(path: str):
 
 
 def _device_closed(dev) -> None:
-    """``runtime.device.CLOSE_HOOKS``: a closing device takes its ranks' communicators with it
-    (their bridges leave with the device: ``runtime/peer.py``)."""
+    """``runtime.device.CLOSE_HOOKS``: a closing device takes with it the communicators of
+    which it still holds a live rank (their bridges leave with the device:
+    ``runtime/peer.py``); a rank already destroyed (``HcclCommDestroy``) leaves its peers'
+    communicator as it was, so they finish what they issued."""
     for c in list(COMMS.values()):
-        if any(m is not None and m.device is dev for m in c.members):
+        if any(m is not None and m.device is dev and not m.destroyed for m in c.members):
             c.destroyed = True
             c.bridges.clear()
             for m in c.members:

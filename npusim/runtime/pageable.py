@@ -9,12 +9,15 @@ clears it.
 from __future__ import annotations
 
 import bisect
+import sys
 import threading
 import weakref
 
 import numpy as np
 
 from ..device.memory import PAGEABLE_BASE
+
+_finalizing = sys.is_finalizing
 
 
 class PageableRegistry:
@@ -47,13 +50,17 @@ class PageableRegistry:
         return start
 
     def _forget(self, key: int, start: int) -> None:
-        with self._lock:
-            if self._by_id.get(key) == start:
-                del self._by_id[key]
-            i = bisect.bisect_left(self._starts, start)
-            if i < len(self._starts) and self._starts[i] == start:
-                del self._starts[i]
-                del self._items[i]
+        try:
+            with self._lock:
+                if self._by_id.get(key) == start:
+                    del self._by_id[key]
+                i = bisect.bisect_left(self._starts, start)
+                if i < len(self._starts) and self._starts[i] == start:
+                    del self._starts[i]
+                    del self._items[i]
+        except (TypeError, AttributeError):
+            if not _finalizing():   # at interpreter shutdown the module's globals may be
+                raise               # gone already, and nothing looks registrations up again
 
     def find(self, addr: int):
         """(start, size, uint8 view of the whole array) of the live registration holding

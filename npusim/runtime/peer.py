@@ -197,18 +197,22 @@ def _explain(dev, slot: int) -> str:
 
 
 def _closed(dev) -> None:
-    """``CLOSE_HOOKS``: a closing device leaves the arena table and every bridge."""
+    """``CLOSE_HOOKS``: a closing device leaves the arena table and every bridge — after what
+    it recorded was delivered (a peer that synchronizes later still gets it)."""
+    pump()
     if 0 <= dev.id < P.MAX_DEVICES:
         P.ARENAS[dev.id * P.A_COLS:(dev.id + 1) * P.A_COLS] = 0
     _REGISTERED.pop(dev.id, None)
     gone = [b for b in BRIDGES if b.src is dev or b.dst is dev]
     BRIDGES[:] = [b for b in BRIDGES if b.src is not dev and b.dst is not dev]
     _replan()
-    for b in gone:                      # the other side's slot goes back to its device
+    for b in gone:
         b.open = False
         other, slot = (b.dst, b.dst_slot) if b.src is dev else (b.src, b.src_slot)
-        if other is not dev and _alive(other):
-            other.retire_slot(slot)
+        if b.owner is None and other is not dev and _alive(other):
+            other.retire_slot(slot)     # an ownerless bridge: its other side goes back now
+        # (an owner's bridge keeps the other side's slot, which may hold a delivered record
+        # a wait there still needs, until the owner drops it: ``drop``)
     ENABLED.pop(dev.id, None)
     for peers in ENABLED.values():
         peers.discard(dev.id)
