@@ -441,6 +441,22 @@ def _replay_note(T: np.ndarray, r: int, model) -> str:
     return f"a replay launched at {site}" if site is not None else "a replay"
 
 
+def _merge_pairs(out, T, bounds) -> dict:
+    """The pass's race rows merged per (task, task) — a task's static identity is (sq, pos):
+    key -> [row, row, lowest address, highest address, kind, count]."""
+    merged: dict = {}
+    for x, y, k, kind in out.tolist():
+        key = (int(T[x, 0]), int(T[x, 1]), int(T[y, 0]), int(T[y, 1]))
+        lo, hi = int(bounds[k]), int(bounds[k + 1])
+        e = merged.get(key)
+        if e is None:
+            merged[key] = [x, y, lo, hi, kind, 1]
+        else:
+            e[2], e[3] = min(e[2], lo), max(e[3], hi)
+            e[5] += 1
+    return merged
+
+
 def analyze(dev, log, t0: int = 0, t1: int | None = None, out_cap: int = 1 << 20) -> RaceReport:
     """Races among the task rows ``[t0, t1)`` of ``log`` (an ``AccessLog`` of runtime device
     ``dev``)."""
@@ -494,17 +510,7 @@ def analyze(dev, log, t0: int = 0, t1: int | None = None, out_cap: int = 1 << 20
     out, lost = _pass(T, AT.astype(np.int64), AIL, AIH, A[:, 3].copy(), vidx,
                          lane.astype(np.int64), W, nslots, nvals, act_ptr, act_sq, obs_row, obs_kind, obs_tgt, tgt_order, free_row, free_lo,
                          free_hi, K, out_cap)
-    # merge per (task, task): static identity is (sq, pos)
-    merged: dict = {}
-    for x, y, k, kind in out.tolist():
-        key = (int(T[x, 0]), int(T[x, 1]), int(T[y, 0]), int(T[y, 1]))
-        lo, hi = int(bounds[k]), int(bounds[k + 1])
-        e = merged.get(key)
-        if e is None:
-            merged[key] = [x, y, lo, hi, kind, 1]
-        else:
-            e[2], e[3] = min(e[2], lo), max(e[3], hi)
-            e[5] += 1
+    merged = _merge_pairs(out, T, bounds)
     def ref(r: int, access: str, note: str = "") -> TaskRef:
         q, pos, op, a0 = (int(v) for v in T[r, :4])
         kern = TABLE.name(a0) if op == S.OP_KERNEL and 0 <= a0 < len(TABLE.entries) else None
@@ -774,16 +780,7 @@ def analyze_devices(pairs, bridges=(), out_cap: int = 1 << 20) -> RaceReport:
 
 
 def _report_devices(parts, T, opart, orow, out, lost, bounds, A, W, t_start) -> RaceReport:
-    merged: dict = {}
-    for x, y, k, kind in out.tolist():
-        key = (int(T[x, 0]), int(T[x, 1]), int(T[y, 0]), int(T[y, 1]))
-        lo, hi = int(bounds[k]), int(bounds[k + 1])
-        e = merged.get(key)
-        if e is None:
-            merged[key] = [x, y, lo, hi, kind, 1]
-        else:
-            e[2], e[3] = min(e[2], lo), max(e[3], hi)
-            e[5] += 1
+    merged = _merge_pairs(out, T, bounds)
 
     def ref(r: int, access: str) -> TaskRef:
         p = parts[int(opart[r])]

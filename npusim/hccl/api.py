@@ -677,43 +677,37 @@ def alltoallvc(send_buf, send_count_matrix, send_type, recv_buf, recv_type, comm
 def send(send_buf, count, data_type, dest_rank, comm, stream) -> int:
     """HcclSend: ``count`` elements to rank ``dest_rank``, which must post the matching
     ``recv`` (blocking in stream order)."""
-    if _zero(count):
-        return T.HCCL_SUCCESS
-    m, s, code = _prologue(comm, stream, (("sendBuf", send_buf),))
-    code = code or _count_ok(count) or _check_dtype(data_type, False)
-    if code:
-        return code
-    if _int(dest_rank) and dest_rank == m.rank:    # send_op.cc GetAndCheckSendPara
-        return _fail(T.HCCL_E_NOT_SUPPORT, "destRank is this rank")
-    code = _root_ok(m, dest_rank, "destRank")
-    if code:
-        return code
-    n = count * T.DATA_TYPE_SIZE[data_type]
-    code = _check_buffers(m, (("sendBuf", send_buf, n),))
-    return code or _issue(m, s, "send", send_buf, 0, data_type, None,
-                          dict(count=count, dtype=data_type, peer=dest_rank),
-                          count=count, root=m.rank, peer=dest_rank)
+    return _p2p(True, send_buf, count, data_type, dest_rank, comm, stream)
 
 
 @_api(0)
 def recv(recv_buf, count, data_type, src_rank, comm, stream) -> int:
     """HcclRecv: ``count`` elements from rank ``src_rank``'s matching ``send``."""
+    return _p2p(False, recv_buf, count, data_type, src_rank, comm, stream)
+
+
+def _p2p(sending: bool, buf, count, data_type, peer, comm, stream) -> int:
+    """HcclSend / HcclRecv in the order of ``send_op.cc`` / ``recv_op.cc``
+    (``GetAndCheckSendPara`` / ``GetAndCheckRecvPara``: the peer being this rank is
+    HCCL_E_NOT_SUPPORT before its range)."""
+    what, who = ("sendBuf", "destRank") if sending else ("recvBuf", "srcRank")
     if _zero(count):
         return T.HCCL_SUCCESS
-    m, s, code = _prologue(comm, stream, (("recvBuf", recv_buf),))
+    m, s, code = _prologue(comm, stream, ((what, buf),))
     code = code or _count_ok(count) or _check_dtype(data_type, False)
     if code:
         return code
-    if _int(src_rank) and src_rank == m.rank:      # recv_op.cc GetAndCheckRecvPara
-        return _fail(T.HCCL_E_NOT_SUPPORT, "srcRank is this rank")
-    code = _root_ok(m, src_rank, "srcRank")
+    if _int(peer) and peer == m.rank:
+        return _fail(T.HCCL_E_NOT_SUPPORT, f"{who} is this rank")
+    code = _root_ok(m, peer, who)
     if code:
         return code
-    n = count * T.DATA_TYPE_SIZE[data_type]
-    code = _check_buffers(m, (("recvBuf", recv_buf, n),))
-    return code or _issue(m, s, "recv", 0, recv_buf, data_type, None,
-                          dict(count=count, dtype=data_type, peer=src_rank),
-                          count=count, root=src_rank, peer=m.rank)
+    code = _check_buffers(m, ((what, buf, count * T.DATA_TYPE_SIZE[data_type]),))
+    src, dst = (m.rank, peer) if sending else (peer, m.rank)
+    return code or _issue(m, s, "send" if sending else "recv", buf if sending else 0,
+                          0 if sending else buf, data_type, None,
+                          dict(count=count, dtype=data_type, peer=peer),
+                          count=count, root=src, peer=dst)
 
 
 @_api(0)
