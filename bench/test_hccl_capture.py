@@ -17,7 +17,9 @@ the SDMA and inline-reduce copies). Target (reported, not asserted): <= 1.3x. Ru
 Measured (issue 38, 2 shared cores, CPU time): without collectives ~2.7-2.9 us per task (288
 launches and the capture's begin / end: ~1.3 us a launch, ~0.4 ms of begin and end per rank),
 with collectives ~5.8 us per task (~95 ms per rank, ~1 ms per AllReduce of ~165 tasks):
-1.97x, target 1.3x missed. ``scripts/ab_peer.py``: ``runtime/peer.py``'s ``move`` (each SDMA
+1.97x, target 1.3x missed. Since HCCL's streams of a rank sync with notifies of their own
+(``hccl/lower.py``: an event only for a side stream's first fork in a capture and its
+join-back at CaptureEnd): 4.34 us per task against 2.50, 1.73x (same machine, later run). ``scripts/ab_peer.py``: ``runtime/peer.py``'s ``move`` (each SDMA
 copy / inline reduce) 8.8 -> 7.3 us per task captured with collectives (0.88x; one device asked
 per address, each arena registered once, the arguments packed by a cached ``struct``). Where
 the rest goes (cProfile of the 768 AllReduce lowerings of one capture, ``hccl/lower.py``

@@ -23,7 +23,9 @@ Measured (issue 38, 2 shared cores): 129,816 SQEs per replay, ~58-60 ms (2.2 M S
 missed): engine ~12 ms (2,312 runs, ~2 us of each the numba call itself), pumps ~28 ms (576,
 16,128 records delivered), host ~20 ms; before the pump and stall-hook changes ~123 ms
 (``scripts/ab_peer.py``, same process, new / old 0.47). Scaling: 1.00 / 0.95 / 0.95 / 0.94 of
-n x one device's cost. Why 20 M SQE/s is out of reach for this design, and what would reach it:
+n x one device's cost. Since the notify-based local syncs (``hccl/lower.py``): 102,360 SQEs
+per replay (no event resets), ~66 ms, 1.55 M SQE/s on a busier machine; scaling 1.00 / 1.00 /
+1.00 / 0.99. Why 20 M SQE/s is out of reach for this design, and what would reach it:
 ``docs/timing.md`` "Several devices".
 """
 from __future__ import annotations
