@@ -19,6 +19,7 @@ import sys
 from dataclasses import replace
 
 from ..runtime.peer import owner_of
+from ..runtime.recording import site
 from ..runtime.runtime import RT
 from . import algo
 from . import comm as C
@@ -376,11 +377,9 @@ def _thawed(v):
 
 
 def _site() -> str:
-    """``file:line in function`` of the user's call (the first frame outside npusim)."""
-    f = sys._getframe(1)
-    while f is not None and "/npusim/" in f.f_code.co_filename.replace("\\", "/"):
-        f = f.f_back
-    return f"{f.f_code.co_filename}:{f.f_lineno} in {f.f_code.co_name}" if f else ""
+    """The user's line that called into npusim (``runtime.recording.site``), as text."""
+    where = site()
+    return str(where) if where is not None else ""
 
 
 def _prologue(comm, stream, ptrs):
