@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..device.memory import DEV_BASE, DEV_STRIDE, HOST_BASE, HOST_STRIDE
 from .runtime import RT
 
 DEVICE, PINNED, PAGEABLE, UNKNOWN = "device", "pinned", "pageable", "unknown"
@@ -33,19 +34,35 @@ PAGEABLE_MEM = RT.pageable
 """The runtime's registry of pageable arrays (``pageable.py``), cleared by ``reset``."""
 
 
+def device_of(addr: int):
+    """The open device whose device or pinned-host address range holds ``addr``, or None.
+    Every device has its own ranges (``Memory.place``: device d's at ``DEV_BASE + d *
+    DEV_STRIDE`` and ``HOST_BASE + d * HOST_STRIDE``), so the address names the one device to
+    ask: O(1) however many devices are open."""
+    if addr >= HOST_BASE:
+        d = (addr - HOST_BASE) // HOST_STRIDE
+    else:
+        d = (addr - DEV_BASE) // DEV_STRIDE
+    dev = RT.devices.get(d)
+    if dev is None:
+        return None
+    mem = dev.state.mem
+    return dev if mem.is_device(addr) or mem.is_pinned_host(addr) else None
+
+
 def locate(addr) -> Where:
     """Classify an address: device memory or pinned host memory of some device's arena (live
     allocations only), a registered pageable array, or unknown."""
     if not isinstance(addr, (int, np.integer)) or addr <= 0:
         return Where(UNKNOWN)
     addr = int(addr)
-    for dev in RT.devices.values():
+    dev = device_of(addr)
+    if dev is not None:
         mem = dev.state.mem
-        if mem.is_device(addr) or mem.is_pinned_host(addr):
-            a = mem.allocation_of(addr)
-            if a is None:
-                return Where(UNKNOWN)
-            return Where(DEVICE if mem.is_device(addr) else PINNED, dev, start=a[0], size=a[1])
+        a = mem.allocation_of(addr)
+        if a is None:
+            return Where(UNKNOWN)
+        return Where(DEVICE if mem.is_device(addr) else PINNED, dev, start=a[0], size=a[1])
     hit = PAGEABLE_MEM.find(addr)
     if hit is not None:
         start, size, data = hit

@@ -34,11 +34,11 @@ from __future__ import annotations
 import struct
 
 from ..device import engine as E
-from ..device import memory as M
 from ..device import peer as P
 from ..device import sqe as S
 from . import args as A
 from .device import CLOSE_HOOKS, SLOT_EXPLAINERS, STALL_HOOKS
+from .hostmem import DEVICE, PINNED, locate
 from .runtime import RT
 
 
@@ -243,24 +243,12 @@ def register(dev) -> None:
 
 
 def owner_of(addr: int, n: int):
-    """(device, arena offset) of ``n`` bytes at device address ``addr`` inside one live
-    allocation of some device, or (None, -1). Every device has its own address ranges
-    (``Memory.place``: device d's at ``DEV_BASE + d * DEV_STRIDE`` and ``HOST_BASE + d *
-    HOST_STRIDE``), so the address names the one device to ask."""
-    if addr >= M.HOST_BASE:
-        d = (addr - M.HOST_BASE) // M.HOST_STRIDE
-    else:
-        d = (addr - M.DEV_BASE) // M.DEV_STRIDE
-    dev = RT.devices.get(d)
-    if dev is None:
+    """(device, arena offset) of ``n`` bytes at device or pinned-host address ``addr`` inside
+    one live allocation of some device (``hostmem.locate``), or (None, -1)."""
+    w = locate(addr)
+    if w.kind not in (DEVICE, PINNED) or not w.fits(addr, n):
         return None, -1
-    mem = dev.state.mem
-    if mem.is_device(addr) or mem.is_pinned_host(addr):
-        a = mem.allocation_of(addr)
-        if a is None or addr + n > a[0] + a[1]:
-            return None, -1
-        return dev, mem.to_off(addr)
-    return None, -1
+    return w.device, w.device.state.mem.to_off(addr)
 
 
 def move(stream, dst: int, src: int, n: int, dur: int, host_ns: int, kid: int = -1,
