@@ -50,13 +50,14 @@ class Member:
     """One rank of a communicator: what its ``HcclComm`` handle names."""
 
     __slots__ = ("comm", "rank", "device", "ctx", "handle", "side", "events", "scratch",
-                 "scratch_size", "old_scratch", "scopes", "captured", "destroyed")
+                 "scratch_size", "old_scratch", "scopes", "captured", "notifies", "destroyed")
 
     def __init__(self, comm, rank: int, ctx):
         self.comm, self.rank, self.ctx, self.device = comm, rank, ctx, ctx.device
         self.handle = 0
         self.side: list = []            # HCCL's side streams on this rank (Stream objects)
-        self.events: dict = {}          # (purpose, index) -> event handle on this rank's device
+        self.events: dict = {}          # local tag or ("end", j) -> Ex event handle (capture)
+        self.notifies: dict = {}        # local tag -> sync slot of this rank's own notify
         self.scratch = 0                # the CCL buffer's device address (0 until complete)
         self.scratch_size = 0
         self.old_scratch: list = []     # CCL buffers replaced by bigger ones (graphs name them)

@@ -74,13 +74,14 @@ def _event(m, tag) -> int:
 
 
 def _free(m) -> None:
-    """``comm.FREE_MEMBER_HOOKS``: a member's side streams and events go with it."""
-    models = [x for x in m.captured]
-    for key, h in m.events.items():
-        if isinstance(key, tuple) and key[0] == "slot":
-            if RT.devices.get(m.device.id) is m.device:
-                m.device.retire_slot(h, models=models)
-            continue
+    """``comm.FREE_MEMBER_HOOKS``: a member's side streams, events and notify slots go with it
+    (a slot once no graph that captured it can run)."""
+    if RT.devices.get(m.device.id) is m.device:
+        models = list(m.captured)
+        for slot in m.notifies.values():
+            m.device.retire_slot(slot, models=models)
+    m.notifies.clear()
+    for h in m.events.values():
         with _in_ctx(m.ctx):
             AE.destroy_event(h)
     m.events.clear()
@@ -128,10 +129,9 @@ class LocalNotify:
 
 def _local_slot(m, tag: int) -> int:
     """The notify slot of local tag ``tag`` on rank ``m`` (one per tag, every collective)."""
-    key = ("slot", tag)
-    slot = m.events.get(key)
+    slot = m.notifies.get(tag)
     if slot is None:
-        slot = m.events[key] = m.device.new_slot(LocalNotify(
+        slot = m.notifies[tag] = m.device.new_slot(LocalNotify(
             f"HCCL notify {tag - algo.TAG_LOCAL} between the streams of {m.comm.name} "
             f"rank {m.rank}"))
     return slot
