@@ -350,20 +350,8 @@ class DeviceState:
         parked on it run again at their next run (each re-executes its wait, which ends no
         earlier than ``t`` plus the wake-up, as when a record on this device woke it). The
         parked SQs are on the live list (a run leaves every SQ in play there): O(SQs in
-        play)."""
-        sync = self.sync
-        if value > sync[slot, E.Y_VAL]:
-            sync[slot, E.Y_VAL] = value
-        sync[slot, E.Y_TIME] = t
-        if sync[slot, E.Y_WAITERS] <= 0:
-            return
-        sync[slot, E.Y_WAITERS] = 0
-        sqs = self.sqs
-        n = int(self.sched[0]) if len(self.sched) else 0
-        for q in set(self._livev[:n].tolist()) | self._touched:
-            if sqs[q, E.Q_STATE] == E.S_PARKED and sqs[q, E.Q_WAIT] == slot:
-                sqs[q, E.Q_STATE] = E.S_ACTIVE
-                self.touch(q)
+        play). One slot of :meth:`signal_many`."""
+        self.signal_many((slot,), (t,), value)
 
     def signal_many(self, slots, times, value: int = 1) -> None:
         """``signal`` of each of ``slots`` (distinct ints) at the matching ``times``, for all of
