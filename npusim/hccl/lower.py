@@ -54,6 +54,17 @@ def _in_ctx(ctx):
         tls.current = old
 
 
+def _uncharged(fn, *args) -> int:
+    """``fn(*args)`` (an event record or wait of HCCL's own, made only while capturing: no
+    ring to wait for) at no host cost: it is part of its collective's one host cost
+    (``host_hccl_launch_ns``), not a call of the program's."""
+    h = RT.host_ns
+    try:
+        return fn(*args)
+    finally:
+        RT.host_ns = h
+
+
 def _side_streams(m, k: int) -> list:
     while len(m.side) < k:
         s = Stream(RT.tls.current or m.ctx)
@@ -145,16 +156,14 @@ def _join_capture(origin, model) -> None:
     for m in GRAPHS.get(model, ()):
         if m.device is not origin.device:
             continue
-        t = origin.device.profile.timing
         with _in_ctx(origin.ctx):
             for j, side in enumerate(m.side, 1):
                 link = side.capture
                 if link is None or link.model is not model:
                     continue
                 ev = _event(m, ("end", j))
-                AE.record_event(ev, side.handle)
-                AE.stream_wait_event(origin.handle, ev)
-                RT.host_ns -= t.host_event_record_ns + t.host_event_wait_ns
+                _uncharged(AE.record_event, ev, side.handle)
+                _uncharged(AE.stream_wait_event, origin.handle, ev)
 
 
 CAPTURE_END_HOOKS.append(_join_capture)
@@ -205,7 +214,6 @@ def _issue(m, sched, stream, send: int, recv: int, dtype: int, op: int, bufs=())
     t = stream.device.profile.timing
     RT.host_ns += t.host_hccl_launch_ns          # one host cost per collective: its tasks are
     host = 0                                     # put on the streams together (row 373)
-    rec_ns, wait_ns = t.host_event_record_ns, t.host_event_wait_ns
     since = [0] * len(streams)                  # tasks per stream since its last data step
     evented: set = set()                        # local tags synced with events (a fork that
                                                 # joins a side stream to the capture)
@@ -238,15 +246,13 @@ def _issue(m, sched, stream, send: int, recv: int, dtype: int, op: int, bufs=())
             # streams with notifies), or an event where a side stream must join the capture
             if _joins(st.tag, streams, stream):
                 evented.add(st.tag)
-                pos = -AE.record_event(_event(m, st.tag), s.handle)
-                RT.host_ns -= rec_ns            # inside the collective's one host cost
+                pos = -_uncharged(AE.record_event, _event(m, st.tag), s.handle)
             else:
                 evented.discard(st.tag)         # (a fork tag's next post: a notify)
                 pos = s.submit(S.OP_NOTIFY_RECORD, host, a0=_local_slot(m, st.tag))
         elif k == "local_wait":
             if st.tag in evented:
-                pos = -AE.stream_wait_event(s.handle, _event(m, st.tag))
-                RT.host_ns -= wait_ns
+                pos = -_uncharged(AE.stream_wait_event, s.handle, _event(m, st.tag))
             else:
                 pos = s.submit(S.OP_NOTIFY_WAIT, host, a0=_local_slot(m, st.tag))
         else:
