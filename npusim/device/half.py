@@ -1,6 +1,7 @@
-"""IEEE fp16 <-> fp32 conversion in numba (numba has no float16 arrays on the CPU).
+"""IEEE fp16 <-> fp32 and bfloat16 <-> fp32 conversion in numba (numba has no float16 arrays on
+the CPU).
 
-Kernels that work on ``half`` data view it as ``uint16`` and convert with these two functions;
+Kernels that work on ``half`` or ``bfloat16`` data view it as ``uint16`` and convert with these;
 rounding is round-to-nearest-even, like numpy's ``astype(np.float16)``.
 """
 from __future__ import annotations
@@ -52,3 +53,19 @@ def f2h(f):
     if rem > 0x1000 or (rem == 0x1000 and (r & 1)):
         r += 1                                       # may carry into the exponent: still right
     return np.uint16(sign | r)
+
+
+@njit(cache=True, inline="always")
+def bf2f(b):
+    """bfloat16 (its bits as a uint16) -> fp32: the upper half of the fp32's bits."""
+    return np.array([np.uint32(b) << np.uint32(16)], np.uint32).view(np.float32)[0]
+
+
+@njit(cache=True, inline="always")
+def f2bf(f):
+    """fp32 -> bfloat16 bits, rounded to nearest even; a NaN stays a (quiet) NaN."""
+    bits = np.array([np.float32(f)], np.float32).view(np.uint32)[0]
+    if (bits & np.uint32(0x7F800000)) == np.uint32(0x7F800000) and (bits & np.uint32(0x7FFFFF)):
+        return np.uint16((bits >> np.uint32(16)) | np.uint32(0x40))
+    rnd = np.uint64(0x7FFF) + np.uint64((bits >> np.uint32(16)) & np.uint32(1))
+    return np.uint16((np.uint64(bits) + rnd) >> np.uint64(16))

@@ -28,7 +28,7 @@ from numba import njit
 
 from ..device import memview as V
 from ..device import peer as P
-from ..device.half import f2h, h2f
+from ..device.half import bf2f, f2bf, f2h, h2f
 from ..device.kernels import KERNEL_TRAP, TABLE, UNIT_DMA, arena, compiled_body
 from ..device.memory import C_REC as _C_REC
 from ..device.memview import view_at
@@ -115,20 +115,8 @@ def move(dst, src, nbytes, op, dtype, b, nb):
     elif dtype == _BF16:
         d = view_at(dst + off, cnt, np.uint16)
         s = view_at(src + off, cnt, np.uint16)
-        w = np.zeros(1, np.uint32)
-        f = w.view(np.float32)
         for i in range(cnt):
-            w[0] = np.uint32(d[i]) << np.uint32(16)
-            x = f[0]
-            w[0] = np.uint32(s[i]) << np.uint32(16)
-            f[0] = np.float32(_op(op, x, f[0]))
-            bits = w[0]
-            if (bits & np.uint32(0x7F800000)) == np.uint32(0x7F800000) and \
-                    (bits & np.uint32(0x7FFFFF)):
-                d[i] = np.uint16((bits >> np.uint32(16)) | np.uint32(0x40))     # quiet NaN
-            else:
-                rnd = np.uint64(0x7FFF) + np.uint64((bits >> np.uint32(16)) & np.uint32(1))
-                d[i] = np.uint16((np.uint64(bits) + rnd) >> np.uint64(16))
+            d[i] = f2bf(np.float32(_op(op, bf2f(d[i]), bf2f(s[i]))))
     elif dtype == _I8:
         _loop(view_at(dst + off, cnt, np.int8), view_at(src + off, cnt, np.int8), op)
     elif dtype == _U8:

@@ -29,7 +29,7 @@ from numba import njit
 from .. import errors as ERR
 from ..device import memview as V
 from ..device import sqe as S
-from ..device.half import f2h, h2f
+from ..device.half import bf2f, f2bf, f2h, h2f
 from ..device.kernels import KERNEL_TRAP, TABLE, UNIT_DMA, arena, compiled_body
 from . import args as A
 from .runtime import RT
@@ -82,23 +82,11 @@ def sdma_reduce(memp, msize, ctxp, args, b, nb):
         elif t == _T_F16 or t == _T_BF16:
             d = V.u16(mem, ctx, dst, n)
             s = V.r_u16(mem, ctx, src, n)
-            w = np.zeros(1, np.uint32)
-            f = w.view(np.float32)
             for i in range(n):
                 if t == _T_F16:
                     d[i] = f2h(np.float32(_op(kind, h2f(d[i]), h2f(s[i]))))
                 else:
-                    w[0] = np.uint32(d[i]) << np.uint32(16)
-                    x = f[0]
-                    w[0] = np.uint32(s[i]) << np.uint32(16)
-                    f[0] = np.float32(_op(kind, x, f[0]))
-                    bits = w[0]
-                    if (bits & np.uint32(0x7F800000)) == np.uint32(0x7F800000) and \
-                            (bits & np.uint32(0x7FFFFF)):
-                        d[i] = np.uint16((bits >> np.uint32(16)) | np.uint32(0x40))   # NaN
-                    else:
-                        rnd = np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))
-                        d[i] = np.uint16((np.uint64(bits) + np.uint64(rnd)) >> np.uint64(16))
+                    d[i] = f2bf(np.float32(_op(kind, bf2f(d[i]), bf2f(s[i]))))
         elif t == _T_I8 or t == _T_U8 or t == _T_I4:
             m = n if t != _T_I4 else (n + 1) // 2
             d = V.u8(mem, ctx, dst, m)
