@@ -29,6 +29,7 @@ import threading
 import time
 
 from ..device.memory import OutOfMemory
+from ..device import engine as E
 from ..runtime.api_mdl import LAUNCH_HOOKS
 from ..runtime.device import CENSUS_HOOKS, CLOSE_HOOKS
 from ..runtime.peer import bridge as make_bridge
@@ -135,7 +136,7 @@ class Communicator:
             k = 0
             for s, pos in self.ends[r]:
                 if s is None or s.destroyed or \
-                        s.device.state.sqs[s.sq, 2] >= pos:      # Q_HEAD
+                        s.device.state.sqs[s.sq, E.Q_HEAD] >= pos:
                     k += 1
                 else:
                     break
