@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from ..errors import check
 from ..runtime import peer as _peer
 from ..runtime.api_mdl import model_of
-from ..runtime.device import CLOSE_HOOKS, STALL_HOOKS, DeadlockError
+from ..runtime.device import CLOSE_HOOKS, DeadlockError
 from ..runtime.recording import REC, Site, site
 from ..runtime.runtime import RT
 from .lint import HINTS, LintError, clear as clear_errors, hint, last_errors
@@ -44,15 +44,18 @@ _kept: dict = {}     # runtime device -> AccessLog of the last record() block (d
 _bridges: dict = {}  # id(bridge) -> runtime.peer.Bridge seen while recording (cross-device edges)
 
 
-def _see_bridges(dev) -> bool:
-    """``STALL_HOOKS`` (asked first): while accesses are recorded, remember the live bridges.
-    A bridge's record reaches its inbox only in ``runtime.peer``'s stall hook, which runs after
-    this one, so every delivered notify is seen here before its slots can be freed (a destroyed
-    communicator's slots leave ``slot_owner``). Lets work proceed: never."""
+def _see_bridge(b) -> None:
+    """``runtime.peer.BRIDGE_HOOKS``: while accesses are recorded, remember each new bridge (a
+    destroyed communicator's bridges leave ``runtime.peer.BRIDGES`` and their slots
+    ``slot_owner``, but the records and waits the log holds still need pairing)."""
     if REC.accesses:
-        for b in _peer.BRIDGES:
-            _bridges[id(b)] = b
-    return False
+        _bridges[id(b)] = b
+
+
+def _see_live_bridges() -> None:
+    """Recording starts: remember the bridges that exist already."""
+    for b in _peer.BRIDGES:
+        _bridges[id(b)] = b
 
 
 def _forget_bridges(dev) -> None:
@@ -62,7 +65,7 @@ def _forget_bridges(dev) -> None:
             del _bridges[k]
 
 
-STALL_HOOKS.insert(0, _see_bridges)
+_peer.BRIDGE_HOOKS.append(_see_bridge)
 CLOSE_HOOKS.append(_forget_bridges)
 
 
@@ -100,6 +103,8 @@ def _drain(dev) -> None:
 def set_recording(on: bool) -> None:
     """``npusim.configure(record_accesses=...)``: record on every device, now and later."""
     REC.on = REC.accesses = bool(on)
+    if on:
+        _see_live_bridges()
     for d in _devices():
         if on:
             REC.attach(d)
@@ -124,6 +129,8 @@ def record(accesses: bool = True):
             _kept.pop(d, None)
             REC.attach(d)
     REC.on, REC.accesses = True, accesses or prev[1]
+    if REC.accesses:
+        _see_live_bridges()
     try:
         yield
     finally:

@@ -68,11 +68,19 @@ ENABLED: dict[int, set[int]] = {}
 """Device id -> the peer device ids it may access (``aclrtDeviceEnablePeerAccess``)."""
 
 
+BRIDGE_HOOKS: list = []
+"""Callbacks ``hook(bridge)`` told of every new bridge (``npusim.analysis`` remembers those made
+while accesses are recorded: the race pass pairs their records and waits after their owner
+may have dropped them)."""
+
+
 def bridge(src, dst, owner, label: str = "") -> Bridge:
     """A new notify from device ``src`` to device ``dst`` (host ``Device`` objects)."""
     b = Bridge(src, dst, owner, label)
     BRIDGES.append(b)
     _replan()
+    for hook in BRIDGE_HOOKS:
+        hook(b)
     return b
 
 
