@@ -157,7 +157,7 @@ LAYERS = [
     ("Pythonic API", ["npusim", "npusim.api", "npusim.api.*", "npusim.analysis", "npusim.analysis.race",
                       "npusim.kernel", "npusim.kernel.decorator", "npusim.trace.savings",
                       "npusim.trace.plot", "npusim.sweep", "npusim.sweep.*"]),
-    ("tools", ["npusim.plan", "npusim.plan.*", "npusim.samples.build", "npusim.demo",
+    ("tools", ["npusim.plan", "npusim.plan.*", "npusim.cabi", "npusim.cabi.*", "npusim.samples.build", "npusim.demo",
                "npusim.testing", "npusim.testing.*"]),
     ("CLI", ["npusim.cli", "npusim.cli.*", "npusim.__main__"]),
 ]
