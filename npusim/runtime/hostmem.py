@@ -76,3 +76,25 @@ def host_bytes(w: Where, addr: int, n: int) -> np.ndarray:
         o = addr - w.start
         return w.array[o:o + n]
     return w.device.state.mem.view(addr, n)
+
+
+# ---- real host memory (issue 39): C programs read and write pinned host memory themselves ----
+_REAL = [False]
+
+
+def real_memory() -> bool:
+    """Is this process in real-host-memory mode (:func:`use_real_memory`)?"""
+    return _REAL[0]
+
+
+def use_real_memory() -> None:
+    """Switch the process into real-host-memory mode: pinned host memory is real memory at the
+    address the runtime hands out, and any other host address is the process's own (pageable)
+    memory. Call it before any device opens; with a device open it raises RuntimeError (the
+    arenas already made cannot be moved). Idempotent."""
+    if _REAL[0]:
+        return
+    if RT.devices:
+        raise RuntimeError("use_real_memory() must be called before any device is opened "
+                           f"(open: {sorted(RT.devices)})")
+    _REAL[0] = True
