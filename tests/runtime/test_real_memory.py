@@ -102,6 +102,17 @@ def test_round_trip_through_c_pointers():
         assert cbytes(hp3, n) == b"\\x33" * n
         assert acl.rt.free_host(hp3) == 0 and acl.rt.reset_device(0) == 0
         assert acl.finalize() == 0
+        # a fresh simulator (the devices close, their memory goes): still real, same ranges
+        import npusim
+        npusim.reset()
+        assert hostmem.real_memory() and acl.rt.set_device(0) == 0
+        hp4, _ = acl.rt.malloc_host(n)
+        dp4, _ = acl.rt.malloc(n, 0)
+        cwrite(hp4, b"\x44" * n)
+        user = libc.malloc(n)
+        assert acl.rt.memcpy(dp4, n, hp4, n, 1) == 0 and acl.rt.memcpy(user, n, dp4, n, 2) == 0
+        assert cbytes(user, n) == b"\x44" * n
+        libc.free(user)
         print("ok")
     """)
     assert out.strip() == "ok"
