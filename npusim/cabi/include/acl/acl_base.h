@@ -1268,6 +1268,8 @@ typedef struct aclmdlRIKernelTaskParams {
     uint32_t rsv[10];
 } aclmdlRIKernelTaskParams;
 
+typedef void *aclrtTaskGrp;
+
 typedef struct aclmdlRIValueWaitTaskParams {
     void *devAddr;
     uint64_t value;
@@ -1278,8 +1280,6 @@ typedef struct aclmdlRIValueWriteTaskParams {
     void *devAddr;
     uint64_t value;
 } aclmdlRIValueWriteTaskParams;
-
-typedef void *aclrtTaskGrp;
 
 typedef struct aclmdlRITaskParams {
     aclmdlRITaskType type;
@@ -1585,7 +1585,7 @@ typedef enum {
    ACL_RT_DEVICE_STATE_RESET_POST, 
 } aclrtDeviceState;
 
-typedef void (*aclrtDeviceStateCallback)(uint32_t devId, aclrtDeviceState state, void*args);
+typedef void (*aclrtDeviceStateCallback)(int32_t devId, aclrtDeviceState state, void*args);
 
 typedef struct aclrtMemFabricHandle { 
    uint8_t data[128];
