@@ -325,6 +325,11 @@ def write(funcs, type_chunks, macros, codes, out=OUT):
     inc_acl = files["acl.h"][0]
     for h in ("acl_rt.h", "acl_rt_allocator.h", "acl_mdl.h"):
         inc_acl.insert(1, f'#include "{h}"')
+    # file names of the runtime's interface whose declarations npusim keeps in another header
+    for alias, target in (("acl_rt_memory_soma.h", "acl_rt.h"), ("acl_base_rt.h", "acl_base.h"),
+                          ("acl_base_mdl.h", "acl_base.h"), ("acl_rt_api.h", "acl_rt.h"),
+                          ("acl_op.h", "acl_base.h")):
+        files[alias] = ([f'#include "{target}"', ""], [])
     for header, (includes, lines) in files.items():
         guard = "NPUSIM_ACL_" + header.upper().replace(".", "_") + "_"
         text = PRELUDE.format(what=header, guard=guard, includes="\n".join(includes))

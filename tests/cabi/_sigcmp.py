@@ -126,3 +126,32 @@ def compare(ours_dir, theirs_dir, headers):
         if normalise(ours[name]) != normalise(theirs[name]):
             diffs.append((name, ours[name], theirs[name]))
     return diffs, ours, theirs
+
+
+def struct_names(c_text):
+    """Names of the typedef'd structs and unions (complete ones) in a preprocessed text."""
+    from pycparser import c_ast, c_parser
+    c_text = re.sub(r"(^enum\s+(\w+)\s*\{[^}]*\}\s*;)", r"\1 typedef enum \2 \2;", c_text, flags=re.M)
+    c_text = re.sub(r"typedef enum (\w+) \1;(\s*typedef enum \1 \1;)", r"\2", c_text)
+    out = set()
+    for ext in c_parser.CParser().parse(c_text).ext:
+        if isinstance(ext, c_ast.Typedef) and isinstance(ext.type, c_ast.TypeDecl) and \
+                isinstance(ext.type.type, (c_ast.Struct, c_ast.Union)) and ext.type.type.decls:
+            out.add(ext.name)
+    return out
+
+
+def layouts(include_dir, headers, names, cxx="g++"):
+    """{struct: 'size align'} measured by compiling a program against ``include_dir``."""
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, "l.cpp")
+        with open(src, "w") as f:
+            f.write("".join(f'#include "{h}"\n' for h in headers) + "#include <cstdio>\nint main(){\n")
+            for n in sorted(names):
+                f.write(f'std::printf("{n} %zu %zu\\n", sizeof({n}), alignof({n}));\n')
+            f.write("return 0;}\n")
+        exe = os.path.join(tmp, "l")
+        subprocess.run([cxx, "-std=c++17", "-w", "-I", include_dir, src, "-o", exe], check=True,
+                       capture_output=True)
+        out = subprocess.run([exe], capture_output=True, text=True, check=True).stdout
+    return dict(line.split(" ", 1) for line in out.splitlines())

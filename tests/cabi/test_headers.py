@@ -16,8 +16,8 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 INCLUDE = os.path.join(ROOT, "npusim", "cabi", "include")
 MIRROR = os.environ.get("NPUSIM_RUNTIME_MIRROR", "/work/.mirror/hicann+runtime/repo")
-HEADERS = ["acl/acl.h", "acl/acl_rt_allocator.h", "acl/acl_prof.h", "acl/acl_tdt.h",
-           "acl/acl_dump.h", "acl/acl_log.h"]
+HEADERS = ["acl/acl.h", "acl/acl_rt_allocator.h", "acl/acl_rt_memory_soma.h", "acl/acl_prof.h",
+           "acl/acl_tdt.h", "acl/acl_dump.h", "acl/acl_log.h"]
 OUT_OF_SCOPE = re.compile(r"aclnn|acl_tdt|acl_prof|acl_dump|kernel_operator\.h|aprof_pub|ms_tools_ext")
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -123,3 +123,22 @@ def test_signatures_agree_with_the_runtime_headers(tmp_path):
     diffs, ours, real = _sigcmp.compare(INCLUDE, str(theirs), HEADERS[:-1])
     assert len(set(ours) & set(real)) >= 450
     assert diffs == []
+
+
+def test_struct_layouts_agree_with_the_runtime_headers(tmp_path):
+    if shutil.which("g++") is None:
+        pytest.skip("no g++")
+    pytest.importorskip("pycparser")
+    import _sigcmp
+    inc = _mirror_tree("include/external/acl", str(tmp_path))
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    os.symlink(inc, theirs / "acl")
+    heads = HEADERS[:-1]
+    ours = _sigcmp.struct_names(_sigcmp.preprocess(INCLUDE, heads))
+    real = _sigcmp.struct_names(_sigcmp.preprocess(str(theirs), heads))
+    common = ours & real
+    assert len(common) >= 55
+    a = _sigcmp.layouts(INCLUDE, heads, common)
+    b = _sigcmp.layouts(str(theirs), heads, common)
+    assert {n: (a[n], b[n]) for n in common if a[n] != b[n]} == {}

@@ -1229,6 +1229,8 @@ typedef struct aclmdlRIEventWaitTaskParams {
     uint32_t waitFlag;
 } aclmdlRIEventWaitTaskParams;
 
+typedef void* aclrtFuncHandle;
+
 typedef struct {
     uint32_t timeoutLow;  
     uint32_t timeoutHigh; 
@@ -1256,8 +1258,6 @@ typedef struct aclrtLaunchKernelCfg {
     size_t numAttrs;
 } aclrtLaunchKernelCfg;
 
-typedef void* aclrtFuncHandle;
-
 typedef struct aclmdlRIKernelTaskParams {
     aclrtFuncHandle funcHandle;
     aclrtLaunchKernelCfg* cfg;
@@ -1267,8 +1267,6 @@ typedef struct aclmdlRIKernelTaskParams {
     uint32_t numBlocks;
     uint32_t rsv[10];
 } aclmdlRIKernelTaskParams;
-
-typedef void *aclrtTaskGrp;
 
 typedef struct aclmdlRIValueWaitTaskParams {
     void *devAddr;
@@ -1280,6 +1278,8 @@ typedef struct aclmdlRIValueWriteTaskParams {
     void *devAddr;
     uint64_t value;
 } aclmdlRIValueWriteTaskParams;
+
+typedef void *aclrtTaskGrp;
 
 typedef struct aclmdlRITaskParams {
     aclmdlRITaskType type;
