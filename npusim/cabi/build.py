@@ -174,7 +174,7 @@ def plan(funcs: dict[str, cdecl.CFunc]) -> Plan:
                         k = "inout"            # an in/out pointer: the value in, the value out
                     else:
                         why = f"{cn}: a C pointer for a facade {k}"
-                elif k in ("seq", "attrs", "struct", "placeholders", "inout") or \
+                elif k in ("seq", "struct", "placeholders", "inout") or \
                         k == "any" and t.kind == "ptr" and cn not in special.ANY_AS_INT:
                     why = f"{cn}: a {k} parameter (C array or struct)"
                 kinds.append(k)
@@ -282,8 +282,12 @@ def _wrapper_py(e: Export, idx: int) -> str:
         elif k == "buffer":
             size = _size_param(e, i)
             conv.append(f"    a{i} = BYTES(a{i}, {size})" if size else f"    a{i} = a{i} or None")
-        elif k == "nullable" and t.kind == "fn":
-            conv.append(f"    a{i} = CALLBACK({idx}, {i}, a{i})")
+        elif t.kind == "fn":
+            kinds = tuple("f" if x.kind == "float" else "i" if x.kind == "int" else "p"
+                          for x in t.args)
+            conv.append(f"    a{i} = CALLBACK({t.cffi()!r}, {kinds!r}, a{i})")
+        elif k == "attrs":
+            conv.append(f"    a{i} = ATTRS(a{i}, {cn!r})")
         elif k == "nullable":
             conv.append(f"    a{i} = OBJ(a{i})")
         elif k == "handle" and t.kind == "ptr":
@@ -348,6 +352,7 @@ PTR = RS.ptr_of
 CSTR = RS.keep_string
 I64 = RS.i64
 CALLBACK = RS.callback
+ATTRS = RS.attrs
 ONERROR = RS.onerror
 RS.FFI = ffi
 

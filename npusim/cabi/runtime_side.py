@@ -115,3 +115,34 @@ def onerror(exc, value, tb):
           file=sys.stderr)
     traceback.print_exception(exc, value, tb)
     return E_INTERNAL
+
+
+# Attribute lists in C: ``struct { Item *items; size_t count; }`` with ``Item`` an ``int32_t`` id
+# and a 16-byte union (aclrtLaunchKernelCfg / aclrtLaunchKernelAttr, aclrtBinaryLoadOptions /
+# aclrtBinaryLoadOption: acl_rt.h). The union member in use is the id's: its width is read, not
+# the 16 bytes (a C program setting ``value.schemMode`` leaves the other bytes undefined).
+ITEM_SIZE = 20
+LAUNCH_ATTR_WIDTH = {1: 1, 2: 4, 3: 4, 4: 4, 5: 1, 6: 1, 7: 2, 8: 8, 9: 1}
+BINARY_OPTION_WIDTH = {1: 4, 2: 4, 3: 4}
+
+
+def attrs(p: int, param: str):
+    """A C attribute-list struct as the facade's (id, value) pairs (None for NULL)."""
+    if not p:
+        return None
+    head = FFI.cast("uint64_t *", p)
+    items, count = int(head[0]), int(head[1])
+    if count and not items:
+        return {"attrs": None, "numAttrs": count} if param != "options" else \
+            {"options": None, "numOpt": count}
+    width = BINARY_OPTION_WIDTH if param == "options" else LAUNCH_ATTR_WIDTH
+    out = []
+    for i in range(min(count, 1 << 16)):
+        rec = FFI.cast("uint32_t *", items + i * ITEM_SIZE)
+        aid = FFI.cast("int32_t *", rec)[0]
+        w = width.get(aid, 4)
+        if w == 8:
+            out.append((aid, (int(rec[1]), int(rec[2]))))
+        else:
+            out.append((aid, int(rec[1]) & ((1 << (8 * w)) - 1)))
+    return out
