@@ -290,8 +290,6 @@ def _wrapper_py(e: Export, idx: int) -> str:
             conv.append(f"    a{i} = ATTRS(a{i}, {cn!r})")
         elif k == "nullable":
             conv.append(f"    a{i} = OBJ(a{i})")
-        elif k == "handle" and t.kind == "ptr":
-            conv.append(f"    a{i} = a{i} or None")
     call = f"F{idx}({', '.join(a[:len(e.ins)])})"
     body = [f"@ffi.def_extern(name='cabi_py_{f.name}', onerror=ONERROR)",
             f"def _x{idx}({', '.join(a)}):", *conv]
@@ -315,8 +313,14 @@ def _wrapper_py(e: Export, idx: int) -> str:
         v = f"r[{i}]"
         if t.to.kind == "float":
             body.append(f"    if {v} is not None: CAST(PD, o_)[{i}] = {v}; m |= {1 << i}")
-        else:
-            body.append(f"    if {v} is not None: o[{i}] = I64({v}); m |= {1 << i}")
+        elif t.to.kind == "int" and t.to.signed or t.to.kind == "int" and t.to.base in (
+                "uint8_t", "uint16_t", "uint32_t"):
+            body.append(f"    v = {v}")
+            body.append(f"    if v is not None: o[{i}] = v; m |= {1 << i}")
+        else:                                  # 64-bit unsigned / pointers: wrap to int64
+            body.append(f"    v = {v}")
+            body.append(f"    if v is not None: o[{i}] = v if v < {1 << 63} else v - {1 << 64}; "
+                        f"m |= {1 << i}")
     body.append(f"    o[{n}] = m")
     body.append("    return r[-1]")
     return "\n".join(body) + "\n"
