@@ -80,6 +80,12 @@ class Plan:
         self.exports: list[Export] = []
         self.skipped: dict[str, str] = {}
 
+    def skip(self, f, fname, fn, why: str) -> None:
+        """A function whose shape the generic rule cannot map: exported all the same (a program
+        calling it still links), answering 207000 with the reason as the recent error."""
+        self.skipped[f.name] = why
+        self.exports.append(Export(f, fname, fn, "unmapped"))
+
 
 def resolve(facade: str):
     """The facade callable of a dotted ``acl....`` name, or None."""
@@ -121,16 +127,16 @@ def plan(funcs: dict[str, cdecl.CFunc]) -> Plan:
         if fn is None:
             continue
         if any(n == "..." for n, _ in f.params):
-            out.skipped[name] = "variadic"
+            out.skip(f, fname, fn, "variadic")
             continue
         if any(t.kind == "struct" for _, t in f.params) or f.ret.kind == "struct":
             if name not in special.HANDLERS:
-                out.skipped[name] = "a struct passed by value"
+                out.skip(f, fname, fn, "a struct passed by value")
                 continue
         try:
             sig = inspect.signature(fn)
         except (TypeError, ValueError):
-            out.skipped[name] = "no signature"
+            out.skip(f, fname, fn, "no signature")
             continue
         params = [p for p in sig.parameters.values()
                   if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
@@ -185,7 +191,7 @@ def plan(funcs: dict[str, cdecl.CFunc]) -> Plan:
                 if t.to.kind == "ptr" and t.to.char:
                     why = "a string output"
         if why is not None:
-            out.skipped[name] = why
+            out.skip(f, fname, fn, why)
             continue
         out.exports.append(Export(f, fname, fn, "generic",
                                   [(cn, t, k) for (cn, t), k in zip(ins, kinds)], outs,
@@ -220,8 +226,8 @@ def _wrapper_c(e: Export, idx: int) -> tuple[str, str]:
     params = ", ".join(cdecl.param_text(f)) or "void"
     head = f.decl.split("(", 1)[0]          # return type and name as declared
     ext = f"cabi_py_{f.name}"
-    if e.mode == "refused":
-        body = f"    int64_t r_ = cabi_py_refused_({idx});\n"
+    if e.mode in ("refused", "unmapped"):
+        body = f"    int64_t r_ = cabi_py_{e.mode}_({idx});\n"
         if f.ret.kind == "void":
             body += "    (void)r_;\n"
         elif f.ret.kind == "ptr":
@@ -369,6 +375,14 @@ def _refused(i):
     return r if type(r) is int else r[-1]
 
 
+@ffi.def_extern(name="cabi_py_unmapped_", onerror=ONERROR)
+def _unmapped(i):
+    name, why = UNMAPPED[i]
+    _set_recent_error(f"{name} returned 207000 ACL_ERROR_RT_FEATURE_NOT_SUPPORT: not available "
+                      f"through npusim's C library yet ({why}); the Python facade has it")
+    return 207000
+
+
 @ffi.def_extern(name="cabi_py_null_", onerror=ONERROR)
 def _null(i, j):
     name, param = NULLS[i][j]
@@ -382,16 +396,23 @@ def generate(plan_: Plan, include_names: list[str], paths: list[str]) -> tuple[s
     """(cdef, C source, Python init code) of the library."""
     from . import special
     cdefs = ['extern "Python" int64_t cabi_py_refused_(int);',
-             'extern "Python" int64_t cabi_py_null_(int, int);']
+             'extern "Python" int64_t cabi_py_null_(int, int);',
+             'extern "Python" int64_t cabi_py_unmapped_(int);']
     head = ["#include <stdint.h>", "#include <stddef.h>", "#include <string.h>",
             *[f'#include "{h}"' for h in include_names],
             "static int64_t cabi_py_refused_(int);",
-            "static int64_t cabi_py_null_(int, int);"]
+            "static int64_t cabi_py_null_(int, int);",
+            "static int64_t cabi_py_unmapped_(int);"]
     csrc: list[str] = []
-    py = [f"PATHS = {paths!r}", PY_PRELUDE, "F = {}", "REFUSED = {}", "NULLS = {}",
+    py = [f"PATHS = {paths!r}", PY_PRELUDE, "F = {}", "REFUSED = {}", "UNMAPPED = {}", "NULLS = {}",
           "import npusim.cabi.build as _B"]
     for idx, e in enumerate(plan_.exports):
         py.append(f"F{idx} = _B.resolve({e.facade!r})")
+        if e.mode == "unmapped":
+            py.append(f"UNMAPPED[{idx}] = ({e.func.name!r}, {plan_.skipped[e.func.name]!r})")
+            _, c = _wrapper_c(e, idx)
+            csrc.append(c)
+            continue
         if e.mode == "refused":
             py.append(f"REFUSED[{idx}] = F{idx}")
             _, c = _wrapper_c(e, idx)
@@ -412,7 +433,7 @@ def generate(plan_: Plan, include_names: list[str], paths: list[str]) -> tuple[s
     # the externs are static functions of cffi's generated code (after this source): declare
     # them first. C linkage for every definition: one whose types differ from the header's
     # declaration is then a "conflicting declaration of C function" error, not a C++ overload
-    head += ["static " + cd.replace('extern "Python" ', "") for cd in cdefs[2:] if cd]
+    head += ["static " + cd.replace('extern "Python" ', "") for cd in cdefs[3:] if cd]
     csrc = head + ['extern "C" {', *csrc, special.C_SUPPORT, "}"]
     return "\n".join(cdefs), "\n".join(csrc), "\n".join(py)
 
