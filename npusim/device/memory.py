@@ -345,8 +345,10 @@ try:
     _mmap.restype = ctypes.c_void_p
     _fallocate = _libc.fallocate
     _fallocate.argtypes = (ctypes.c_int, ctypes.c_int, ctypes.c_long, ctypes.c_long)
+    _munmap = _libc.munmap
+    _munmap.argtypes = (ctypes.c_void_p, ctypes.c_size_t)
 except (OSError, AttributeError):
-    _mmap = _fallocate = None
+    _mmap = _fallocate = _munmap = None
 
 
 def can_remap() -> bool:
@@ -387,6 +389,104 @@ def _capped_file() -> int:
     return fd
 
 
+# ---- real host memory (issue 39: ``runtime.hostmem.use_real_memory``) ----
+# A C program writes through the pointer aclrtMallocHost returns and reads what a copy left
+# there, so in this mode a device's pinned-host region is real memory at its simulated address:
+# the region's pages are a memfd mapped twice, once over the arena's host region (where the
+# engine, kernels and host copies reach it, unchanged) and once at ``host_base`` (where C
+# reaches it) — the two alias, so no address and no line of the engine changes. Every simulated
+# range is first *claimed*: a PROT_NONE reservation made with MAP_FIXED_NOREPLACE, so no later
+# malloc, mmap or library of the process can land in it, and a range the process already uses
+# is refused with the mapping that holds it (``/proc/self/maps``). Off (the default), nothing
+# here runs and the arena is exactly the anonymous mapping above.
+USER_TOP = 1 << 47                       # x86-64 / aarch64 (4 levels): the user address space
+_MAP_FIXED_NOREPLACE = 0x100000
+_REAL_HOST = [False]
+_CLAIMS: list[tuple[int, int, str]] = []   # (start, end, what) of the ranges this process holds
+_CLAIM_LOCK = threading.Lock()
+
+
+class AddressTaken(RuntimeError):
+    """A simulated address range the real-memory mode needs is used by the process already."""
+
+
+def real_host() -> bool:
+    """Is the process in real-host-memory mode?"""
+    return _REAL_HOST[0]
+
+
+def set_real_host() -> None:
+    """Enter real-host-memory mode (``hostmem.use_real_memory`` checks that no device is open;
+    there is no way back: claimed ranges and aliases live as long as the process)."""
+    _REAL_HOST[0] = True
+
+
+def _occupant(lo: int, hi: int) -> str:
+    """The mappings of this process inside ``[lo, hi)`` (``/proc/self/maps`` lines)."""
+    try:
+        with open("/proc/self/maps") as f:
+            rows = [r.split() for r in f]
+    except OSError:
+        return "(no /proc/self/maps)"
+    hits = []
+    for r in rows:
+        a, b = (int(x, 16) for x in r[0].split("-"))
+        if a < hi and lo < b:
+            hits.append(f"{r[0]} {r[1]} {r[5] if len(r) > 5 else '[anon]'}")
+    return "; ".join(hits[:4]) or "(nothing listed: the kernel refused it)"
+
+
+def claim(addr: int, nbytes: int, what: str) -> None:
+    """Hold ``[addr, addr + nbytes)`` (rounded out to pages) for the simulator: a PROT_NONE
+    reservation of its parts not held yet. AddressTaken when a part lies beyond the user address
+    space or the process maps something there already (the message names it)."""
+    lo = addr // PAGE * PAGE
+    hi = -(-(addr + nbytes) // PAGE) * PAGE
+    if hi > USER_TOP:
+        raise AddressTaken(f"{what} [0x{lo:x}, 0x{hi:x}) ends above the user address space "
+                           f"(0x{USER_TOP:x})")
+    if _mmap is None:
+        raise AddressTaken("real host memory needs libc mmap (linux)")
+    with _CLAIM_LOCK:
+        gaps, at = [], lo
+        for a, b, _ in sorted(_CLAIMS):
+            if b <= at or a >= hi:
+                continue
+            if a > at:
+                gaps.append((at, a))
+            at = max(at, b)
+        if at < hi:
+            gaps.append((at, hi))
+        for a, b in gaps:
+            r = _mmap(a, b - a, 0, mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | MAP_NORESERVE
+                      | _MAP_FIXED_NOREPLACE, -1, 0)
+            if r != a:
+                if r not in (None, ctypes.c_void_p(-1).value):
+                    _munmap(r, b - a)    # a kernel before 4.17 took the flag as a hint
+                raise AddressTaken(f"{what} [0x{a:x}, 0x{b:x}) is already used by this process: "
+                                   f"{_occupant(a, b)} (errno {ctypes.get_errno()})")
+            _CLAIMS.append((a, b, what))
+
+
+def claimed(addr: int) -> int:
+    """0 when ``addr`` is in no claimed range; else the end of the one holding it."""
+    for a, b, _ in _CLAIMS:
+        if a <= addr < b:
+            return b
+    return 0
+
+
+def claim_above(addr: int) -> int:
+    """The start of the lowest claimed range above ``addr`` (USER_TOP: none)."""
+    return min((a for a, _, _ in _CLAIMS if a > addr), default=USER_TOP)
+
+
+def _unmap_to_claim(addr: int, nbytes: int) -> None:
+    """Put the PROT_NONE reservation back over ``[addr, addr + nbytes)`` (inside a claim)."""
+    _mmap(addr, nbytes, 0, mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | MAP_NORESERVE | _MAP_FIXED,
+          -1, 0)
+
+
 class Memory:
     """One device's arena, its two allocators and the context array the engine reads."""
 
@@ -415,6 +515,8 @@ class Memory:
         self._vmaps: dict[int, list] = {}               # mapped address -> [size, accessible]
         self._phys_fd: int | None = None                # memfd of physical memory, and
         self._phys: _Region | None = None               # its allocator (made on first use)
+        self._host_fd: int | None = None                # real-memory mode: the memfd of the
+                                                        # pinned-host region (_make_real)
         self._capped: dict[int, tuple[int, int]] = {}   # block offset -> page-table span mapped
                                                         # from the capped file (_fill_capped)
         self._pt = memoryview(self.ptab)      # the entries as Python ints (host lookups)
@@ -434,6 +536,57 @@ class Memory:
         self.dev_base = DEV_BASE + device_id * DEV_STRIDE
         self.host_base = HOST_BASE + device_id * HOST_STRIDE
         self.ctx[C_DEV_BASE], self.ctx[C_HOST_BASE] = self.dev_base, self.host_base
+        if _REAL_HOST[0]:
+            self._make_real(device_id)
+
+    def _make_real(self, device_id: int) -> None:
+        """Real-host-memory mode (see :func:`claim`): claim the device's two ranges, and put one
+        memfd under both the arena's pinned-host region and ``host_base``. AddressTaken (a
+        RuntimeError) when that cannot be done, with the reason."""
+        import os
+        what = f"device {device_id}"
+        if self.arena_map is None or not can_remap():
+            raise AddressTaken(f"{what}: real host memory needs an address-space reservation "
+                               "and memfd (linux, overcommit not strict, no RLIMIT_AS)")
+        if self.dev_size % PAGE or self.host_size % PAGE:
+            raise AddressTaken(f"{what}: real host memory needs page-multiple sizes (device "
+                               f"{self.dev_size}, pinned host {self.host_size} bytes)")
+        claim(self.dev_base, self.dev_size, f"{what}'s device memory")
+        claim(self.host_base, self.host_size, f"{what}'s pinned host memory")
+        fd = os.memfd_create(f"npusim-host{device_id}")
+        try:
+            os.ftruncate(fd, self.host_size)             # sparse: no page until written
+            if not (map_file(self.arena.ctypes.data + self.dev_size, self.host_size, fd, 0)
+                    and map_file(self.host_base, self.host_size, fd, 0)):
+                raise AddressTaken(f"{what}: mapping its pinned host memory failed "
+                                   f"(errno {ctypes.get_errno()})")
+        except BaseException:
+            os.close(fd)
+            raise
+        self._host_fd = fd
+
+    def _zero(self, lo: int, hi: int) -> None:
+        """:func:`zero_fill` of arena ``[lo, hi)``; in real-memory mode the pinned-host region's
+        whole pages are punched out of its memfd instead (MADV_DONTNEED on a shared mapping
+        would keep the file's bytes: the pages would not read as zeros)."""
+        fd = self._host_fd
+        h0 = self.dev_size
+        h1 = h0 + self.host_size
+        if fd is None or hi <= h0 or lo >= h1:
+            zero_fill(self.arena, lo, hi)
+            return
+        if lo < h0:
+            zero_fill(self.arena, lo, h0)
+        a, b = max(lo, h0), min(hi, h1)
+        pa, pb = -(-(a - h0) // PAGE) * PAGE, (b - h0) // PAGE * PAGE
+        if b - a >= DISCARD_MIN and pb > pa:
+            punch(fd, pa, pb - pa)
+            self.arena[a:h0 + pa] = 0
+            self.arena[h0 + pb:b] = 0
+        else:
+            self.arena[a:b] = 0
+        if hi > h1:
+            zero_fill(self.arena, h1, hi)
 
     # ---- address map ----
     def to_off(self, addr: int) -> int:
@@ -512,7 +665,7 @@ class Memory:
         self._user.discard(off)
         self.labels.pop(addr, None)
         if nbytes >= DISCARD_MIN:            # a big block's pages go back to the OS
-            zero_fill(self.arena, off, off + nbytes)
+            self._zero(off, off + nbytes)
         if nbytes > 0:
             del self._starts[off + nbytes]
         self._unmap(off, nbytes, host)
@@ -673,8 +826,13 @@ class Memory:
         with self._lock:
             for addr in list(self._vmaps):
                 self.unmap_phys(addr)
-            for arr in (self.arena, self.ptab):
-                zero_fill(arr.view(np.uint8), 0, arr.nbytes)
+            self._zero(0, self.arena.nbytes)
+            zero_fill(self.ptab.view(np.uint8), 0, self.ptab.nbytes)
+            if self._host_fd is not None:      # C's view of the pinned memory goes: the
+                import os                      # range is held (PROT_NONE) for a device again
+                _unmap_to_claim(self.host_base, self.host_size)
+                os.close(self._host_fd)
+                self._host_fd = None
             if self._phys_fd is not None:
                 import os
                 os.close(self._phys_fd)
@@ -811,7 +969,7 @@ class Memory:
     def zero(self, addr: int, nbytes: int) -> None:
         """Zero ``nbytes`` at ``addr`` (whole pages of a large range are discarded instead)."""
         off = self.to_off(addr)
-        zero_fill(self.arena, off, off + nbytes)
+        self._zero(off, off + nbytes)
 
     # ---- host access (the engine must have run first: the runtime layer makes sure) ----
     def view(self, addr: int, nbytes: int) -> np.ndarray:

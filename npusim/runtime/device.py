@@ -150,6 +150,12 @@ def device_sizes(profile, hbm_option=None) -> tuple[int, int]:
     return hbm, max(hbm, min(2 * hbm, DEV_STRIDE))
 
 
+def pinned_host_bytes(profile) -> int:
+    """Bytes of pinned host memory of a new device: ``npusim.configure(host_bytes=)``, else the
+    profile's, at most 1 GiB."""
+    return int(RT.device_options.get("host_bytes", min(profile.host_pinned_bytes, 1 << 30)))
+
+
 class Device:
     """The host side of one device. Every field is declared here."""
 
@@ -168,9 +174,7 @@ class Device:
         self.timing = profile.timing           # the profile's cost constants (fixed per device)
         opts = RT.device_options
         hbm, va = device_sizes(profile, opts.get("hbm_bytes"))
-        self.state = DeviceState(profile, va,
-                                 int(opts.get("host_bytes", min(profile.host_pinned_bytes, 1 << 30))),
-                                 hbm_size=hbm)
+        self.state = DeviceState(profile, va, pinned_host_bytes(profile), hbm_size=hbm)
         self.state.mem.place(dev_id)           # its own address ranges
         if "runaway_wall_s" in opts:
             self.state.runaway_wall_s = opts["runaway_wall_s"]

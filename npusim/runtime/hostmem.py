@@ -7,11 +7,13 @@ memory lives in a device's arena, pageable memory stays in the user's numpy arra
 """
 from __future__ import annotations
 
+import ctypes
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..device.memory import DEV_BASE, DEV_STRIDE, HOST_BASE, HOST_STRIDE
+from ..device.memory import (_REAL_HOST, DEV_BASE, DEV_STRIDE, HOST_BASE, HOST_STRIDE, PAGE,
+                             USER_TOP, claim, claim_above, claimed, real_host, set_real_host)
 from .runtime import RT
 
 DEVICE, PINNED, PAGEABLE, UNKNOWN = "device", "pinned", "pageable", "unknown"
@@ -67,12 +69,58 @@ def locate(addr) -> Where:
     if hit is not None:
         start, size, data = hit
         return Where(PAGEABLE, array=data, offset=addr - start, start=start, size=size)
+    if _REAL_HOST[0]:
+        return _real_pageable(addr)
     return Where(UNKNOWN)
+
+
+def _real_pageable(addr: int) -> Where:
+    """Real-memory mode: an address in none of npusim's ranges is the process's own memory
+    (a C program's malloc, stack, static data), pageable to the runtime — reachable up to the
+    next simulated range (a copy never runs into a reservation). The null page, the simulated
+    ranges themselves and anything past the user address space stay unknown."""
+    if addr < PAGE or addr >= USER_TOP or claimed(addr):
+        return Where(UNKNOWN)
+    return Where(PAGEABLE, start=addr, size=claim_above(addr) - addr)
 
 
 def host_bytes(w: Where, addr: int, n: int) -> np.ndarray:
     """A uint8 view of ``n`` bytes at ``addr`` (the caller checked ``w.fits``)."""
     if w.kind == PAGEABLE:
+        if w.array is None:                  # the process's own memory (real-memory mode)
+            return np.frombuffer((ctypes.c_char * n).from_address(addr), np.uint8)
         o = addr - w.start
         return w.array[o:o + n]
     return w.device.state.mem.view(addr, n)
+
+
+# ---- real host memory (issue 39): C programs read and write host memory themselves ----
+def real_memory() -> bool:
+    """Is this process in real-host-memory mode (:func:`use_real_memory`)?"""
+    return real_host()
+
+
+def use_real_memory() -> None:
+    """Switch the process into real-host-memory mode (the C library, ``npusim.cabi``, calls it
+    at load): pinned host memory (``aclrtMallocHost`` ...) is real memory at the address the
+    runtime hands out, aliasing the arena the engine uses (``device/memory.py``, ``claim``);
+    any host address outside npusim's ranges is the process's own memory, pageable to the
+    runtime; ``acl.util.numpy_to_ptr`` hands out an array's real address.
+
+    Call it before any device opens: with one open it raises RuntimeError (its arena is made
+    already). It claims at once the pinned-host ranges of every device of the profile in force
+    (before any arena is mapped: an arena of 100 GiB placed by the kernel could otherwise cover
+    them); a range the process uses already raises ``memory.AddressTaken`` (a RuntimeError)
+    naming the mapping there. Idempotent; there is no way back."""
+    if real_host():
+        return
+    if RT.devices:
+        raise RuntimeError("use_real_memory() must be called before any device is opened "
+                           f"(open: {sorted(RT.devices)})")
+    from .device import pinned_host_bytes
+    prof = RT.profile_in_force()
+    size = pinned_host_bytes(prof)
+    for d in range(prof.device_count):
+        claim(HOST_BASE + d * HOST_STRIDE, size, f"device {d}'s pinned host memory")
+    PAGEABLE_MEM.use_real_addresses()
+    set_real_host()

@@ -21,7 +21,7 @@ _finalizing = sys.is_finalizing
 
 
 class PageableRegistry:
-    __slots__ = ("_starts", "_items", "_by_id", "_next", "_lock")
+    __slots__ = ("_starts", "_items", "_by_id", "_next", "_lock", "_real")
 
     def __init__(self):
         self._starts: list[int] = []
@@ -29,6 +29,13 @@ class PageableRegistry:
         self._by_id: dict[int, int] = {}                          # id(array) -> start
         self._next = PAGEABLE_BASE
         self._lock = threading.RLock()       # a weakref callback may run inside register
+        self._real = False                   # real-memory mode: arrays keep their own address
+
+    def use_real_addresses(self) -> None:
+        """Real-host-memory mode (``hostmem.use_real_memory``): an array is registered at its
+        buffer's real address, as pyACL's pointer is, so a C pointer into it and the address
+        handed out agree (an unregistered address there is real memory too: same bytes)."""
+        self._real = True
 
     def register(self, array: np.ndarray) -> int:
         """The address of ``array``'s buffer (the same for the same live array)."""
@@ -39,9 +46,12 @@ class PageableRegistry:
             start = self._by_id.get(key)
             if start is not None:
                 return start
-            start = self._next
             size = max(array.nbytes, 1)
-            self._next += -(-size // 4096) * 4096 + 4096
+            if self._real:
+                start = array.ctypes.data
+            else:
+                start = self._next
+                self._next += -(-size // 4096) * 4096 + 4096
             ref = weakref.ref(array, lambda _r, k=key, s=start: self._forget(k, s))
             i = bisect.bisect(self._starts, start)
             self._starts.insert(i, start)
@@ -55,9 +65,12 @@ class PageableRegistry:
                 if self._by_id.get(key) == start:
                     del self._by_id[key]
                 i = bisect.bisect_left(self._starts, start)
-                if i < len(self._starts) and self._starts[i] == start:
-                    del self._starts[i]
-                    del self._items[i]
+                while i < len(self._starts) and self._starts[i] == start:
+                    if self._items[i][2]() is None:    # the dead one (real addresses: arrays
+                        del self._starts[i]            # sharing a buffer share a start)
+                        del self._items[i]
+                        break
+                    i += 1
         except (TypeError, AttributeError):
             if not _finalizing():   # at interpreter shutdown the module's globals may be
                 raise               # gone already, and nothing looks registrations up again

@@ -1,0 +1,148 @@
+"""The Python half of the C library (docs/cabi.md "Design"): the conversions the generated
+``extern "Python"`` functions use inside ``libascendcl.so`` — C strings and host buffers read
+from C memory, Python objects the facade hands to C callbacks (exception infos) kept behind
+integer handles, per-thread strings returned to C, and C function pointers wrapped as Python
+callables the runtime calls like any other callback (on the thread the runtime calls it on).
+
+Imported only by the library's init code (after ``FFI`` is set to the library's ``ffi``).
+"""
+from __future__ import annotations
+
+import sys
+import threading
+import traceback
+
+FFI = None                     # the library's cffi FFI object, set by its init code
+E_INTERNAL = 507000            # ACL_ERROR_RT_INTERNAL_ERROR: an exception in the glue (a bug)
+_T64 = 1 << 64
+_T63 = 1 << 63
+
+OBJECTS: dict[int, object] = {}          # handle (id) -> a Python object C holds as a pointer
+_TLS = threading.local()                 # per C thread: the string last returned to C
+_CALLBACKS: dict[tuple[str, int], object] = {}   # (C type, address) -> its Python callable
+_LOCK = threading.Lock()
+
+
+def c_string(p: int):
+    """``const char*`` -> str (None for NULL)."""
+    if not p:
+        return None
+    return FFI.string(FFI.cast("char *", p)).decode("utf-8", "surrogateescape")
+
+
+def c_bytes(p: int, n: int):
+    """``const void*`` + size -> the bytes there (None for NULL), copied byte for byte."""
+    if not p:
+        return None
+    return bytes(FFI.buffer(FFI.cast("char *", p), n)) if n else b""
+
+
+def obj_of(p: int):
+    """A pointer C passes back: the Python object it stands for, else the integer (NULL None)."""
+    if not p:
+        return None
+    return OBJECTS.get(p, p)
+
+
+def ptr_of(x) -> int:
+    """A facade value C receives as a pointer: ints as they are, objects by a handle."""
+    if x is None:
+        return 0
+    if type(x) is int:
+        return x & (_T64 - 1)
+    try:
+        return int(x) & (_T64 - 1)
+    except (TypeError, ValueError):
+        h = id(x)
+        OBJECTS[h] = x
+        return h
+
+
+def i64(v) -> int:
+    """An output value as the int64 the C wrapper stores (pointers >= 2**63 wrap)."""
+    v = int(v)
+    if v >= _T63:
+        return v - _T64
+    return v
+
+
+def keep_string(s) -> int:
+    """A str returned to C as ``const char*``: valid on this thread until its next string (the
+    runtime keeps its message per thread the same way)."""
+    if s is None:
+        return 0
+    buf = FFI.new("char[]", str(s).encode("utf-8", "surrogateescape"))
+    _TLS.buf = buf
+    return int(FFI.cast("uintptr_t", buf))
+
+
+def callback(ctype: str, arg_kinds: tuple, p: int):
+    """A C function pointer as a Python callable (NULL -> None); the same pointer gives the same
+    callable, so registering and unregistering match."""
+    if not p:
+        return None
+    key = (ctype, p)
+    fn = _CALLBACKS.get(key)
+    if fn is not None:
+        return fn
+    cfn = FFI.cast(ctype, p)
+    cast = FFI.cast
+
+    def call(*args):
+        conv = []
+        for k, a in zip(arg_kinds, args):
+            if k == "p":
+                conv.append(cast("void *", ptr_of(a)))
+            elif k == "f":
+                conv.append(float(a))
+            else:
+                conv.append(int(a) if a is not None else 0)
+        r = cfn(*conv)
+        if isinstance(r, FFI.CData):
+            return int(cast("uintptr_t", r)) or None
+        return r
+
+    call.c_function = p
+    with _LOCK:
+        fn = _CALLBACKS.setdefault(key, call)
+    return fn
+
+
+def onerror(exc, value, tb):
+    """An exception in the glue (never the facade's: it does not raise) — a bug: say it and
+    return the internal-error code."""
+    print("npusim cabi: an exception in the C library's glue (a bug, please report it):",
+          file=sys.stderr)
+    traceback.print_exception(exc, value, tb)
+    return E_INTERNAL
+
+
+# Attribute lists in C: ``struct { Item *items; size_t count; }`` with ``Item`` an ``int32_t`` id
+# and a 16-byte union (aclrtLaunchKernelCfg / aclrtLaunchKernelAttr, aclrtBinaryLoadOptions /
+# aclrtBinaryLoadOption: acl_rt.h). The union member in use is the id's: its width is read, not
+# the 16 bytes (a C program setting ``value.schemMode`` leaves the other bytes undefined).
+ITEM_SIZE = 20
+LAUNCH_ATTR_WIDTH = {1: 1, 2: 4, 3: 4, 4: 4, 5: 1, 6: 1, 7: 2, 8: 8, 9: 1}
+BINARY_OPTION_WIDTH = {1: 4, 2: 4, 3: 4}
+
+
+def attrs(p: int, param: str):
+    """A C attribute-list struct as the facade's (id, value) pairs (None for NULL)."""
+    if not p:
+        return None
+    head = FFI.cast("uint64_t *", p)
+    items, count = int(head[0]), int(head[1])
+    if count and not items:
+        return {"attrs": None, "numAttrs": count} if param != "options" else \
+            {"options": None, "numOpt": count}
+    width = BINARY_OPTION_WIDTH if param == "options" else LAUNCH_ATTR_WIDTH
+    out = []
+    for i in range(min(count, 1 << 16)):
+        rec = FFI.cast("uint32_t *", items + i * ITEM_SIZE)
+        aid = FFI.cast("int32_t *", rec)[0]
+        w = width.get(aid, 4)
+        if w == 8:
+            out.append((aid, (int(rec[1]), int(rec[2]))))
+        else:
+            out.append((aid, int(rec[1]) & ((1 << (8 * w)) - 1)))
+    return out
