@@ -16,8 +16,8 @@ The runtime's samples build their kernels with (``example/*/CMakeLists.txt``)::
   turns each ``NAME<<<blockDim, l2ctrl, stream>>>(args...)`` into a call of a generated, typed
   function that packs the arguments into 8-byte slots (the args layout the built-in bodies read)
   and launches the kernel by name through the public API -- ``aclrtBinaryLoadFromFile`` of the
-  shipped binary (once per context), ``aclrtBinaryGetFunction``, ``aclrtLaunchKernelWithHostArgs``
-  -- returning its code (what the real ``<<<>>>`` expression gives);
+  shipped binary (once per context), ``aclrtBinaryGetFunction``, ``aclrtKernelArgsInit`` /
+  ``Append`` / ``Finalize`` and ``aclrtLaunchKernelWithConfig`` -- returning its code (what the real ``<<<>>>`` expression gives);
 * for ``ascendc_fatbin_library``: copies the matching shipped binary to
   ``<build>/fatbin/NAME/NAME.o`` and installs it as ``fatbin/NAME/NAME.o`` (the path the
   samples' ``main.cpp`` loads with ``aclrtBinaryLoadFromFile``).
@@ -245,11 +245,21 @@ extern "C" uint32_t npusim_ascendc_launch(const char *binary, const char *kernel
     if (ret != ACL_SUCCESS) {
         return static_cast<uint32_t>(ret);
     }
-    uint64_t args[64] = {0};
-    size_t n = count > 64 ? 64 : count;
-    std::memcpy(args, slots, n * sizeof(uint64_t));
-    ret = aclrtLaunchKernelWithHostArgs(func, blockDim, stream, nullptr, args,
-                                        (n ? n : 1) * sizeof(uint64_t), nullptr, 0);
+    // the args-handle path the samples themselves use (aclrtKernelArgsInit/Append/Finalize +
+    // aclrtLaunchKernelWithConfig), one 8-byte slot per parameter
+    aclrtArgsHandle args = nullptr;
+    ret = aclrtKernelArgsInit(func, &args);
+    for (size_t i = 0; ret == ACL_SUCCESS && i < count; ++i) {
+        uint64_t slot = slots[i];
+        aclrtParamHandle param = nullptr;
+        ret = aclrtKernelArgsAppend(args, &slot, sizeof(slot), &param);
+    }
+    if (ret == ACL_SUCCESS) {
+        ret = aclrtKernelArgsFinalize(args);
+    }
+    if (ret == ACL_SUCCESS) {
+        ret = aclrtLaunchKernelWithConfig(func, blockDim, stream, nullptr, args, nullptr);
+    }
     return static_cast<uint32_t>(ret);
 }
 """
