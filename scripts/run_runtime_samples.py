@@ -25,6 +25,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tarfile
@@ -112,7 +113,7 @@ _HEX = re.compile(r"0x[0-9a-fA-F]+")
 
 
 def _pattern(line: str) -> re.Pattern:
-    parts = re.split(r"\.\.\.|…", line)
+    parts = re.split(r"\.\.\.|…|<[A-Za-z_][\w ]*>|\bx+\b", line)
     rx = ".*".join(re.escape(_HEX.sub("0x#", p)) for p in parts)
     rx = rx.replace("0x\\#", "0x[0-9a-fA-F]+").replace("0x#", "0x[0-9a-fA-F]+")
     rx = re.sub(r"\\ ", r"\\s+", rx)
@@ -135,6 +136,28 @@ def compare(expected: list[str], actual: str) -> list[str]:
     return missing
 
 
+def first_error(output: str) -> str:
+    """The first line of a sample's output that reports an error (for the table)."""
+    for line in output.split("\n"):
+        if re.search(r"\[ERROR\]|error code|returned \d{6}|Segmentation|Abort|error:", line):
+            return line.strip()[:200]
+    return ""
+
+
+def markdown(results: list[dict]) -> str:
+    """The results as the table of docs/cabi_samples.md."""
+    rows = ["| sample | result | output vs README | first error / why |", "|---|---|---|---|"]
+    for r in results:
+        if r["status"] == "skipped":
+            rows.append(f"| `{r['sample']}` | out of scope | - | {r['why']} |")
+            continue
+        n, miss = r["expected_lines"], len(r["missing"])
+        cmp_ = f"{n - miss}/{n} lines" if n else "no output shown"
+        err = first_error(r["output"]).replace("|", "\\|")
+        rows.append(f"| `{r['sample']}` | {r['status']} (rc {r['rc']}) | {cmp_} | {err} |")
+    return "\n".join(rows) + "\n"
+
+
 def install(prefix: str) -> None:
     subprocess.run([sys.executable, "-m", "npusim", "cabi", "--prefix", prefix], check=True)
 
@@ -144,14 +167,23 @@ def run_one(example: str, rel: str, prefix: str, timeout: float) -> dict:
     env = dict(os.environ)
     env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
     env["ASCEND_HOME_PATH"] = prefix
-    cmd = f'source "{prefix}/bin/setenv.bash" && bash ./run.sh'
+    # line-buffered C stdio and unbuffered Python (the device printf of the embedded simulator),
+    # so the program's lines and the kernels' lines keep the order a terminal shows
+    env["PYTHONUNBUFFERED"] = "1"
+    line = "stdbuf -oL -eL " if shutil.which("stdbuf") else ""
+    cmd = f'source "{prefix}/bin/setenv.bash" && {line}bash ./run.sh'
     t0 = time.monotonic()
+    # a session of its own, so a timeout ends the whole sample (multi-process samples leave
+    # children holding the output pipe)
+    p = subprocess.Popen(["bash", "-c", cmd], cwd=d, env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True, errors="replace",
+                         start_new_session=True)
     try:
-        r = subprocess.run(["bash", "-c", cmd], cwd=d, env=env, capture_output=True, text=True,
-                           timeout=timeout)
-        out, rc = r.stdout + r.stderr, r.returncode
-    except subprocess.TimeoutExpired as e:
-        out = (e.stdout or b"").decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
+        out, _ = p.communicate(timeout=timeout)
+        rc = p.returncode
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, _ = p.communicate()
         rc = "timeout"
     secs = time.monotonic() - t0
     expected = expected_output(example, rel)
@@ -170,6 +202,7 @@ def main(argv=None) -> int:
     ap.add_argument("--timeout", type=float, default=600)
     ap.add_argument("--json", help="write the results here")
     ap.add_argument("--list", action="store_true", help="list the samples and their scope")
+    ap.add_argument("--markdown", help="write the results as a markdown table here")
     args = ap.parse_args(argv)
     if not os.path.exists(args.src):
         print(f"no hicann/runtime source at {args.src} (--src or NPUSIM_RUNTIME_SRC)")
@@ -197,13 +230,16 @@ def main(argv=None) -> int:
         else:
             res = run_one(example, rel, prefix, args.timeout)
         results.append(res)
-        extra = f" ({res.get('why') or len(res.get('missing', []))} lines differ)" \
-            if res["status"] in ("skipped", "differs") else ""
+        extra = f" ({res['why']})" if res["status"] == "skipped" else \
+            f" ({len(res['missing'])} lines differ)" if res["status"] == "differs" else ""
         print(f"{res['status']:8s} {rel}{extra}" +
               (f" rc={res['rc']} {res['seconds']}s" if "rc" in res else ""), flush=True)
         if args.json:
             with open(args.json, "w", encoding="utf-8") as f:
                 json.dump(results, f, indent=1)
+    if args.markdown:
+        with open(args.markdown, "w", encoding="utf-8") as f:
+            f.write(markdown(results))
     counts = {}
     for r in results:
         counts[r["status"]] = counts.get(r["status"], 0) + 1

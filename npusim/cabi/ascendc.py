@@ -42,9 +42,13 @@ TABLE = "kernels.json"
 
 
 def cmake_dir(prefix: str) -> str:
-    """Where ``ASCENDC_CMAKE_DIR`` points inside an install at ``prefix`` (the install's
-    ``bin/setenv.bash`` exports it)."""
-    return os.path.join(os.fspath(prefix), "tools", "tikcpp", "ascendc_kernel_cmake")
+    """Where ``ASCENDC_CMAKE_DIR`` points inside an install at ``prefix``: ``tikcpp/...``, the
+    place the samples' ``example/set_sample_env.sh`` looks for ``ascendc.cmake`` (besides the
+    ``<arch>-linux/`` ones); ``tools/tikcpp/ascendc_kernel_cmake`` is a link to it."""
+    return os.path.join(os.fspath(prefix), "tikcpp", "ascendc_kernel_cmake")
+
+
+ALIASES = (os.path.join("tools", "tikcpp", "ascendc_kernel_cmake"),)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -354,6 +358,14 @@ def install(prefix: str) -> str:
     shutil.copyfile(os.path.abspath(__file__), os.path.join(d, SCRIPT))
     with open(os.path.join(d, "npusim_ascendc_launch.cpp"), "w", encoding="utf-8") as f:
         f.write(LAUNCH_CPP)
+    for alias in ALIASES:
+        link = os.path.join(os.path.abspath(os.fspath(prefix)), alias)
+        os.makedirs(os.path.dirname(link), exist_ok=True)
+        if os.path.islink(link) or os.path.isfile(link):
+            os.unlink(link)
+        elif os.path.isdir(link):
+            shutil.rmtree(link)
+        os.symlink(os.path.relpath(d, os.path.dirname(link)), link)
     text = (CMAKE.replace("@PYTHON@", sys.executable.replace("\\", "/"))
             .replace("@PREFIX@", os.path.abspath(os.fspath(prefix)).replace("\\", "/"))
             .replace("@SCRIPT@", SCRIPT))
