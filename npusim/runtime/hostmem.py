@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..device.memory import (_REAL_HOST, DEV_BASE, DEV_STRIDE, HOST_BASE, HOST_STRIDE, PAGE,
-                             USER_TOP, claim, claim_above, claimed, real_host, set_real_host)
+                             REAL_HOST_BASE, USER_TOP, claim, claim_above, claimed, real_host, set_real_host)
 from .runtime import RT
 
 DEVICE, PINNED, PAGEABLE, UNKNOWN = "device", "pinned", "pageable", "unknown"
@@ -32,6 +32,10 @@ class Where:
         return self.kind != UNKNOWN and self.start <= addr and addr + n <= self.start + self.size
 
 
+_HOST_BASE = HOST_BASE
+"""Start of device 0's pinned-host range: ``memory.REAL_HOST_BASE`` in real-memory mode (both
+lie above every device range, so the comparison in :func:`device_of` tells the two apart)."""
+
 PAGEABLE_MEM = RT.pageable
 """The runtime's registry of pageable arrays (``pageable.py``), cleared by ``reset``."""
 
@@ -41,8 +45,8 @@ def device_of(addr: int):
     Every device has its own ranges (``Memory.place``: device d's at ``DEV_BASE + d *
     DEV_STRIDE`` and ``HOST_BASE + d * HOST_STRIDE``), so the address names the one device to
     ask: O(1) however many devices are open."""
-    if addr >= HOST_BASE:
-        d = (addr - HOST_BASE) // HOST_STRIDE
+    if addr >= _HOST_BASE:
+        d = (addr - _HOST_BASE) // HOST_STRIDE
     else:
         d = (addr - DEV_BASE) // DEV_STRIDE
     dev = RT.devices.get(d)
@@ -117,10 +121,12 @@ def use_real_memory() -> None:
     if RT.devices:
         raise RuntimeError("use_real_memory() must be called before any device is opened "
                            f"(open: {sorted(RT.devices)})")
+    global _HOST_BASE
     from .device import pinned_host_bytes
     prof = RT.profile_in_force()
     size = pinned_host_bytes(prof)
     for d in range(prof.device_count):
-        claim(HOST_BASE + d * HOST_STRIDE, size, f"device {d}'s pinned host memory")
+        claim(REAL_HOST_BASE + d * HOST_STRIDE, size, f"device {d}'s pinned host memory")
     PAGEABLE_MEM.use_real_addresses()
+    _HOST_BASE = REAL_HOST_BASE
     set_real_host()
