@@ -290,7 +290,9 @@ def _wrapper_py(e: Export, idx: int) -> str:
                           for x in t.args)
             conv.append(f"    a{i} = CALLBACK({t.cffi()!r}, {kinds!r}, a{i})")
         elif k == "attrs":
-            conv.append(f"    a{i} = ATTRS(a{i}, {cn!r})")
+            lst = "options" if "BinaryLoadOptions" in t.text else \
+                "malloc" if "MallocConfig" in t.text else "launch"
+            conv.append(f"    a{i} = ATTRS(a{i}, {lst!r})")
         elif k == "nullable":
             conv.append(f"    a{i} = OBJ(a{i})")
     call = f"F{idx}({', '.join(a[:len(e.ins)])})"
@@ -363,6 +365,9 @@ CSTR = RS.keep_string
 I64 = RS.i64
 CALLBACK = RS.callback
 ATTRS = RS.attrs
+PROP = RS.prop
+ACCESS = RS.access
+WRITE_HANDLES = RS.write_handles
 ONERROR = RS.onerror
 RS.FFI = ffi
 TL = threading.local()

@@ -1,0 +1,87 @@
+/* npusim cabi test: the hand-marshalled functions (virtual memory with a physical-memory
+   property struct and access descriptors, the in/out capture mode, the error-info struct) and
+   the exception callback with its info handle. Written for npusim's tests. argv[1]: the ELF. */
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include "acl/acl.h"
+
+#define SAY(name, v) printf("%s %lld\n", name, (long long)(v))
+
+static int g_exc_calls, g_exc_dev = -1, g_exc_thread_ok;
+static pthread_t g_main;
+
+static void on_exception(aclrtExceptionInfo *info)
+{
+    g_exc_calls++;
+    g_exc_dev = (int)aclrtGetDeviceIdFromExceptionInfo(info);
+    g_exc_thread_ok = pthread_equal(pthread_self(), g_main);
+}
+
+int main(int argc, char **argv)
+{
+    g_main = pthread_self();
+    SAY("set_device", aclrtSetDevice(0));
+
+    /* virtual memory: a property struct in, a granularity out, access descriptors in */
+    aclrtPhysicalMemProp prop;
+    memset(&prop, 0, sizeof(prop));
+    prop.handleType = ACL_MEM_HANDLE_TYPE_NONE;
+    prop.allocationType = ACL_MEM_ALLOCATION_TYPE_PINNED;
+    prop.memAttr = ACL_HBM_MEM_HUGE;
+    prop.location.type = ACL_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = 0;
+    size_t gran = 0;
+    SAY("granularity", aclrtMemGetAllocationGranularity(&prop, ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM, &gran));
+    SAY("granularity_positive", gran > 0);
+    SAY("granularity_null", aclrtMemGetAllocationGranularity(&prop, ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM, NULL));
+    aclrtDrvMemHandle h = NULL;
+    SAY("malloc_physical", aclrtMallocPhysical(&h, gran, &prop, 0));
+    SAY("malloc_physical_null_prop", aclrtMallocPhysical(&h, gran, NULL, 0));
+    void *va = NULL;
+    SAY("reserve", aclrtReserveMemAddress(&va, gran, 0, NULL, 0));
+    SAY("map", aclrtMapMem(va, gran, 0, h, 0));
+    aclrtMemAccessDesc desc;
+    memset(&desc, 0, sizeof(desc));
+    desc.flags = ACL_RT_MEM_ACCESS_FLAGS_READWRITE;
+    desc.location.type = ACL_MEM_LOCATION_TYPE_DEVICE;
+    desc.location.id = 0;
+    SAY("set_access", aclrtMemSetAccess(va, gran, &desc, 1));
+    int in[4] = {1, 2, 3, 4}, out[4] = {0};
+    SAY("h2d", aclrtMemcpy(va, sizeof(in), in, sizeof(in), ACL_MEMCPY_HOST_TO_DEVICE));
+    SAY("d2h", aclrtMemcpy(out, sizeof(out), va, sizeof(out), ACL_MEMCPY_DEVICE_TO_HOST));
+    SAY("vmm_bytes", memcmp(in, out, sizeof(in)) == 0);
+    SAY("unmap", aclrtUnmapMem(va));
+    SAY("release", aclrtReleaseMemAddress(va));
+    SAY("free_physical", aclrtFreePhysical(h));
+
+    /* the in/out capture mode */
+    aclmdlRICaptureMode mode = ACL_MODEL_RI_CAPTURE_MODE_RELAXED;
+    SAY("exchange", aclmdlRICaptureThreadExchangeMode(&mode));
+    SAY("old_mode", mode);
+    SAY("exchange_back", aclmdlRICaptureThreadExchangeMode(&mode));
+    SAY("new_mode", mode);
+    SAY("exchange_null", aclmdlRICaptureThreadExchangeMode(NULL));
+
+    aclrtErrorInfo ei;
+    memset(&ei, 0xFF, sizeof(ei));
+    SAY("error_verbose", aclrtGetErrorVerbose(0, &ei));
+    SAY("error_type", ei.errorType);
+
+    /* the exception callback: a trapping kernel */
+    SAY("set_exception_cb", aclrtSetExceptionInfoCallback(on_exception));
+    aclrtStream s = NULL;
+    SAY("create_stream", aclrtCreateStream(&s));
+    aclrtBinHandle bin = NULL;
+    aclrtFuncHandle fn = NULL;
+    SAY("load", aclrtBinaryLoadFromFile(argv[1], NULL, &bin));
+    SAY("get_function", aclrtBinaryGetFunction(bin, "ErrorOPf", &fn));
+    void *args = NULL;
+    SAY("malloc_args", aclrtMalloc(&args, 8, ACL_MEM_MALLOC_HUGE_FIRST));
+    SAY("launch", aclrtLaunchKernel(fn, 1, args, 8, s));
+    SAY("sync_failed", aclrtSynchronizeStream(s) != 0);
+    SAY("exception_calls", g_exc_calls);
+    SAY("exception_device", g_exc_dev);
+    SAY("exception_thread", g_exc_thread_ok);
+    return 0;
+}
