@@ -105,6 +105,9 @@ def _is_output(t: cdecl.CType) -> bool:
             and t.to.kind in ("int", "float", "ptr", "fn"))
 
 
+# facade functions returning more outputs than _params.outputs_of says (unannotated)
+MORE_OUTPUTS = {"aclrtGetVersion": 3}
+
 _INT_KINDS = ("u32", "u64", "size", "i32", "enum", "blocks")
 _PTR_KINDS = ("pointer", "handle", "nullable", "any", "buffer", "seq", "path", "name", "attrs",
               "struct", "placeholders")
@@ -148,7 +151,7 @@ def plan(funcs: dict[str, cdecl.CFunc]) -> Plan:
             out.exports.append(Export(f, fname, fn, "special"))
             continue
         attr = fname.rsplit(".", 1)[-1]
-        n_out = _params.outputs_of(attr, fn)
+        n_out = MORE_OUTPUTS.get(name, _params.outputs_of(attr, fn))
         pnames = {p.name for p in params}
         outs = [(n, t) for n, t in f.params if _is_output(t) and snake(n) not in pnames]
         ins = [(n, t) for n, t in f.params if (n, t) not in outs]
@@ -368,6 +371,8 @@ ATTRS = RS.attrs
 PROP = RS.prop
 ACCESS = RS.access
 WRITE_HANDLES = RS.write_handles
+WRITE_STRING = RS.write_string
+PAIRS = RS.pairs
 ONERROR = RS.onerror
 RS.FFI = ffi
 TL = threading.local()

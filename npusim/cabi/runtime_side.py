@@ -180,3 +180,20 @@ def write_handles(p, handles, size):
     arr = FFI.cast("uint64_t *", p)
     for i, h in enumerate(list(handles)[:size]):
         arr[i] = ptr_of(h)
+
+
+def write_string(p, s, max_len):
+    """A str into the caller's ``char`` buffer of ``max_len`` bytes, NUL-terminated, cut to
+    fit (the facade has already refused a buffer shorter than the name)."""
+    if not p or not max_len:
+        return
+    b = str(s).encode("utf-8", "surrogateescape")[:max_len - 1] + b"\0"
+    FFI.memmove(FFI.cast("char *", p), b, len(b))
+
+
+def pairs(p, n):
+    """``n`` (uint32, uint32) pairs at ``p`` (aclrtPlaceHolderInfo[]), None for NULL."""
+    if not p:
+        return None
+    a = FFI.cast("uint32_t *", p)
+    return [(int(a[2 * i]), int(a[2 * i + 1])) for i in range(min(n, 1 << 16))]

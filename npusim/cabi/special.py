@@ -189,7 +189,137 @@ def add_cond_task(e, idx):
     return cdef, c, py
 
 
+def _string_out(handle_type: str, handle: str):
+    def make(e, idx):
+        """``aclError f(<handle>, uint32_t maxLen, char *name)``: the facade's str written
+        into the caller's buffer with its NUL (the facade checks maxLen against the length)."""
+        name = e.func.name
+        c = f"""aclError {name}({handle_type} {handle}, uint32_t maxLen, char *name)
+{{
+    if (name == NULL) return (aclError)cabi_py_null_({idx}, 0);
+    return (aclError)cabi_py_{name}((uintptr_t){handle}, (uint64_t)maxLen, (uintptr_t)name);
+}}
+"""
+        cdef, py = _ext(e, idx, "uintptr_t, uint64_t, uintptr_t", f"""    r = F{idx}(a0, a1)
+    if r[0] is not None:
+        WRITE_STRING(a2, r[0], a1)
+    return r[-1]
+""", nulls=("name",))
+        return cdef, c, py
+    return make
+
+
+def get_stream_attribute(e, idx):
+    """aclrtGetStreamAttribute(stream, attr, aclrtStreamAttrValue *value): the member the
+    attribute selects written (failureMode 64 bits, the others 32)."""
+    c = f"""aclError aclrtGetStreamAttribute(aclrtStream stream, aclrtStreamAttr stmAttrType,
+                                 aclrtStreamAttrValue *value)
+{{
+    if (value == NULL) return (aclError)cabi_py_null_({idx}, 0);
+    int64_t *o_ = cabi_out_;
+    o_[1] = 0;
+    aclError r_ = (aclError)cabi_py_aclrtGetStreamAttribute((uintptr_t)stream,
+                                                            (int64_t)stmAttrType);
+    if (o_[1] & 1) {{
+        if (stmAttrType == ACL_STREAM_ATTR_FAILURE_MODE) value->failureMode = (uint64_t)o_[0];
+        else value->reserve[0] = (uint32_t)o_[0];
+    }}
+    return r_;
+}}
+"""
+    cdef, py = _ext(e, idx, "uintptr_t, int64_t", f"""    r = F{idx}(a0, a1)
+{_OUT}    v = r[0]
+    o[1] = 0
+    if v is not None:
+        o[0] = I64(v)
+        o[1] = 1
+    return r[-1]
+""", nulls=("value",))
+    return cdef, c, py
+
+
+def set_stream_attribute(e, idx):
+    """aclrtSetStreamAttribute(stream, attr, aclrtStreamAttrValue *value): the member the
+    attribute selects read (NULL: None, the facade's 107000)."""
+    c = """aclError aclrtSetStreamAttribute(aclrtStream stream, aclrtStreamAttr stmAttrType,
+                                 aclrtStreamAttrValue *value)
+{
+    uint64_t v = 0;
+    if (value != NULL)
+        v = stmAttrType == ACL_STREAM_ATTR_FAILURE_MODE ? value->failureMode
+                                                        : (uint64_t)value->reserve[0];
+    return (aclError)cabi_py_aclrtSetStreamAttribute((uintptr_t)stream, (int64_t)stmAttrType,
+                                                     (int64_t)(value != NULL), v);
+}
+"""
+    cdef, py = _ext(e, idx, "uintptr_t, int64_t, int64_t, uint64_t", f"""    return F{idx}(a0, a1, a3 if a2 else None)
+""")
+    return cdef, c, py
+
+
+def pointer_attributes(e, idx):
+    """aclrtPointerGetAttributes(const void *ptr, aclrtPtrAttributes *attributes): the dict
+    {"location": {"type", "id"}, "pageSize"} into the struct (the rest zeroed)."""
+    c = f"""aclError aclrtPointerGetAttributes(const void *ptr, aclrtPtrAttributes *attributes)
+{{
+    if (attributes == NULL) return (aclError)cabi_py_null_({idx}, 0);
+    int64_t *o_ = cabi_out_;
+    o_[3] = 0;
+    aclError r_ = (aclError)cabi_py_aclrtPointerGetAttributes((uintptr_t)ptr);
+    if (o_[3] & 1) {{
+        memset(attributes, 0, sizeof(*attributes));
+        attributes->location.type = (aclrtMemLocationType)o_[0];
+        attributes->location.id = (uint32_t)o_[1];
+        attributes->pageSize = (uint32_t)o_[2];
+    }}
+    return r_;
+}}
+"""
+    cdef, py = _ext(e, idx, "uintptr_t", f"""    r = F{idx}(a0)
+{_OUT}    v = r[0]
+    o[3] = 0
+    if isinstance(v, dict):
+        loc = v.get("location") or {{}}
+        o[0] = int(loc.get("type", 0))
+        o[1] = int(loc.get("id", 0))
+        o[2] = int(v.get("pageSize", 0))
+        o[3] = 1
+    return r[-1]
+""", nulls=("attributes",))
+    return cdef, c, py
+
+
+def launch_with_host_args(e, idx):
+    """aclrtLaunchKernelWithHostArgs(func, numBlocks, stream, cfg, hostArgs, argsSize,
+    placeHolderArray, placeHolderNum): the host arguments stay the caller's real buffer (the
+    runtime patches the placeholders into it, as the real one does); the placeholders and the
+    config are read from C memory."""
+    c = """aclError aclrtLaunchKernelWithHostArgs(aclrtFuncHandle funcHandle, uint32_t numBlocks,
+                                       aclrtStream stream, aclrtLaunchKernelCfg *cfg,
+                                       void *hostArgs, size_t argsSize,
+                                       aclrtPlaceHolderInfo *placeHolderArray,
+                                       size_t placeHolderNum)
+{
+    return (aclError)cabi_py_aclrtLaunchKernelWithHostArgs(
+        (uintptr_t)funcHandle, (uint64_t)numBlocks, (uintptr_t)stream, (uintptr_t)cfg,
+        (uintptr_t)hostArgs, (uint64_t)argsSize, (uintptr_t)placeHolderArray,
+        (uint64_t)placeHolderNum);
+}
+"""
+    cdef, py = _ext(e, idx, "uintptr_t, uint64_t, uintptr_t, uintptr_t, uintptr_t, uint64_t, "
+                            "uintptr_t, uint64_t", f"""    ph = PAIRS(a6, a7)
+    return F{idx}(a0, a1, a2, ATTRS(a3, "launch"), a4, a5, ph, a7)
+""")
+    return cdef, c, py
+
+
 HANDLERS = {"aclmdlRICaptureThreadExchangeMode": exchange_mode,
+            "aclrtGetFunctionName": _string_out("aclrtFuncHandle", "funcHandle"),
+            "aclmdlRIGetName": _string_out("aclmdlRI", "modelRI"),
+            "aclrtGetStreamAttribute": get_stream_attribute,
+            "aclrtSetStreamAttribute": set_stream_attribute,
+            "aclrtPointerGetAttributes": pointer_attributes,
+            "aclrtLaunchKernelWithHostArgs": launch_with_host_args,
             "aclrtGetErrorVerbose": error_verbose,
             "aclrtMallocPhysical": malloc_physical,
             "aclrtMemGetAllocationGranularity": granularity,

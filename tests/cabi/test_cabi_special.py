@@ -7,7 +7,9 @@ import npusim.samples
 ZERO = ("set_device", "granularity", "malloc_physical", "reserve", "map", "set_access", "h2d",
         "d2h", "unmap", "release", "free_physical", "exchange", "exchange_back",
         "error_verbose", "set_exception_cb", "create_stream", "load", "get_function",
-        "malloc_args", "launch")
+        "malloc_args", "launch", "get_version", "set_stream_attr", "get_stream_attr", "get_easy",
+        "function_name", "malloc_x", "memset_x", "pointer_attributes", "launch_host_args",
+        "sync_host_args", "d2h_x")
 
 
 def test_structs_inout_and_exception_callback(run_c):
@@ -21,6 +23,11 @@ def test_structs_inout_and_exception_callback(run_c):
     # the in/out mode: the old mode written back each time
     assert r["old_mode"] == 0 and r["new_mode"] == 2 and r["exchange_null"] == 100000
     assert r["error_type"] == 0                   # ACL_RT_NO_ERROR, the struct written
+    assert r["version_set"] == 1                  # three outputs written back
+    assert r["set_stream_attr_null"] == 107000 and r["failure_mode"] == 1   # the union member
+    assert r["function_name_ok"] == 1 and r["function_name_short"] == 107000   # a str output
+    assert r["pointer_is_device"] == 1            # the attribute struct written
+    assert r["host_args_result"] == 1             # host arguments from the caller's buffer
     # a trapping kernel: the C exception callback ran once, with an info the getters read
     assert r["sync_failed"] == 1 and r["exception_calls"] == 1 and r["exception_device"] == 0
     assert r["exception_thread"] == 1

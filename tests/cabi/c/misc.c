@@ -68,13 +68,47 @@ int main(int argc, char **argv)
     SAY("error_verbose", aclrtGetErrorVerbose(0, &ei));
     SAY("error_type", ei.errorType);
 
-    /* the exception callback: a trapping kernel */
-    SAY("set_exception_cb", aclrtSetExceptionInfoCallback(on_exception));
+    int32_t major = -1, minor = -1, patch = -1;
+    SAY("get_version", aclrtGetVersion(&major, &minor, &patch));
+    SAY("version_set", major >= 0 && minor >= 0 && patch >= 0);
+
     aclrtStream s = NULL;
     SAY("create_stream", aclrtCreateStream(&s));
+    aclrtStreamAttrValue av;
+    memset(&av, 0, sizeof(av));
+    av.failureMode = 1;
+    SAY("set_stream_attr", aclrtSetStreamAttribute(s, ACL_STREAM_ATTR_FAILURE_MODE, &av));
+    SAY("set_stream_attr_null", aclrtSetStreamAttribute(s, ACL_STREAM_ATTR_FAILURE_MODE, NULL));
+    av.failureMode = 99;
+    SAY("get_stream_attr", aclrtGetStreamAttribute(s, ACL_STREAM_ATTR_FAILURE_MODE, &av));
+    SAY("failure_mode", av.failureMode);
+
+    /* a kernel by name with host arguments */
     aclrtBinHandle bin = NULL;
-    aclrtFuncHandle fn = NULL;
+    aclrtFuncHandle fn = NULL, easy = NULL;
     SAY("load", aclrtBinaryLoadFromFile(argv[1], NULL, &bin));
+    SAY("get_easy", aclrtBinaryGetFunction(bin, "EasyOPf", &easy));
+    char name[64];
+    SAY("function_name", aclrtGetFunctionName(easy, sizeof(name), name));
+    SAY("function_name_ok", strcmp(name, "EasyOPf") == 0);
+    SAY("function_name_short", aclrtGetFunctionName(easy, 3, name));
+    uint32_t *x = NULL;
+    SAY("malloc_x", aclrtMalloc((void **)&x, 4 * sizeof(uint32_t), ACL_MEM_MALLOC_HUGE_FIRST));
+    SAY("memset_x", aclrtMemset(x, 16, 0, 16));
+    aclrtPtrAttributes pa;
+    memset(&pa, 0xFF, sizeof(pa));
+    SAY("pointer_attributes", aclrtPointerGetAttributes(x, &pa));
+    SAY("pointer_is_device", pa.location.type == ACL_MEM_LOCATION_TYPE_DEVICE && pa.location.id == 0);
+    void *host_args[1] = {x};
+    SAY("launch_host_args", aclrtLaunchKernelWithHostArgs(easy, 4, s, NULL, host_args,
+                                                          sizeof(host_args), NULL, 0));
+    SAY("sync_host_args", aclrtSynchronizeStream(s));
+    uint32_t hx[4] = {0};
+    SAY("d2h_x", aclrtMemcpy(hx, 16, x, 16, ACL_MEMCPY_DEVICE_TO_HOST));
+    SAY("host_args_result", hx[0] == 1 && hx[3] == 1);
+
+    /* the exception callback: a trapping kernel */
+    SAY("set_exception_cb", aclrtSetExceptionInfoCallback(on_exception));
     SAY("get_function", aclrtBinaryGetFunction(bin, "ErrorOPf", &fn));
     void *args = NULL;
     SAY("malloc_args", aclrtMalloc(&args, 8, ACL_MEM_MALLOC_HUGE_FIRST));
