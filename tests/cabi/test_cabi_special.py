@@ -31,3 +31,13 @@ def test_structs_inout_and_exception_callback(run_c):
     # a trapping kernel: the C exception callback ran once, with an info the getters read
     assert r["sync_failed"] == 1 and r["exception_calls"] == 1 and r["exception_device"] == 0
     assert r["exception_thread"] == 1
+
+
+def test_kernel_args_config_and_async_pinned_copy(run_c):
+    r = run_c("args", str(npusim.samples.binary_path()))
+    err = r.pop("__stderr__")
+    # NULL param with a size: the facade's code; an unknown launch attribute id: 107000
+    assert r.pop("args_append_null") == 100000 and r.pop("launch_bad_attr") == 107000
+    # two eager launches + two replays of one captured launch, read back through pinned memory
+    assert r.pop("result") == 1, err
+    assert not {k: v for k, v in r.items() if v}, err
