@@ -5,6 +5,8 @@
 #include <time.h>
 #include "acl/acl.h"
 
+int npusim_cabi_started(void);   /* the library's own no-op entry: the bare crossing */
+
 static double now(void)
 {
     struct timespec t;
@@ -28,7 +30,10 @@ int main(int argc, char **argv)
     aclrtMemcpy(args, 8, &x, 8, ACL_MEMCPY_HOST_TO_DEVICE);
     int32_t dev;
     aclmdlRI ri;
-    for (int round = 0; round < 2; round++) {          /* the first round warms up */
+    double best[4] = {1e30, 1e30, 1e30, 1e30};
+    for (int round = 0; round < 6; round++) {          /* the best of 5 after a warm-up */
+        double tc = now();
+        for (int i = 0; i < n; i++) npusim_cabi_started();
         double t0 = now();
         for (int i = 0; i < n; i++) aclrtGetDevice(&dev);
         double t1 = now();
@@ -40,10 +45,12 @@ int main(int argc, char **argv)
         double t4 = now();
         aclmdlRICaptureEnd(s, &ri);
         aclmdlRIDestroy(ri);
-        if (round)
-            printf("get_device %.1f\nmemset_async %.1f\nlaunch_kernel %.1f\n",
-                   (t1 - t0) / n, (t3 - t2) / n, (t4 - t3) / n);
+        double v[4] = {(t0 - tc) / n, (t1 - t0) / n, (t3 - t2) / n, (t4 - t3) / n};
+        for (int k = 0; round && k < 4; k++)
+            if (v[k] < best[k]) best[k] = v[k];
     }
+    printf("crossing %.1f\nget_device %.1f\nmemset_async %.1f\nlaunch_kernel %.1f\n",
+           best[0], best[1], best[2], best[3]);
     aclrtResetDevice(0);
     return 0;
 }

@@ -42,6 +42,7 @@ INCLUDE = HERE / "include"            # npusim's own declarations (helper chdr's
 ROOT = HERE.parents[1]                # the npusim source root (on the embedded sys.path)
 MODULE = "_npusim_cabi"               # the cffi module name inside the library
 
+OUT_SLOTS = 16                        # outputs + the mask, per C thread (cabi_out_)
 E_ACL = 100000                        # ACL_ERROR_INVALID_PARAM (a NULL output pointer)
 
 
@@ -104,6 +105,9 @@ def _is_output(t: cdecl.CType) -> bool:
             and t.to.kind in ("int", "float", "ptr", "fn"))
 
 
+# facade functions returning more outputs than _params.outputs_of says (unannotated)
+MORE_OUTPUTS = {"aclrtGetVersion": 3}
+
 _INT_KINDS = ("u32", "u64", "size", "i32", "enum", "blocks")
 _PTR_KINDS = ("pointer", "handle", "nullable", "any", "buffer", "seq", "path", "name", "attrs",
               "struct", "placeholders")
@@ -147,7 +151,7 @@ def plan(funcs: dict[str, cdecl.CFunc]) -> Plan:
             out.exports.append(Export(f, fname, fn, "special"))
             continue
         attr = fname.rsplit(".", 1)[-1]
-        n_out = _params.outputs_of(attr, fn)
+        n_out = MORE_OUTPUTS.get(name, _params.outputs_of(attr, fn))
         pnames = {p.name for p in params}
         outs = [(n, t) for n, t in f.params if _is_output(t) and snake(n) not in pnames]
         ins = [(n, t) for n, t in f.params if (n, t) not in outs]
@@ -247,10 +251,8 @@ def _wrapper_c(e: Export, idx: int) -> tuple[str, str]:
     if n:
         for i, (cn, t) in enumerate(e.outs):
             lines.append(f"    if ({cn} == NULL) return ({f.ret.text})cabi_py_null_({idx}, {i});")
-        lines.append(f"    int64_t o_[{n + 1}];")
+        lines.append("    int64_t *o_ = cabi_out_;")
         lines.append(f"    o_[{n}] = 0;")
-        args.append("uintptr_t")
-        exprs.append("(uintptr_t)o_")
     rt = c_ret(f.ret)
     call = f"{ext}({', '.join(exprs)})"
     if f.ret.kind == "void":
@@ -279,8 +281,6 @@ def _wrapper_py(e: Export, idx: int) -> str:
     """The Python source of one generic export's extern."""
     f = e.func
     a = [f"a{i}" for i in range(len(e.ins))]
-    if e.outs:
-        a.append("o_")
     conv = []
     for i, (cn, t, k) in enumerate(e.ins):
         if k in ("path", "name"):
@@ -293,10 +293,15 @@ def _wrapper_py(e: Export, idx: int) -> str:
                           for x in t.args)
             conv.append(f"    a{i} = CALLBACK({t.cffi()!r}, {kinds!r}, a{i})")
         elif k == "attrs":
-            conv.append(f"    a{i} = ATTRS(a{i}, {cn!r})")
+            lst = "options" if "BinaryLoadOptions" in t.text else \
+                "malloc" if "MallocConfig" in t.text else "launch"
+            conv.append(f"    a{i} = ATTRS(a{i}, {lst!r})")
         elif k == "nullable":
             conv.append(f"    a{i} = OBJ(a{i})")
     call = f"F{idx}({', '.join(a[:len(e.ins)])})"
+    if not conv and not e.outs and e.ret_outputs == 0:
+        # nothing to convert: the facade function itself is the extern (one frame fewer)
+        return f"ffi.def_extern(name='cabi_py_{f.name}', onerror=ONERROR)(F{idx})\n"
     body = [f"@ffi.def_extern(name='cabi_py_{f.name}', onerror=ONERROR)",
             f"def _x{idx}({', '.join(a)}):", *conv]
     if e.ret_outputs < 0:
@@ -313,12 +318,12 @@ def _wrapper_py(e: Export, idx: int) -> str:
         return "\n".join(body) + "\n"
     n = len(e.outs)
     body.append(f"    r = {call}")
-    body.append("    o = CAST(P64, o_)")
+    body.append("    try:\n        o = TL.q\n    except AttributeError:\n        o = OUTBUF()")
     body.append("    m = 0")
     for i, (cn, t) in enumerate(e.outs):
         v = f"r[{i}]"
         if t.to.kind == "float":
-            body.append(f"    if {v} is not None: CAST(PD, o_)[{i}] = {v}; m |= {1 << i}")
+            body.append(f"    if {v} is not None: TL.d[{i}] = {v}; m |= {1 << i}")
         elif t.to.kind == "int" and t.to.signed or t.to.kind == "int" and t.to.base in (
                 "uint8_t", "uint16_t", "uint32_t"):
             body.append(f"    v = {v}")
@@ -343,7 +348,7 @@ def _size_param(e: Export, i: int) -> str | None:
 
 PY_PRELUDE = r'''
 import sys, threading
-from _npusim_cabi import ffi
+from _npusim_cabi import ffi, lib
 for _p in reversed(PATHS):
     if _p not in sys.path:
         sys.path.insert(0, _p)
@@ -363,8 +368,22 @@ CSTR = RS.keep_string
 I64 = RS.i64
 CALLBACK = RS.callback
 ATTRS = RS.attrs
+PROP = RS.prop
+ACCESS = RS.access
+WRITE_HANDLES = RS.write_handles
+WRITE_STRING = RS.write_string
+PAIRS = RS.pairs
 ONERROR = RS.onerror
 RS.FFI = ffi
+TL = threading.local()
+
+
+def OUTBUF():
+    """This C thread's output array (``cabi_out_``, thread-local in C) as int64 / double views."""
+    raw = ffi.buffer(ffi.cast("char *", lib.cabi_out_buffer()), 8 * CABI_OUT_SLOTS)
+    TL.q = memoryview(raw).cast("q")
+    TL.d = memoryview(raw).cast("d")
+    return TL.q
 
 
 @ffi.def_extern(name="cabi_py_refused_", onerror=ONERROR)
@@ -395,16 +414,19 @@ def _null(i, j):
 def generate(plan_: Plan, include_names: list[str], paths: list[str]) -> tuple[str, str, str]:
     """(cdef, C source, Python init code) of the library."""
     from . import special
-    cdefs = ['extern "Python" int64_t cabi_py_refused_(int);',
+    cdefs = ["uintptr_t cabi_out_buffer(void);",
+             'extern "Python" int64_t cabi_py_refused_(int);',
              'extern "Python" int64_t cabi_py_null_(int, int);',
              'extern "Python" int64_t cabi_py_unmapped_(int);']
     head = ["#include <stdint.h>", "#include <stddef.h>", "#include <string.h>",
             *[f'#include "{h}"' for h in include_names],
             "static int64_t cabi_py_refused_(int);",
             "static int64_t cabi_py_null_(int, int);",
-            "static int64_t cabi_py_unmapped_(int);"]
+            "static int64_t cabi_py_unmapped_(int);",
+            f"static thread_local int64_t cabi_out_[{OUT_SLOTS}];",
+            "static uintptr_t cabi_out_buffer(void) { return (uintptr_t)cabi_out_; }"]
     csrc: list[str] = []
-    py = [f"PATHS = {paths!r}", PY_PRELUDE, "F = {}", "REFUSED = {}", "UNMAPPED = {}", "NULLS = {}",
+    py = [f"PATHS = {paths!r}", f"CABI_OUT_SLOTS = {OUT_SLOTS}", PY_PRELUDE, "F = {}", "REFUSED = {}", "UNMAPPED = {}", "NULLS = {}",
           "import npusim.cabi.build as _B"]
     for idx, e in enumerate(plan_.exports):
         py.append(f"F{idx} = _B.resolve({e.facade!r})")
@@ -433,7 +455,7 @@ def generate(plan_: Plan, include_names: list[str], paths: list[str]) -> tuple[s
     # the externs are static functions of cffi's generated code (after this source): declare
     # them first. C linkage for every definition: one whose types differ from the header's
     # declaration is then a "conflicting declaration of C function" error, not a C++ overload
-    head += ["static " + cd.replace('extern "Python" ', "") for cd in cdefs[3:] if cd]
+    head += ["static " + cd.replace('extern "Python" ', "") for cd in cdefs[4:] if cd]
     csrc = head + ['extern "C" {', *csrc, special.C_SUPPORT, "}"]
     return "\n".join(cdefs), "\n".join(csrc), "\n".join(py)
 
@@ -441,6 +463,8 @@ def generate(plan_: Plan, include_names: list[str], paths: list[str]) -> tuple[s
 PREAMBLE = r"""
 #include <Python.h>
 #include <wchar.h>
+/* C linkage for the library's own entry point (cffi defines it further down) */
+extern "C" int npusim_cabi_started(void);
 static void cabi_set_home(void) __attribute__((constructor));
 static void cabi_set_home(void)
 {

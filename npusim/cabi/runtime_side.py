@@ -121,13 +121,17 @@ def onerror(exc, value, tb):
 # and a 16-byte union (aclrtLaunchKernelCfg / aclrtLaunchKernelAttr, aclrtBinaryLoadOptions /
 # aclrtBinaryLoadOption: acl_rt.h). The union member in use is the id's: its width is read, not
 # the 16 bytes (a C program setting ``value.schemMode`` leaves the other bytes undefined).
-ITEM_SIZE = 20
 LAUNCH_ATTR_WIDTH = {1: 1, 2: 4, 3: 4, 4: 4, 5: 1, 6: 1, 7: 2, 8: 8, 9: 1}
 BINARY_OPTION_WIDTH = {1: 4, 2: 4, 3: 4}
+MALLOC_ATTR_WIDTH = {1: 2, 2: 4, 3: 4}        # aclrtMallocAttribute: 12-byte items (8-byte union)
+# list kind -> (item size, the id's value width)
+LISTS = {"launch": (20, LAUNCH_ATTR_WIDTH), "options": (20, BINARY_OPTION_WIDTH),
+         "malloc": (12, MALLOC_ATTR_WIDTH)}
 
 
 def attrs(p: int, param: str):
-    """A C attribute-list struct as the facade's (id, value) pairs (None for NULL)."""
+    """A C attribute-list struct as the facade's (id, value) pairs (None for NULL); ``param``
+    the list's kind (:data:`LISTS`)."""
     if not p:
         return None
     head = FFI.cast("uint64_t *", p)
@@ -135,10 +139,10 @@ def attrs(p: int, param: str):
     if count and not items:
         return {"attrs": None, "numAttrs": count} if param != "options" else \
             {"options": None, "numOpt": count}
-    width = BINARY_OPTION_WIDTH if param == "options" else LAUNCH_ATTR_WIDTH
+    size, width = LISTS[param]
     out = []
     for i in range(min(count, 1 << 16)):
-        rec = FFI.cast("uint32_t *", items + i * ITEM_SIZE)
+        rec = FFI.cast("uint32_t *", items + i * size)
         aid = FFI.cast("int32_t *", rec)[0]
         w = width.get(aid, 4)
         if w == 8:
@@ -146,3 +150,50 @@ def attrs(p: int, param: str):
         else:
             out.append((aid, int(rec[1]) & ((1 << (8 * w)) - 1)))
     return out
+
+
+def prop(present, handle_type, allocation_type, mem_attr, loc_type, loc_id, reserve):
+    """aclrtPhysicalMemProp's fields (passed by the C wrapper) as the facade's dict."""
+    if not present:
+        return None
+    return {"handleType": handle_type, "allocationType": allocation_type, "memAttr": mem_attr,
+            "location": {"type": loc_type, "id": loc_id}, "reserve": reserve}
+
+
+def access(p, count, size, off_flags, off_type, off_id):
+    """``count`` aclrtMemAccessDesc at ``p`` (the C layout's size and offsets) as dicts."""
+    if not p:
+        return None
+    out = []
+    for i in range(min(count, 1 << 16)):
+        base = p + i * size
+        u32 = lambda off: int(FFI.cast("uint32_t *", base + off)[0])   # noqa: E731
+        out.append({"flags": u32(off_flags), "location": {"type": u32(off_type),
+                                                           "id": u32(off_id)}})
+    return out
+
+
+def write_handles(p, handles, size):
+    """Handles the facade returned, written into the caller's array (at most ``size``)."""
+    if not p or not handles:
+        return
+    arr = FFI.cast("uint64_t *", p)
+    for i, h in enumerate(list(handles)[:size]):
+        arr[i] = ptr_of(h)
+
+
+def write_string(p, s, max_len):
+    """A str into the caller's ``char`` buffer of ``max_len`` bytes, NUL-terminated, cut to
+    fit (the facade has already refused a buffer shorter than the name)."""
+    if not p or not max_len:
+        return
+    b = str(s).encode("utf-8", "surrogateescape")[:max_len - 1] + b"\0"
+    FFI.memmove(FFI.cast("char *", p), b, len(b))
+
+
+def pairs(p, n):
+    """``n`` (uint32, uint32) pairs at ``p`` (aclrtPlaceHolderInfo[]), None for NULL."""
+    if not p:
+        return None
+    a = FFI.cast("uint32_t *", p)
+    return [(int(a[2 * i]), int(a[2 * i + 1])) for i in range(min(n, 1 << 16))]

@@ -1,11 +1,327 @@
-"""Hand-written marshallers of the C functions the generic rule of ``build.plan`` cannot map
-(C structs and arrays, in/out pointers, string outputs); each returns (cdef lines, the C
-wrapper, the Python extern) for :func:`build.generate`."""
-from __future__ import annotations
+"""Hand-written marshallers of C functions the generic rule of ``build.plan`` cannot map (C
+structs, in/out pointers, arrays the caller owns). Each handler returns (cdef lines, the C
+wrapper, the Python extern) for :func:`build.generate`. The C side reads the structs by field
+name (the compiler knows their layout, whatever headers the library is built against) and passes
+integers; the Python side builds the facade's dict / tuple shapes and calls the facade.
 
-HANDLERS: dict = {}
+The per-thread output array (``cabi_out_``, ``TL.q`` in Python), the NULL-output answer
+(``cabi_py_null_``) and ``NULLS`` are :mod:`build`'s.
+"""
+from __future__ import annotations
 
 # facade parameters of kind "any" that C passes as a plain pointer (user data)
 ANY_AS_INT = {"userData", "args", "userdata", "hostData", "arg", "fnData"}
 
 C_SUPPORT = ""
+
+_OUT = "    try:\n        o = TL.q\n    except AttributeError:\n        o = OUTBUF()\n"
+
+
+def _ext(e, idx, args: str, body: str, nulls=()) -> tuple[list, str, str]:
+    """The extern's cdef, its Python definition (``body`` under ``def``), NULLS entries."""
+    name = e.func.name
+    cdef = [f'extern "Python" int64_t cabi_py_{name}({args});']
+    n = len([a for a in args.split(",") if a.strip() and a.strip() != "void"])
+    params = ", ".join(f"a{i}" for i in range(n))
+    py = ""
+    if nulls:
+        py += f"NULLS[{idx}] = {[(name, x) for x in nulls]!r}\n"
+    py += (f"@ffi.def_extern(name='cabi_py_{name}', onerror=ONERROR)\n"
+           f"def _x{idx}({params}):\n{body}")
+    return cdef, py
+
+
+def exchange_mode(e, idx):
+    """aclmdlRICaptureThreadExchangeMode(aclmdlRICaptureMode *mode): the mode in, the old one
+    written back (the facade returns it)."""
+    c = f"""aclError aclmdlRICaptureThreadExchangeMode(aclmdlRICaptureMode *mode)
+{{
+    if (mode == NULL) return (aclError)cabi_py_null_({idx}, 0);
+    int64_t *o_ = cabi_out_;
+    o_[1] = 0;
+    aclError r_ = (aclError)cabi_py_aclmdlRICaptureThreadExchangeMode((int64_t)*mode);
+    if (o_[1] & 1) *mode = (aclmdlRICaptureMode)o_[0];
+    return r_;
+}}
+"""
+    cdef, py = _ext(e, idx, "int64_t", f"""    r = F{idx}(a0)
+{_OUT}    v = r[0]
+    o[1] = 0
+    if v is not None:
+        o[0] = v
+        o[1] = 1
+    return r[-1]
+""", nulls=("mode",))
+    return cdef, c, py
+
+
+def error_verbose(e, idx):
+    """aclrtGetErrorVerbose(int32_t deviceId, aclrtErrorInfo *errorInfo): the facade's dict
+    {"errorType", "tryRepair", "hasDetail"} into the struct (the rest zeroed)."""
+    c = f"""aclError aclrtGetErrorVerbose(int32_t deviceId, aclrtErrorInfo *errorInfo)
+{{
+    if (errorInfo == NULL) return (aclError)cabi_py_null_({idx}, 0);
+    int64_t *o_ = cabi_out_;
+    o_[3] = 0;
+    aclError r_ = (aclError)cabi_py_aclrtGetErrorVerbose((int64_t)deviceId);
+    if (o_[3] & 1) {{
+        memset(errorInfo, 0, sizeof(*errorInfo));
+        errorInfo->errorType = (aclrtErrorType)o_[0];
+        errorInfo->tryRepair = (uint8_t)o_[1];
+        errorInfo->hasDetail = (uint8_t)o_[2];
+    }}
+    return r_;
+}}
+"""
+    cdef, py = _ext(e, idx, "int64_t", f"""    r = F{idx}(a0)
+{_OUT}    v = r[0]
+    o[3] = 0
+    if isinstance(v, dict):
+        o[0] = int(v.get("errorType", 0))
+        o[1] = int(v.get("tryRepair", 0))
+        o[2] = int(v.get("hasDetail", 0))
+        o[3] = 1
+    return r[-1]
+""", nulls=("errorInfo",))
+    return cdef, c, py
+
+
+# aclrtPhysicalMemProp's fields as the C wrapper passes them (present, then the fields)
+_PROP_C = ("prop != NULL, prop ? (int64_t)prop->handleType : 0, "
+           "prop ? (int64_t)prop->allocationType : 0, prop ? (int64_t)prop->memAttr : 0, "
+           "prop ? (int64_t)prop->location.type : 0, prop ? (int64_t)prop->location.id : 0, "
+           "prop ? (uint64_t)prop->reserve : 0")
+_PROP_ARGS = "int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, uint64_t"
+_PROP_PY = ("    prop = PROP(a{0}, a{1}, a{2}, a{3}, a{4}, a{5}, a{6})\n")
+
+
+def malloc_physical(e, idx):
+    """aclrtMallocPhysical(aclrtDrvMemHandle *handle, size_t size, const aclrtPhysicalMemProp
+    *prop, uint64_t flags): the prop as the facade's dict."""
+    c = f"""aclError aclrtMallocPhysical(aclrtDrvMemHandle *handle, size_t size,
+                             const aclrtPhysicalMemProp *prop, uint64_t flags)
+{{
+    if (handle == NULL) return (aclError)cabi_py_null_({idx}, 0);
+    int64_t *o_ = cabi_out_;
+    o_[1] = 0;
+    aclError r_ = (aclError)cabi_py_aclrtMallocPhysical((uint64_t)size, {_PROP_C},
+                                                        (uint64_t)flags);
+    if (o_[1] & 1) *handle = (aclrtDrvMemHandle)(uintptr_t)o_[0];
+    return r_;
+}}
+"""
+    cdef, py = _ext(e, idx, f"uint64_t, {_PROP_ARGS}, uint64_t",
+                    _PROP_PY.format(1, 2, 3, 4, 5, 6, 7) + f"""    r = F{idx}(a0, prop, a8)
+{_OUT}    v = r[0]
+    o[1] = 0
+    if v is not None:
+        o[0] = I64(v)
+        o[1] = 1
+    return r[-1]
+""", nulls=("handle",))
+    return cdef, c, py
+
+
+def granularity(e, idx):
+    """aclrtMemGetAllocationGranularity(aclrtPhysicalMemProp *prop, option, size_t *g)."""
+    c = f"""aclError aclrtMemGetAllocationGranularity(aclrtPhysicalMemProp *prop,
+                                          aclrtMemGranularityOptions option,
+                                          size_t *granularity)
+{{
+    if (granularity == NULL) return (aclError)cabi_py_null_({idx}, 0);
+    int64_t *o_ = cabi_out_;
+    o_[1] = 0;
+    aclError r_ = (aclError)cabi_py_aclrtMemGetAllocationGranularity({_PROP_C},
+                                                                    (int64_t)option);
+    if (o_[1] & 1) *granularity = (size_t)o_[0];
+    return r_;
+}}
+"""
+    cdef, py = _ext(e, idx, f"{_PROP_ARGS}, int64_t",
+                    _PROP_PY.format(0, 1, 2, 3, 4, 5, 6) + f"""    r = F{idx}(prop, a7)
+{_OUT}    v = r[0]
+    o[1] = 0
+    if v is not None:
+        o[0] = I64(v)
+        o[1] = 1
+    return r[-1]
+""", nulls=("granularity",))
+    return cdef, c, py
+
+
+def set_access(e, idx):
+    """aclrtMemSetAccess(void *virPtr, size_t size, aclrtMemAccessDesc *desc, size_t count):
+    the descriptors read from C memory with the compiler's layout (size and offsets passed)."""
+    c = """aclError aclrtMemSetAccess(void *virPtr, size_t size, aclrtMemAccessDesc *desc,
+                           size_t count)
+{
+    return (aclError)cabi_py_aclrtMemSetAccess(
+        (uintptr_t)virPtr, (uint64_t)size, (uintptr_t)desc, (uint64_t)count,
+        (uint64_t)sizeof(aclrtMemAccessDesc), (uint64_t)offsetof(aclrtMemAccessDesc, flags),
+        (uint64_t)offsetof(aclrtMemAccessDesc, location.type),
+        (uint64_t)offsetof(aclrtMemAccessDesc, location.id));
+}
+"""
+    cdef, py = _ext(e, idx, "uintptr_t, uint64_t, uintptr_t, uint64_t, uint64_t, uint64_t, "
+                            "uint64_t, uint64_t", f"""    descs = ACCESS(a2, a3, a4, a5, a6, a7)
+    return F{idx}(a0, a1, descs, a3)
+""")
+    return cdef, c, py
+
+
+def add_cond_task(e, idx):
+    """aclmdlRIAddCondTask(aclmdlRICondTaskParams params, aclrtStream stream, uint32_t flags):
+    the struct's fields in; the sub-model handles the facade returns written into the caller's
+    ``modelRIArray`` (``size`` of them)."""
+    c = """aclError aclmdlRIAddCondTask(aclmdlRICondTaskParams params, aclrtStream stream,
+                             uint32_t flags)
+{
+    return (aclError)cabi_py_aclmdlRIAddCondTask(
+        (uintptr_t)params.handle, (int64_t)params.type, (uint64_t)params.size,
+        (uintptr_t)params.modelRIArray, (uintptr_t)stream, (uint64_t)flags);
+}
+"""
+    cdef, py = _ext(e, idx, "uintptr_t, int64_t, uint64_t, uintptr_t, uintptr_t, uint64_t",
+                    f"""    r = F{idx}(a0, a1, a2, a4, a5)
+    WRITE_HANDLES(a3, r[0], a2)
+    return r[-1]
+""")
+    return cdef, c, py
+
+
+def _string_out(handle_type: str, handle: str):
+    def make(e, idx):
+        """``aclError f(<handle>, uint32_t maxLen, char *name)``: the facade's str written
+        into the caller's buffer with its NUL (the facade checks maxLen against the length)."""
+        name = e.func.name
+        c = f"""aclError {name}({handle_type} {handle}, uint32_t maxLen, char *name)
+{{
+    if (name == NULL) return (aclError)cabi_py_null_({idx}, 0);
+    return (aclError)cabi_py_{name}((uintptr_t){handle}, (uint64_t)maxLen, (uintptr_t)name);
+}}
+"""
+        cdef, py = _ext(e, idx, "uintptr_t, uint64_t, uintptr_t", f"""    r = F{idx}(a0, a1)
+    if r[0] is not None:
+        WRITE_STRING(a2, r[0], a1)
+    return r[-1]
+""", nulls=("name",))
+        return cdef, c, py
+    return make
+
+
+def get_stream_attribute(e, idx):
+    """aclrtGetStreamAttribute(stream, attr, aclrtStreamAttrValue *value): the member the
+    attribute selects written (failureMode 64 bits, the others 32)."""
+    c = f"""aclError aclrtGetStreamAttribute(aclrtStream stream, aclrtStreamAttr stmAttrType,
+                                 aclrtStreamAttrValue *value)
+{{
+    if (value == NULL) return (aclError)cabi_py_null_({idx}, 0);
+    int64_t *o_ = cabi_out_;
+    o_[1] = 0;
+    aclError r_ = (aclError)cabi_py_aclrtGetStreamAttribute((uintptr_t)stream,
+                                                            (int64_t)stmAttrType);
+    if (o_[1] & 1) {{
+        if (stmAttrType == ACL_STREAM_ATTR_FAILURE_MODE) value->failureMode = (uint64_t)o_[0];
+        else value->reserve[0] = (uint32_t)o_[0];
+    }}
+    return r_;
+}}
+"""
+    cdef, py = _ext(e, idx, "uintptr_t, int64_t", f"""    r = F{idx}(a0, a1)
+{_OUT}    v = r[0]
+    o[1] = 0
+    if v is not None:
+        o[0] = I64(v)
+        o[1] = 1
+    return r[-1]
+""", nulls=("value",))
+    return cdef, c, py
+
+
+def set_stream_attribute(e, idx):
+    """aclrtSetStreamAttribute(stream, attr, aclrtStreamAttrValue *value): the member the
+    attribute selects read (NULL: None, the facade's 107000)."""
+    c = """aclError aclrtSetStreamAttribute(aclrtStream stream, aclrtStreamAttr stmAttrType,
+                                 aclrtStreamAttrValue *value)
+{
+    uint64_t v = 0;
+    if (value != NULL)
+        v = stmAttrType == ACL_STREAM_ATTR_FAILURE_MODE ? value->failureMode
+                                                        : (uint64_t)value->reserve[0];
+    return (aclError)cabi_py_aclrtSetStreamAttribute((uintptr_t)stream, (int64_t)stmAttrType,
+                                                     (int64_t)(value != NULL), v);
+}
+"""
+    cdef, py = _ext(e, idx, "uintptr_t, int64_t, int64_t, uint64_t", f"""    return F{idx}(a0, a1, a3 if a2 else None)
+""")
+    return cdef, c, py
+
+
+def pointer_attributes(e, idx):
+    """aclrtPointerGetAttributes(const void *ptr, aclrtPtrAttributes *attributes): the dict
+    {"location": {"type", "id"}, "pageSize"} into the struct (the rest zeroed)."""
+    c = f"""aclError aclrtPointerGetAttributes(const void *ptr, aclrtPtrAttributes *attributes)
+{{
+    if (attributes == NULL) return (aclError)cabi_py_null_({idx}, 0);
+    int64_t *o_ = cabi_out_;
+    o_[3] = 0;
+    aclError r_ = (aclError)cabi_py_aclrtPointerGetAttributes((uintptr_t)ptr);
+    if (o_[3] & 1) {{
+        memset(attributes, 0, sizeof(*attributes));
+        attributes->location.type = (aclrtMemLocationType)o_[0];
+        attributes->location.id = (uint32_t)o_[1];
+        attributes->pageSize = (uint32_t)o_[2];
+    }}
+    return r_;
+}}
+"""
+    cdef, py = _ext(e, idx, "uintptr_t", f"""    r = F{idx}(a0)
+{_OUT}    v = r[0]
+    o[3] = 0
+    if isinstance(v, dict):
+        loc = v.get("location") or {{}}
+        o[0] = int(loc.get("type", 0))
+        o[1] = int(loc.get("id", 0))
+        o[2] = int(v.get("pageSize", 0))
+        o[3] = 1
+    return r[-1]
+""", nulls=("attributes",))
+    return cdef, c, py
+
+
+def launch_with_host_args(e, idx):
+    """aclrtLaunchKernelWithHostArgs(func, numBlocks, stream, cfg, hostArgs, argsSize,
+    placeHolderArray, placeHolderNum): the host arguments stay the caller's real buffer (the
+    runtime patches the placeholders into it, as the real one does); the placeholders and the
+    config are read from C memory."""
+    c = """aclError aclrtLaunchKernelWithHostArgs(aclrtFuncHandle funcHandle, uint32_t numBlocks,
+                                       aclrtStream stream, aclrtLaunchKernelCfg *cfg,
+                                       void *hostArgs, size_t argsSize,
+                                       aclrtPlaceHolderInfo *placeHolderArray,
+                                       size_t placeHolderNum)
+{
+    return (aclError)cabi_py_aclrtLaunchKernelWithHostArgs(
+        (uintptr_t)funcHandle, (uint64_t)numBlocks, (uintptr_t)stream, (uintptr_t)cfg,
+        (uintptr_t)hostArgs, (uint64_t)argsSize, (uintptr_t)placeHolderArray,
+        (uint64_t)placeHolderNum);
+}
+"""
+    cdef, py = _ext(e, idx, "uintptr_t, uint64_t, uintptr_t, uintptr_t, uintptr_t, uint64_t, "
+                            "uintptr_t, uint64_t", f"""    ph = PAIRS(a6, a7)
+    return F{idx}(a0, a1, a2, ATTRS(a3, "launch"), a4, a5, ph, a7)
+""")
+    return cdef, c, py
+
+
+HANDLERS = {"aclmdlRICaptureThreadExchangeMode": exchange_mode,
+            "aclrtGetFunctionName": _string_out("aclrtFuncHandle", "funcHandle"),
+            "aclmdlRIGetName": _string_out("aclmdlRI", "modelRI"),
+            "aclrtGetStreamAttribute": get_stream_attribute,
+            "aclrtSetStreamAttribute": set_stream_attribute,
+            "aclrtPointerGetAttributes": pointer_attributes,
+            "aclrtLaunchKernelWithHostArgs": launch_with_host_args,
+            "aclrtGetErrorVerbose": error_verbose,
+            "aclrtMallocPhysical": malloc_physical,
+            "aclrtMemGetAllocationGranularity": granularity,
+            "aclrtMemSetAccess": set_access,
+            "aclmdlRIAddCondTask": add_cond_task}
