@@ -49,6 +49,9 @@ OUT_OF_SCOPE = [
     (re.compile(r"acl_tdt|tdt_"), "tdt channels/queues are not simulated"),
     (re.compile(r"acl_prof|aprof_pub|ms_tools_ext|mstx"), "profiling is not simulated"),
     (re.compile(r"acl_dump|adump"), "dump is not simulated"),
+    (re.compile(r"aclrtIpc\w+|aclrtMem(Export|Import)\w*Shareable\w*|aclrtNotifyImport\w*|"
+                r"aclrtDeviceGetBareTgid"),
+     "inter-process sharing (IPC, shareable handles): npusim simulates one process"),
 ]
 
 
