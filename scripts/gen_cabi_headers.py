@@ -256,7 +256,7 @@ def order_types(type_chunks, extra_known):
             return
         names, chunk = type_chunks[i]
         own = {n.split()[-1] for n in names}
-        for w in set(WORD.findall(chunk)) - own - C_KEYWORDS:
+        for w in sorted(set(WORD.findall(chunk)) - own - C_KEYWORDS):
             j = provider.get(w)
             if j is not None and j != i:
                 visit(j, stack + (i,))

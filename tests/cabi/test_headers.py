@@ -142,3 +142,19 @@ def test_struct_layouts_agree_with_the_runtime_headers(tmp_path):
     a = _sigcmp.layouts(INCLUDE, heads, common)
     b = _sigcmp.layouts(str(theirs), heads, common)
     assert {n: (a[n], b[n]) for n in common if a[n] != b[n]} == {}
+
+
+def test_generator_reproduces_the_committed_headers(tmp_path):
+    """scripts/gen_cabi_headers.py over the extracted API reference writes exactly the headers in
+    the tree (skipped without the reference at /tmp/apiref or $NPUSIM_APIREF)."""
+    apiref = os.environ.get("NPUSIM_APIREF", "/tmp/apiref")
+    if not os.path.exists(os.path.join(apiref, "05_context_management.md")):
+        pytest.skip("no extracted API reference")
+    sys.path.insert(0, os.path.join(ROOT, "scripts"))
+    import gen_cabi_headers as gen
+    funcs, types, macros, codes = gen.main(apiref)
+    names = gen.write(funcs, types, macros, codes, out=str(tmp_path))
+    for name in names:
+        assert (tmp_path / name).read_text() == \
+            open(os.path.join(INCLUDE, "acl", name), encoding="utf-8").read(), name
+    assert sorted(names) == sorted(os.listdir(os.path.join(INCLUDE, "acl")))
