@@ -197,3 +197,28 @@ def pairs(p, n):
         return None
     a = FFI.cast("uint32_t *", p)
     return [(int(a[2 * i]), int(a[2 * i + 1])) for i in range(min(n, 1 << 16))]
+
+
+def u64s(p, n):
+    """``n`` 64-bit values at ``p`` (``void**`` / ``size_t*`` arrays), None for NULL."""
+    if not p:
+        return None
+    a = FFI.cast("uint64_t *", p)
+    return [int(a[i]) for i in range(n)]
+
+
+def batch_attrs(p, n, size, off_dst, off_src, off_rsv, rsv_len, off_id, off_type):
+    """``n`` aclrtMemcpyBatchAttr at ``p`` (the C layout's size and offsets) as the facade's
+    dicts ``{"dstLoc": {"id", "type"}, "srcLoc": {...}, "rsv": [...]}``."""
+    if not p:
+        return None
+    out = []
+    for i in range(n):
+        base = p + i * size
+
+        def loc(off):
+            return {"id": int(FFI.cast("uint32_t *", base + off + off_id)[0]),
+                    "type": int(FFI.cast("int32_t *", base + off + off_type)[0])}
+        rsv = list(bytes(FFI.buffer(FFI.cast("char *", base + off_rsv), rsv_len)))
+        out.append({"dstLoc": loc(off_dst), "srcLoc": loc(off_src), "rsv": rsv})
+    return out

@@ -313,7 +313,63 @@ def launch_with_host_args(e, idx):
     return cdef, c, py
 
 
+def _memcpy_batch(fail: bool, stream: bool):
+    def make(e, idx):
+        """aclrtMemcpyBatch*: the arrays read from C memory (numBatches / numAttrs entries,
+        NULL arrays as None), the attributes with the compiler's layout; ``failIndex`` written
+        back where the function has it."""
+        name = e.func.name
+        params = ("void **dsts, size_t *destMaxs, void **srcs, size_t *sizes, size_t numBatches, "
+                  "aclrtMemcpyBatchAttr *attrs, size_t *attrsIndexes, size_t numAttrs" +
+                  (", size_t *failIndex" if fail else "") + (", aclrtStream stream" if stream
+                                                             else ""))
+        pre = ""
+        post = ""
+        if fail:
+            pre = (f"    if (failIndex == NULL) return (aclError)cabi_py_null_({idx}, 0);\n"
+                   "    int64_t *o_ = cabi_out_;\n    o_[1] = 0;\n")
+            post = "    if (o_[1] & 1) *failIndex = (size_t)o_[0];\n"
+        c = f"""aclError {name}({params})
+{{
+{pre}    aclError r_ = (aclError)cabi_py_{name}(
+        (uintptr_t)dsts, (uintptr_t)destMaxs, (uintptr_t)srcs, (uintptr_t)sizes,
+        (uint64_t)numBatches, (uintptr_t)attrs, (uintptr_t)attrsIndexes, (uint64_t)numAttrs,
+        (uintptr_t){"stream" if stream else "0"}, (uint64_t)sizeof(aclrtMemcpyBatchAttr),
+        (uint64_t)offsetof(aclrtMemcpyBatchAttr, dstLoc),
+        (uint64_t)offsetof(aclrtMemcpyBatchAttr, srcLoc),
+        (uint64_t)offsetof(aclrtMemcpyBatchAttr, rsv),
+        (uint64_t)sizeof(((aclrtMemcpyBatchAttr *)0)->rsv),
+        (uint64_t)offsetof(aclrtMemLocation, id), (uint64_t)offsetof(aclrtMemLocation, type));
+{post}    return r_;
+}}
+"""
+        call = f"F{idx}(U64S(a0, a4), U64S(a1, a4), U64S(a2, a4), U64S(a3, a4), a4, " \
+               f"BATCH_ATTRS(a5, a7, a9, a10, a11, a12, a13, a14, a15), U64S(a6, a7), a7" + \
+               (", a8)" if stream else ")")
+        if fail:
+            body = f"""    r = {call}
+{_OUT}    v = r[0]
+    o[1] = 0
+    if v is not None:
+        o[0] = I64(v)
+        o[1] = 1
+    return r[-1]
+"""
+        else:
+            body = f"    return {call}\n"
+        cdef, py = _ext(e, idx, "uintptr_t, uintptr_t, uintptr_t, uintptr_t, uint64_t, "
+                                "uintptr_t, uintptr_t, uint64_t, uintptr_t, uint64_t, uint64_t, "
+                                "uint64_t, uint64_t, uint64_t, uint64_t, uint64_t", body,
+                        nulls=("failIndex",) if fail else ())
+        return cdef, c, py
+    return make
+
+
 HANDLERS = {"aclmdlRICaptureThreadExchangeMode": exchange_mode,
+            "aclrtMemcpyBatch": _memcpy_batch(True, False),
+            "aclrtMemcpyBatchAsync": _memcpy_batch(True, True),
+            "aclrtMemcpyBatchV2": _memcpy_batch(False, False),
+            "aclrtMemcpyBatchAsyncV2": _memcpy_batch(False, True),
             "aclrtGetFunctionName": _string_out("aclrtFuncHandle", "funcHandle"),
             "aclmdlRIGetName": _string_out("aclmdlRI", "modelRI"),
             "aclrtGetStreamAttribute": get_stream_attribute,

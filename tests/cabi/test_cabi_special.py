@@ -33,11 +33,15 @@ def test_structs_inout_and_exception_callback(run_c):
     assert r["exception_thread"] == 1
 
 
-def test_kernel_args_config_and_async_pinned_copy(run_c):
+def test_kernel_args_config_batch_copy_and_async_pinned_copy(run_c):
     r = run_c("args", str(npusim.samples.binary_path()))
     err = r.pop("__stderr__")
     # NULL param with a size: the facade's code; an unknown launch attribute id: 107000
     assert r.pop("args_append_null") == 100000 and r.pop("launch_bad_attr") == 107000
     # two eager launches + two replays of one captured launch, read back through pinned memory
     assert r.pop("result") == 1, err
+    # aclrtMemcpyBatch: arrays and attribute structs read from C memory, failIndex written
+    assert r.pop("batch_result") == 1, err
+    assert r.pop("memcpy_batch_rsv") == 100000            # a non-zero rsv byte (facade's rule)
+    assert r.pop("memcpy_batch_null_fail") == 100000      # a NULL output pointer
     assert not {k: v for k, v in r.items() if v}, err

@@ -54,6 +54,24 @@ int main(int argc, char **argv)
     int ok = 1;
     for (int b = 0; b < 8; b++) ok &= pinned[b] == 4;   /* cfg, nocfg, two replays */
     SAY("result", ok);
+    /* a batch of two host-to-device copies with one attribute set */
+    uint32_t a[2] = {11, 22}, b[2] = {33, 44}, back[4] = {0};
+    void *dsts[2] = {x, x + 2};
+    void *srcs[2] = {a, b};
+    size_t maxs[2] = {8, 8}, sizes[2] = {8, 8}, idxs[1] = {0}, fail = 12345;
+    aclrtMemcpyBatchAttr battr;
+    memset(&battr, 0, sizeof(battr));
+    battr.dstLoc.type = ACL_MEM_LOCATION_TYPE_DEVICE;
+    battr.dstLoc.id = 0;
+    battr.srcLoc.type = ACL_MEM_LOCATION_TYPE_HOST;
+    battr.srcLoc.id = 0;
+    SAY("memcpy_batch", aclrtMemcpyBatch(dsts, maxs, srcs, sizes, 2, &battr, idxs, 1, &fail));
+    SAY("batch_back", aclrtMemcpy(back, 16, x, 16, ACL_MEMCPY_DEVICE_TO_HOST));
+    SAY("batch_result", back[0] == 11 && back[1] == 22 && back[2] == 33 && back[3] == 44);
+    battr.rsv[3] = 1;
+    SAY("memcpy_batch_rsv", aclrtMemcpyBatch(dsts, maxs, srcs, sizes, 2, &battr, idxs, 1, &fail));
+    SAY("memcpy_batch_null_fail", aclrtMemcpyBatch(dsts, maxs, srcs, sizes, 2, &battr, idxs, 1, NULL));
+
     SAY("ri_destroy", aclmdlRIDestroy(ri));
     SAY("free_host", aclrtFreeHost(pinned));
     SAY("free", aclrtFree(x));
