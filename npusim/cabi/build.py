@@ -180,10 +180,8 @@ def plan(funcs: dict[str, cdecl.CFunc]) -> Plan:
                 elif t.kind == "fn" and k not in ("nullable", "any"):
                     why = f"{cn}: a C callback for a facade {k}"
                 elif t.kind == "ptr" and k not in _PTR_KINDS:
-                    if _is_output(t) and k in _INT_KINDS:
-                        k = "inout"            # an in/out pointer: the value in, the value out
-                    else:
-                        why = f"{cn}: a C pointer for a facade {k}"
+                    why = f"{cn}: a C pointer for a facade {k}" + (
+                        " (an in/out pointer)" if _is_output(t) and k in _INT_KINDS else "")
                 elif k in ("seq", "struct", "placeholders", "inout") or \
                         k == "any" and t.kind == "ptr" and cn not in special.ANY_AS_INT:
                     why = f"{cn}: a {k} parameter (C array or struct)"
@@ -375,6 +373,9 @@ WRITE_STRING = RS.write_string
 PAIRS = RS.pairs
 U64S = RS.u64s
 BATCH_ATTRS = RS.batch_attrs
+TASK_PARAMS = RS.task_params
+TASK_PARAMS_OUT = RS.task_params_out
+ARRAY_OUT = RS.array_out
 ONERROR = RS.onerror
 RS.FFI = ffi
 TL = threading.local()

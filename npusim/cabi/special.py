@@ -365,7 +365,148 @@ def _memcpy_batch(fail: bool, stream: bool):
     return make
 
 
+
+# aclmdlRITaskParams: the fields by task type (acl_base.h aclmdlRITaskParams' union); C passes /
+# receives seven integers whose meaning the type selects
+_EVENT_FLAG = {"ACL_MODEL_RI_TASK_EVENT_RECORD": ("eventRecordTaskParams", "recordFlag",
+                                                  "record_flag"),
+               "ACL_MODEL_RI_TASK_EVENT_WAIT": ("eventWaitTaskParams", "waitFlag", "wait_flag"),
+               "ACL_MODEL_RI_TASK_EVENT_RESET": ("eventResetTaskParams", "resetFlag",
+                                                 "reset_flag")}
+
+
+def task_set_params(e, idx):
+    """aclmdlRITaskSetParams(aclmdlRITask task, aclmdlRITaskParams *params): the struct as the
+    facade's dict (the union read as the type says; NULL params: None)."""
+    ev = "".join(f"""    case {ty}:
+        f[0] = (uintptr_t)params->{m}.event; f[1] = params->{m}.eventFlag;
+        f[2] = params->{m}.{flag};
+        break;
+""" for ty, (m, flag, _) in _EVENT_FLAG.items())
+    c = f"""aclError aclmdlRITaskSetParams(aclmdlRITask task, aclmdlRITaskParams *params)
+{{
+    uint64_t f[6] = {{0, 0, 0, 0, 0, 0}};
+    int64_t type = 0;
+    uint64_t grp = 0, op = 0, opsize = 0;
+    if (params != NULL) {{
+        type = (int64_t)params->type;
+        grp = (uintptr_t)params->taskGrp;
+        op = (uintptr_t)params->opInfoPtr;
+        opsize = (uint64_t)params->opInfoSize;
+        switch (params->type) {{
+        case ACL_MODEL_RI_TASK_KERNEL:
+            f[0] = (uintptr_t)params->kernelTaskParams.funcHandle;
+            f[1] = (uintptr_t)params->kernelTaskParams.cfg;
+            f[2] = (uintptr_t)params->kernelTaskParams.args;
+            f[3] = params->kernelTaskParams.isHostArgs;
+            f[4] = params->kernelTaskParams.argsSize;
+            f[5] = params->kernelTaskParams.numBlocks;
+            break;
+        case ACL_MODEL_RI_TASK_VALUE_WRITE:
+            f[0] = (uintptr_t)params->valueWriteTaskParams.devAddr;
+            f[1] = params->valueWriteTaskParams.value;
+            break;
+        case ACL_MODEL_RI_TASK_VALUE_WAIT:
+            f[0] = (uintptr_t)params->valueWaitTaskParams.devAddr;
+            f[1] = params->valueWaitTaskParams.value;
+            f[2] = params->valueWaitTaskParams.flag;
+            break;
+{ev}        default:
+            break;
+        }}
+    }}
+    return (aclError)cabi_py_aclmdlRITaskSetParams((uintptr_t)task, (int64_t)(params != NULL),
+                                                   type, grp, op, opsize, f[0], f[1], f[2],
+                                                   f[3], f[4], f[5]);
+}}
+"""
+    cdef, py = _ext(e, idx, "uintptr_t, int64_t, int64_t, uint64_t, uint64_t, uint64_t, "
+                            "uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t",
+                    f"""    return F{idx}(a0, TASK_PARAMS(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11))
+""")
+    return cdef, c, py
+
+
+def task_get_params(e, idx):
+    """aclmdlRITaskGetParams(aclmdlRITask task, aclmdlRITaskParams *params): the facade's dict
+    into the struct (zeroed first; the union member the type selects)."""
+    ev = "".join(f"""        case {ty}:
+            params->{m}.event = (aclrtEvent)(uintptr_t)o_[1];
+            params->{m}.eventFlag = (uint32_t)o_[2];
+            params->{m}.{flag} = (uint32_t)o_[3];
+            break;
+""" for ty, (m, flag, _) in _EVENT_FLAG.items())
+    c = f"""aclError aclmdlRITaskGetParams(aclmdlRITask task, aclmdlRITaskParams *params)
+{{
+    if (params == NULL) return (aclError)cabi_py_null_({idx}, 0);
+    int64_t *o_ = cabi_out_;
+    o_[7] = 0;
+    aclError r_ = (aclError)cabi_py_aclmdlRITaskGetParams((uintptr_t)task);
+    if (o_[7] & 1) {{
+        memset(params, 0, sizeof(*params));
+        params->type = (aclmdlRITaskType)o_[0];
+        switch (params->type) {{
+        case ACL_MODEL_RI_TASK_KERNEL:
+            params->kernelTaskParams.funcHandle = (aclrtFuncHandle)(uintptr_t)o_[1];
+            params->kernelTaskParams.args = (void *)(uintptr_t)o_[2];
+            params->kernelTaskParams.argsSize = (size_t)o_[3];
+            params->kernelTaskParams.numBlocks = (uint32_t)o_[4];
+            params->kernelTaskParams.isHostArgs = (uint32_t)o_[5];
+            break;
+        case ACL_MODEL_RI_TASK_VALUE_WRITE:
+            params->valueWriteTaskParams.devAddr = (void *)(uintptr_t)o_[1];
+            params->valueWriteTaskParams.value = (uint64_t)o_[2];
+            break;
+        case ACL_MODEL_RI_TASK_VALUE_WAIT:
+            params->valueWaitTaskParams.devAddr = (void *)(uintptr_t)o_[1];
+            params->valueWaitTaskParams.value = (uint64_t)o_[2];
+            params->valueWaitTaskParams.flag = (uint32_t)o_[3];
+            break;
+{ev}        default:
+            break;
+        }}
+    }}
+    return r_;
+}}
+"""
+    cdef, py = _ext(e, idx, "uintptr_t", f"""    r = F{idx}(a0)
+{_OUT}    o[7] = 0
+    if isinstance(r[0], dict):
+        TASK_PARAMS_OUT(r[0], o)
+        o[7] = 1
+    return r[-1]
+""", nulls=("params",))
+    return cdef, c, py
+
+
+def _array_out(handle_type, handle, item_type, arr, num, facade_takes_count: bool):
+    def make(e, idx):
+        """``aclError f(<handle>, <T> *arr, uint32_t *num)``: the facade's list written into the
+        caller's array (``*num`` entries; the rest NULL), ``*num`` the count written; a NULL
+        array asks for the count (``Stream::StreamGetTasks`` / ``Model::ModelGetStreams``); a
+        NULL count pointer 107000 (the rt layer's ``NULL_PTR_RETURN``)."""
+        name = e.func.name
+        c = f"""aclError {name}({handle_type} {handle}, {item_type} *{arr}, uint32_t *{num})
+{{
+    return (aclError)cabi_py_{name}((uintptr_t){handle}, (uintptr_t){arr}, (uintptr_t){num});
+}}
+"""
+        call = (f"F{idx}(a0, None if not a1 or not a2 else CAST('uint32_t *', a2)[0])"
+                if facade_takes_count else f"F{idx}(a0)")
+        cdef, py = _ext(e, idx, "uintptr_t, uintptr_t, uintptr_t", f"""    r = {call}
+    return ARRAY_OUT({name!r}, {num!r}, r[0], r[-1], a1, a2)
+""")
+        return cdef, c, py
+    return make
+
+
 HANDLERS = {"aclmdlRICaptureThreadExchangeMode": exchange_mode,
+            "aclmdlRIGetTasksByStream": _array_out("aclrtStream", "stream", "aclmdlRITask",
+                                                   "tasks", "numTasks", False),
+            "aclmdlRIGetStreams": _array_out("aclmdlRI", "modelRI", "aclrtStream", "streams",
+                                             "numStreams", True),
+            "aclmdlRITaskSetParams": task_set_params,
+            "aclmdlRITaskGetParams": task_get_params,
             "aclrtMemcpyBatch": _memcpy_batch(True, False),
             "aclrtMemcpyBatchAsync": _memcpy_batch(True, True),
             "aclrtMemcpyBatchV2": _memcpy_batch(False, False),

@@ -44,4 +44,11 @@ def test_kernel_args_config_batch_copy_and_async_pinned_copy(run_c):
     assert r.pop("batch_result") == 1, err
     assert r.pop("memcpy_batch_rsv") == 100000            # a non-zero rsv byte (facade's rule)
     assert r.pop("memcpy_batch_null_fail") == 100000      # a NULL output pointer
+    # tasks: the count query, the array written (NULL-padded), a NULL count 107000, a stream still
+    # capturing 107000; a kernel task's parameters read into and set from aclmdlRITaskParams
+    assert r.pop("ntask") == 1 and r.pop("tasks_written") == 1
+    assert r.pop("tasks_null_count") == 107000 and r.pop("tasks_capturing_stream") == 107000
+    assert r.pop("streams_written") == 1 and r.pop("task_is_kernel") == 1
+    assert r.pop("task_set_params_null") == 107000 and r.pop("task_get_params_null") == 100000
+    assert r.pop("task_updated") == 1
     assert not {k: v for k, v in r.items() if v}, err

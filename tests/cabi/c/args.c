@@ -42,6 +42,40 @@ int main(int argc, char **argv)
     SAY("capture_begin", aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
     SAY("launch_captured", aclrtLaunchKernelWithConfig(fn, 8, s, NULL, ah, NULL));
     SAY("capture_end", aclmdlRICaptureEnd(s, &ri));
+    aclrtStream streams[2] = {0};
+    uint32_t nstreams = 2;
+    SAY("get_streams", aclmdlRIGetStreams(ri, streams, &nstreams));
+    SAY("streams_written", nstreams >= 1 && streams[0] != NULL);
+    /* the tasks of the model's capture stream */
+    uint32_t ntask = 0;
+    SAY("tasks_count", aclmdlRIGetTasksByStream(streams[0], NULL, &ntask));
+    SAY("ntask", ntask);
+    aclmdlRITask tasks[4] = {0};
+    uint32_t cap = 4;
+    SAY("tasks", aclmdlRIGetTasksByStream(streams[0], tasks, &cap));
+    SAY("tasks_written", cap == ntask && tasks[0] != NULL && tasks[cap] == NULL);
+    SAY("tasks_null_count", aclmdlRIGetTasksByStream(streams[0], tasks, NULL));
+    SAY("tasks_capturing_stream", aclmdlRIGetTasksByStream(s, tasks, &cap));
+    aclmdlRITaskParams tp;
+    memset(&tp, 0, sizeof(tp));
+    SAY("task_get_params", aclmdlRITaskGetParams(tasks[0], &tp));
+    SAY("task_is_kernel", tp.type == ACL_MODEL_RI_TASK_KERNEL
+                          && tp.kernelTaskParams.funcHandle == fn
+                          && tp.kernelTaskParams.numBlocks == 8);
+    /* the task's arguments replaced by host arguments naming the same buffer, 4 blocks only */
+    void *hargs[1] = {x};
+    tp.kernelTaskParams.args = hargs;
+    tp.kernelTaskParams.argsSize = sizeof(hargs);
+    tp.kernelTaskParams.isHostArgs = 1;
+    tp.kernelTaskParams.numBlocks = 8;
+    tp.kernelTaskParams.cfg = NULL;
+    SAY("task_set_params_null", aclmdlRITaskSetParams(tasks[0], NULL));
+    SAY("task_set_params", aclmdlRITaskSetParams(tasks[0], &tp));
+    SAY("ri_update", aclmdlRIUpdate(ri));
+    SAY("task_get_params_null", aclmdlRITaskGetParams(tasks[0], NULL));
+    memset(&tp, 0, sizeof(tp));
+    SAY("task_get_params2", aclmdlRITaskGetParams(tasks[0], &tp));
+    SAY("task_updated", tp.kernelTaskParams.argsSize == sizeof(hargs));
     SAY("execute", aclmdlRIExecuteAsync(ri, s));
     SAY("execute2", aclmdlRIExecuteAsync(ri, s));
     SAY("sync", aclrtSynchronizeStream(s));
