@@ -304,3 +304,15 @@ def array_out(name, num_name, handles, code, arr, num):
                          f" the array holds {cap}, there are {len(handles)}")
         return E_INSUFFICIENT
     return 0
+
+
+def attr_width(aid: int) -> int:
+    """Bytes of the aclrtLaunchKernelAttrValue member attribute ``aid`` selects."""
+    return LAUNCH_ATTR_WIDTH.get(aid, 4)
+
+
+def attr_word(v) -> int:
+    """A launch attribute value as its little-endian 64-bit word ((low, high) pairs joined)."""
+    if isinstance(v, (tuple, list)) and len(v) == 2:
+        return (int(v[0]) & 0xFFFFFFFF) | (int(v[1]) & 0xFFFFFFFF) << 32
+    return int(v) & (_T64 - 1)

@@ -500,7 +500,156 @@ def _array_out(handle_type, handle, item_type, arr, num, facade_takes_count: boo
     return make
 
 
+def _one_out(sig: str, name_params: str, args: str, exprs: str, call: str, out: str,
+             ctype: str):
+    """A wrapper with one scalar output ``out`` (of C type ``ctype``) and a custom call."""
+    def make(e, idx):
+        name = e.func.name
+        c = f"""aclError {name}({sig})
+{{
+    if ({out} == NULL) return (aclError)cabi_py_null_({idx}, 0);
+    int64_t *o_ = cabi_out_;
+    o_[1] = 0;
+    aclError r_ = (aclError)cabi_py_{name}({exprs});
+    if (o_[1] & 1) *{out} = ({ctype})(uintptr_t)o_[0];
+    return r_;
+}}
+"""
+        cdef, py = _ext(e, idx, args, f"""    r = {call.format(idx=idx)}
+{_OUT}    v = r[0]
+    o[1] = 0
+    if v is not None:
+        o[0] = I64(PTR(v))
+        o[1] = 1
+    return r[-1]
+""", nulls=(out,))
+        return cdef, c, py
+    return make
+
+
+def notify_batch_reset(e, idx):
+    """aclrtNotifyBatchReset(aclrtNotify *notifies, size_t num): the array read (num entries)."""
+    c = """aclError aclrtNotifyBatchReset(aclrtNotify *notifies, size_t num)
+{
+    return (aclError)cabi_py_aclrtNotifyBatchReset((uintptr_t)notifies, (uint64_t)num);
+}
+"""
+    cdef, py = _ext(e, idx, "uintptr_t, uint64_t", f"""    return F{idx}(U64S(a0, a1), a1)
+""")
+    return cdef, c, py
+
+
+def mem_get_access(e, idx):
+    """aclrtMemGetAccess(void *virPtr, aclrtMemLocation *location, uint64_t *flag)."""
+    c = f"""aclError aclrtMemGetAccess(void *virPtr, aclrtMemLocation *location, uint64_t *flag)
+{{
+    if (location == NULL) return (aclError)cabi_py_null_({idx}, 0);
+    if (flag == NULL) return (aclError)cabi_py_null_({idx}, 1);
+    int64_t *o_ = cabi_out_;
+    o_[3] = 0;
+    aclError r_ = (aclError)cabi_py_aclrtMemGetAccess((uintptr_t)virPtr);
+    if (o_[3] & 1) {{
+        location->type = (aclrtMemLocationType)o_[0];
+        location->id = (uint32_t)o_[1];
+        *flag = (uint64_t)o_[2];
+    }}
+    return r_;
+}}
+"""
+    cdef, py = _ext(e, idx, "uintptr_t", f"""    r = F{idx}(a0)
+{_OUT}    o[3] = 0
+    if isinstance(r[0], dict) and r[1] is not None:
+        o[0] = int(r[0].get("type", 0))
+        o[1] = int(r[0].get("id", 0))
+        o[2] = I64(r[1])
+        o[3] = 1
+    return r[-1]
+""", nulls=("location", "flag"))
+    return cdef, c, py
+
+
+def prop_from_handle(e, idx):
+    """aclrtMemGetAllocationPropertiesFromHandle(handle, aclrtPhysicalMemProp *prop)."""
+    c = f"""aclError aclrtMemGetAllocationPropertiesFromHandle(aclrtDrvMemHandle handle,
+                                                   aclrtPhysicalMemProp *prop)
+{{
+    if (prop == NULL) return (aclError)cabi_py_null_({idx}, 0);
+    int64_t *o_ = cabi_out_;
+    o_[6] = 0;
+    aclError r_ = (aclError)cabi_py_aclrtMemGetAllocationPropertiesFromHandle((uintptr_t)handle);
+    if (o_[6] & 1) {{
+        memset(prop, 0, sizeof(*prop));
+        prop->handleType = (aclrtMemHandleType)o_[0];
+        prop->allocationType = (aclrtMemAllocationType)o_[1];
+        prop->memAttr = (aclrtMemAttr)o_[2];
+        prop->location.type = (aclrtMemLocationType)o_[3];
+        prop->location.id = (uint32_t)o_[4];
+        prop->reserve = (uint64_t)o_[5];
+    }}
+    return r_;
+}}
+"""
+    cdef, py = _ext(e, idx, "uintptr_t", f"""    r = F{idx}(a0)
+{_OUT}    o[6] = 0
+    v = r[0]
+    if isinstance(v, dict):
+        loc = v.get("location") or {{}}
+        for i, x in enumerate((v.get("handleType"), v.get("allocationType"), v.get("memAttr"),
+                               loc.get("type"), loc.get("id"), v.get("reserve"))):
+            o[i] = I64(x or 0)
+        o[6] = 1
+    return r[-1]
+""", nulls=("prop",))
+    return cdef, c, py
+
+
+def kernel_task_attribute(e, idx):
+    """aclmdlRIKernelTaskGetAttribute(task, attrId, aclrtLaunchKernelAttrValue *attrValue): the
+    value written at the width of the member the id selects (runtime_side.LAUNCH_ATTR_WIDTH)."""
+    c = f"""aclError aclmdlRIKernelTaskGetAttribute(aclmdlRITask task, aclrtLaunchKernelAttrId attrId,
+                                        aclrtLaunchKernelAttrValue *attrValue)
+{{
+    if (attrValue == NULL) return (aclError)cabi_py_null_({idx}, 0);
+    int64_t *o_ = cabi_out_;
+    o_[2] = 0;
+    aclError r_ = (aclError)cabi_py_aclmdlRIKernelTaskGetAttribute((uintptr_t)task,
+                                                                   (int64_t)attrId);
+    if (o_[2] & 1) {{
+        size_t w = (size_t)o_[1];
+        uint64_t v = (uint64_t)o_[0];
+        memcpy(attrValue, &v, w <= sizeof(*attrValue) && w <= 8 ? w : 4);
+    }}
+    return r_;
+}}
+"""
+    cdef, py = _ext(e, idx, "uintptr_t, int64_t", f"""    r = F{idx}(a0, a1)
+{_OUT}    o[2] = 0
+    v = r[0]
+    if v is not None:
+        o[0] = I64(ATTR_WORD(v))
+        o[1] = ATTR_WIDTH(a1)
+        o[2] = 1
+    return r[-1]
+""", nulls=("attrValue",))
+    return cdef, c, py
+
+
 HANDLERS = {"aclmdlRICaptureThreadExchangeMode": exchange_mode,
+            "aclrtBinaryLoadFromData": _one_out(
+                "const void *data, size_t length, const aclrtBinaryLoadOptions *options, "
+                "aclrtBinHandle *binHandle", "", "uintptr_t, uint64_t, uintptr_t",
+                "(uintptr_t)data, (uint64_t)length, (uintptr_t)options",
+                "F{idx}(BYTES(a0, a1), ATTRS(a2, 'options'), a1)", "binHandle",
+                "aclrtBinHandle"),
+            "aclrtCheckMemType": _one_out(
+                "void **addrList, uint32_t size, uint32_t memType, uint32_t *checkResult, "
+                "uint32_t reserve", "", "uintptr_t, uint64_t, uint64_t, uint64_t",
+                "(uintptr_t)addrList, (uint64_t)size, (uint64_t)memType, (uint64_t)reserve",
+                "F{idx}(U64S(a0, a1), a1, a2, a3)", "checkResult", "uint32_t"),
+            "aclrtNotifyBatchReset": notify_batch_reset,
+            "aclrtMemGetAccess": mem_get_access,
+            "aclrtMemGetAllocationPropertiesFromHandle": prop_from_handle,
+            "aclmdlRIKernelTaskGetAttribute": kernel_task_attribute,
             "aclmdlRIGetTasksByStream": _array_out("aclrtStream", "stream", "aclmdlRITask",
                                                    "tasks", "numTasks", False),
             "aclmdlRIGetStreams": _array_out("aclmdlRI", "modelRI", "aclrtStream", "streams",

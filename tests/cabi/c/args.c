@@ -59,6 +59,10 @@ int main(int argc, char **argv)
     aclmdlRITaskParams tp;
     memset(&tp, 0, sizeof(tp));
     SAY("task_get_params", aclmdlRITaskGetParams(tasks[0], &tp));
+    aclrtLaunchKernelAttrValue avl;
+    memset(&avl, 0xFF, sizeof(avl));
+    SAY("task_attribute", aclmdlRIKernelTaskGetAttribute(tasks[0], ACL_RT_LAUNCH_KERNEL_ATTR_SCHEM_MODE, &avl));
+    SAY("task_attribute_null", aclmdlRIKernelTaskGetAttribute(tasks[0], ACL_RT_LAUNCH_KERNEL_ATTR_SCHEM_MODE, NULL));
     SAY("task_is_kernel", tp.type == ACL_MODEL_RI_TASK_KERNEL
                           && tp.kernelTaskParams.funcHandle == fn
                           && tp.kernelTaskParams.numBlocks == 8);
