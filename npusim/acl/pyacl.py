@@ -96,7 +96,7 @@ _OP = "single-operator execution"
 _HW = "hardware attributes, topology, ids and counters of a real device"
 _SAT = "floating-point saturation modes and overflow status"
 _LIMIT = "runtime system parameters, resource limits and the primary context's state"
-_ABORT = "aborting unfinished tasks (forced device reset, device task abort)"
+_ABORT = "aborting unfinished tasks (device task abort)"
 _IPC = "inter-process memory sharing (IPC): npusim simulates one process"
 _CMO = "cache maintenance of real hardware: simulated device memory is always coherent"
 _ALLOC = "user memory allocators registered on a stream"
@@ -176,7 +176,6 @@ REFUSED: list[tuple[str, str, str, int, str]] = [
     ("rt", "use_stream_res_in_current_thread", "aclrtUseStreamResInCurrentThread", 0, _LIMIT),
     ("rt", "unuse_stream_res_in_current_thread", "aclrtUnuseStreamResInCurrentThread", 0, _LIMIT),
     ("rt", "get_res_in_current_thread", "aclrtGetResInCurrentThread", 1, _LIMIT),
-    ("rt", "reset_device_force", "aclrtResetDeviceForce", 0, _ABORT),
     ("rt", "device_task_abort", "aclrtDeviceTaskAbort", 0, _ABORT),
     # chapter 11-04's sharing of physical memory between processes (the rest is simulated:
     # runtime/api_vmm.py)

@@ -125,3 +125,5 @@ from ..runtime.api_util import prof_trace  # noqa: F401,E402
 from ..runtime.api_peer import (device_can_access_peer,  # noqa: F401,E402
                                 device_disable_peer_access, device_enable_peer_access,
                                 device_peer_access_status)
+# aclrtResetDeviceForce (issue 39 item 4: the samples' teardown)
+from ..runtime.api_device import reset_device_force  # noqa: F401,E402

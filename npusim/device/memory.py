@@ -48,6 +48,8 @@ DEV_STRIDE = 1 << 38            # device d's HBM starts at DEV_BASE + d * DEV_ST
                                 # the 950's 128 GiB of HBM and as many reservable addresses)
 HOST_STRIDE = 1 << 36           # and its pinned host memory at HOST_BASE + d * HOST_STRIDE
 PAGEABLE_BASE = 0x5600_0000_0000   # addresses handed out for registered numpy arrays
+REAL_HOST_BASE = 0x2F4A_0000_0000  # HOST_BASE in real-host-memory mode (``claim`` below): where
+                                   # neither the kernel's mmap area nor the program's heap goes
 SINK_SIZE = 1 << 20
 DEV_ALIGN = 512                    # aclrtMalloc returns 512-byte aligned blocks [fidelity.md]
 HOST_ALIGN = 64
@@ -394,11 +396,15 @@ def _capped_file() -> int:
 # there, so in this mode a device's pinned-host region is real memory at its simulated address:
 # the region's pages are a memfd mapped twice, once over the arena's host region (where the
 # engine, kernels and host copies reach it, unchanged) and once at ``host_base`` (where C
-# reaches it) — the two alias, so no address and no line of the engine changes. Every simulated
-# range is first *claimed*: a PROT_NONE reservation made with MAP_FIXED_NOREPLACE, so no later
-# malloc, mmap or library of the process can land in it, and a range the process already uses
-# is refused with the mapping that holds it (``/proc/self/maps``). Off (the default), nothing
-# here runs and the arena is exactly the anonymous mapping above.
+# reaches it) — the two alias, so no line of the engine changes. Every simulated range is first
+# *claimed*: a PROT_NONE reservation made with MAP_FIXED_NOREPLACE, so no later malloc, mmap or
+# library of the process can land in it, and a range the process already uses is refused with
+# the mapping that holds it (``/proc/self/maps``). The pinned-host ranges move to REAL_HOST_BASE
+# in this mode: HOST_BASE (0x7F4A...) lies in the 1 TiB window where the kernel places the mmap
+# area at random, and libraries loaded before the mode starts sat in one of the eight 1 GiB
+# ranges there in about 1 process of 40 (measured); 0x2F4A... (47 TiB) is far below any mmap
+# base, above the device ranges and far from the program's heap. Off (the default), nothing
+# here runs: the addresses and the arena are exactly those above.
 USER_TOP = 1 << 47                       # x86-64 / aarch64 (4 levels): the user address space
 _MAP_FIXED_NOREPLACE = 0x100000
 _REAL_HOST = [False]
@@ -413,6 +419,11 @@ class AddressTaken(RuntimeError):
 def real_host() -> bool:
     """Is the process in real-host-memory mode?"""
     return _REAL_HOST[0]
+
+
+def host_base() -> int:
+    """Start of device 0's pinned-host range in the mode in force."""
+    return REAL_HOST_BASE if _REAL_HOST[0] else HOST_BASE
 
 
 def set_real_host() -> None:
@@ -534,7 +545,7 @@ class Memory:
         no two devices' pointers coincide — one unified virtual address space, as on hardware."""
         assert not self.dev.live and not self.host.live, "place() before the first malloc"
         self.dev_base = DEV_BASE + device_id * DEV_STRIDE
-        self.host_base = HOST_BASE + device_id * HOST_STRIDE
+        self.host_base = host_base() + device_id * HOST_STRIDE
         self.ctx[C_DEV_BASE], self.ctx[C_HOST_BASE] = self.dev_base, self.host_base
         if _REAL_HOST[0]:
             self._make_real(device_id)

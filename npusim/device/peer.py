@@ -28,7 +28,7 @@ from numba import njit
 
 from . import memview as V
 from .kernels import KERNEL_TRAP, TABLE, UNIT_DMA, arena, compiled_body
-from .memory import C_DEV_SIZE, C_REC, DEV_BASE, DEV_STRIDE, HOST_BASE, HOST_STRIDE
+from .memory import C_DEV_BASE, C_DEV_SIZE, C_HOST_BASE, C_REC, DEV_BASE, DEV_STRIDE, HOST_STRIDE
 from .memview import ACC_R, ACC_W, rec_access, view_at
 
 MAX_DEVICES = 64
@@ -67,7 +67,10 @@ def address(ctx, dev, off):
     ds = ctx[C_DEV_SIZE]
     if off < ds:
         return DEV_BASE + dev * DEV_STRIDE + off
-    return HOST_BASE + dev * HOST_STRIDE + off - ds
+    # pinned-host ranges start where the executing device's ctx says (``memory.host_base``:
+    # they move in real-host-memory mode), device d's HOST_STRIDE * d above device 0's
+    me = (ctx[C_DEV_BASE] - DEV_BASE) // DEV_STRIDE
+    return ctx[C_HOST_BASE] + (dev - me) * HOST_STRIDE + off - ds
 
 
 @njit(cache=True)

@@ -78,6 +78,31 @@ def reset_device(dev_id) -> int:
     return ERR.ACL_SUCCESS
 
 
+def reset_device_force(dev_id) -> int:
+    """aclrtResetDeviceForce: release the device's default context whatever its reference count
+    (one call after any number of aclrtSetDevice), otherwise as aclrtResetDevice — the same
+    teardown: unfinished tasks of the context's streams are waited for, captures in progress end
+    with the context, its streams, events and graphs are freed (``ApiImpl::ResetDeviceForce`` ->
+    ``DeviceReset(devId, true)``, api_impl.cc:7716, 3753; ``Runtime::PrimaryContextRelease``,
+    runtime.cc:2908: only the retain count is handled differently,
+    ``DecideForcePrimaryReleaseAction``, runtime.cc:253-271, which drains every retain before
+    the teardown). Order: the device id 107001 (``ApiErrorDecorator::DeviceResetForce``,
+    api_error.cc:6715); no default context to release — never set, or released already by
+    aclrtResetDevice down to 0 or by another aclrtResetDeviceForce — 507007
+    (``RT_ERROR_CONTEXT_DEL``: "total ref count is 0"). docs/fidelity.md row 475."""
+    if not valid_device_id(dev_id):
+        RT.tls.explain(f"deviceId {dev_id} is not a device of this chip "
+                       f"([0, {profile().device_count}))")
+        return ERR.ACL_ERROR_RT_INVALID_DEVICEID
+    d = RT.devices.get(dev_id)
+    if d is None or d.set_count == 0:
+        RT.tls.explain(f"device {dev_id} has no default context to release: it was not set "
+                       "(aclrtSetDevice), or it was reset already")
+        return ERR.ACL_ERROR_RT_CONTEXT_RELEASE_ERROR
+    d.set_count = 1                       # every retain drained: the last one resets
+    return reset_device(dev_id)
+
+
 def get_device():
     ctx = RT.current_context
     if ctx is None:

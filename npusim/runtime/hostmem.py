@@ -4,6 +4,11 @@ the lookup that classifies any pointer (device, pinned host, pageable, unknown).
 The runtime treats pageable memory differently from pinned memory (an async copy with it becomes
 a synchronous one; a capturing stream refuses it), so the simulator keeps the two apart: pinned
 memory lives in a device's arena, pageable memory stays in the user's numpy array.
+
+In real-host-memory mode (:func:`use_real_memory`, issue 39: the C library) pinned memory is
+also real memory at its own address (``device/memory.py`` ``Memory._make_real``), and any host
+address outside npusim's claimed ranges is the process's own memory, pageable to the runtime
+(docs/fidelity.md rows 470-474).
 """
 from __future__ import annotations
 
@@ -13,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..device.memory import (_REAL_HOST, DEV_BASE, DEV_STRIDE, HOST_BASE, HOST_STRIDE, PAGE,
-                             USER_TOP, claim, claim_above, claimed, real_host, set_real_host)
+                             REAL_HOST_BASE, USER_TOP, claim, claim_above, claimed, real_host, set_real_host)
 from .runtime import RT
 
 DEVICE, PINNED, PAGEABLE, UNKNOWN = "device", "pinned", "pageable", "unknown"
@@ -32,6 +37,10 @@ class Where:
         return self.kind != UNKNOWN and self.start <= addr and addr + n <= self.start + self.size
 
 
+_HOST_BASE = HOST_BASE
+"""Start of device 0's pinned-host range: ``memory.REAL_HOST_BASE`` in real-memory mode (both
+lie above every device range, so the comparison in :func:`device_of` tells the two apart)."""
+
 PAGEABLE_MEM = RT.pageable
 """The runtime's registry of pageable arrays (``pageable.py``), cleared by ``reset``."""
 
@@ -41,8 +50,8 @@ def device_of(addr: int):
     Every device has its own ranges (``Memory.place``: device d's at ``DEV_BASE + d *
     DEV_STRIDE`` and ``HOST_BASE + d * HOST_STRIDE``), so the address names the one device to
     ask: O(1) however many devices are open."""
-    if addr >= HOST_BASE:
-        d = (addr - HOST_BASE) // HOST_STRIDE
+    if addr >= _HOST_BASE:
+        d = (addr - _HOST_BASE) // HOST_STRIDE
     else:
         d = (addr - DEV_BASE) // DEV_STRIDE
     dev = RT.devices.get(d)
@@ -117,10 +126,12 @@ def use_real_memory() -> None:
     if RT.devices:
         raise RuntimeError("use_real_memory() must be called before any device is opened "
                            f"(open: {sorted(RT.devices)})")
+    global _HOST_BASE
     from .device import pinned_host_bytes
     prof = RT.profile_in_force()
     size = pinned_host_bytes(prof)
     for d in range(prof.device_count):
-        claim(HOST_BASE + d * HOST_STRIDE, size, f"device {d}'s pinned host memory")
+        claim(REAL_HOST_BASE + d * HOST_STRIDE, size, f"device {d}'s pinned host memory")
     PAGEABLE_MEM.use_real_addresses()
+    _HOST_BASE = REAL_HOST_BASE
     set_real_host()
