@@ -33,6 +33,12 @@ HEADER_OF_CHAPTER = [
 OPERATION_HEADER = [("acltdt", "acl_tdt.h"), ("aclprof", "acl_prof.h"), ("aclmdl", "acl_mdl.h"),
                     ("aclrtAllocator", "acl_rt_allocator.h"), ("aclrt", "acl_rt.h")]
 DOC_TYPOS = {"uint32 ": "uint32_t "}   # a type the reference misspells (aclGetDataBufferSize)
+# Where the reference's prototype and the runtime's interface disagree, the interface wins
+# (found by tests/cabi/test_headers.py's signature comparison; the fact cited, nothing copied).
+SIGNATURE_FIXES = {
+    # include/external/acl/acl_rt.h:856 takes the device id as int32_t; the page says uint32_t
+    "(*aclrtDeviceStateCallback)(uint32_t devId": "(*aclrtDeviceStateCallback)(int32_t devId",
+}
 # Declarations the reference states only in prose (quoted page in the comment).
 PROSE_TYPES = [
     # 18_dump_configuration acldumpChunk: "ACL_DUMP_MAX_FILE_PATH_LENGTH ... 当前为4096"
@@ -202,6 +208,8 @@ def main(apiref="/tmp/apiref"):
     for names, _ in PROSE_TYPES:
         seen_types |= names
     for text in doc_table_types(apiref):
+        for wrong, right in SIGNATURE_FIXES.items():
+            text = text.replace(wrong, right)
         for chunk in split_type_chunks(text):
             names = defined_names(chunk)
             if names and not names & seen_types:
@@ -317,6 +325,11 @@ def write(funcs, type_chunks, macros, codes, out=OUT):
     inc_acl = files["acl.h"][0]
     for h in ("acl_rt.h", "acl_rt_allocator.h", "acl_mdl.h"):
         inc_acl.insert(1, f'#include "{h}"')
+    # file names of the runtime's interface whose declarations npusim keeps in another header
+    for alias, target in (("acl_rt_memory_soma.h", "acl_rt.h"), ("acl_base_rt.h", "acl_base.h"),
+                          ("acl_base_mdl.h", "acl_base.h"), ("acl_rt_api.h", "acl_rt.h"),
+                          ("acl_op.h", "acl_base.h")):
+        files[alias] = ([f'#include "{target}"', ""], [])
     for header, (includes, lines) in files.items():
         guard = "NPUSIM_ACL_" + header.upper().replace(".", "_") + "_"
         text = PRELUDE.format(what=header, guard=guard, includes="\n".join(includes))

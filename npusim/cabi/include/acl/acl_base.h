@@ -1229,6 +1229,8 @@ typedef struct aclmdlRIEventWaitTaskParams {
     uint32_t waitFlag;
 } aclmdlRIEventWaitTaskParams;
 
+typedef void* aclrtFuncHandle;
+
 typedef struct {
     uint32_t timeoutLow;  
     uint32_t timeoutHigh; 
@@ -1255,8 +1257,6 @@ typedef struct aclrtLaunchKernelCfg {
     aclrtLaunchKernelAttr *attrs;
     size_t numAttrs;
 } aclrtLaunchKernelCfg;
-
-typedef void* aclrtFuncHandle;
 
 typedef struct aclmdlRIKernelTaskParams {
     aclrtFuncHandle funcHandle;
@@ -1585,7 +1585,7 @@ typedef enum {
    ACL_RT_DEVICE_STATE_RESET_POST, 
 } aclrtDeviceState;
 
-typedef void (*aclrtDeviceStateCallback)(uint32_t devId, aclrtDeviceState state, void*args);
+typedef void (*aclrtDeviceStateCallback)(int32_t devId, aclrtDeviceState state, void*args);
 
 typedef struct aclrtMemFabricHandle { 
    uint8_t data[128];
