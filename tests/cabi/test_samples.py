@@ -46,8 +46,9 @@ def samples(tmp_path_factory):
 
 
 @pytest.mark.parametrize("rel", [
-    "1_basic_features/stream/2_multi_stream",          # kernels through the Ascend C stand-in
-    "1_basic_features/memory/1_h2d_sync_memory_copy",  # runtime only
+    "1_basic_features/stream/0_simple_stream",         # 3002 EasyOPf launches through the stand-in
+    "1_basic_features/memory/0_h2h_memory_copy",       # runtime only
+    "2_advanced_features/kernel/1_launch_kernel_with_reslimit",  # fatbin + args handles
 ])
 def test_sample_builds_and_runs(samples, rel):
     example, prefix = samples
@@ -55,6 +56,7 @@ def test_sample_builds_and_runs(samples, rel):
     res = rrs.run_one(example, rel, prefix, timeout=600)
     assert res["rc"] == 0, res["output"]
     assert res["expected_lines"] > 0
+    assert res["missing"] == [], res["output"]
 
 
 def test_out_of_scope_samples_are_named(samples):
