@@ -43,6 +43,7 @@ ROOT = HERE.parents[1]                # the npusim source root (on the embedded 
 MODULE = "_npusim_cabi"               # the cffi module name inside the library
 
 OUT_SLOTS = 16                        # outputs + the mask, per C thread (cabi_out_)
+E_INTERNAL = 507000                   # ACL_ERROR_RT_INTERNAL_ERROR: the interpreter did not start
 E_ACL = 100000                        # ACL_ERROR_INVALID_PARAM (a NULL output pointer)
 
 
@@ -230,6 +231,7 @@ def _wrapper_c(e: Export, idx: int) -> tuple[str, str]:
     ext = f"cabi_py_{f.name}"
     if e.mode in ("refused", "unmapped"):
         body = f"    int64_t r_ = cabi_py_{e.mode}_({idx});\n"
+        body += f"    if (__builtin_expect(!cabi_ready_, 0)) r_ = {E_INTERNAL};\n"
         if f.ret.kind == "void":
             body += "    (void)r_;\n"
         elif f.ret.kind == "ptr":
@@ -257,6 +259,8 @@ def _wrapper_c(e: Export, idx: int) -> tuple[str, str]:
         lines.append(f"    {call};")
     else:
         lines.append(f"    {rt} r_ = {call};")
+        if f.ret.text.startswith("aclError"):
+            lines.append(f"    if (__builtin_expect(!cabi_ready_, 0)) return (aclError){E_INTERNAL};")
     for i, (cn, t) in enumerate(e.outs):
         if t.to.kind == "float":
             val = f"((double *)o_)[{i}]"
@@ -303,6 +307,7 @@ def _wrapper_py(e: Export, idx: int) -> str:
     body = [f"@ffi.def_extern(name='cabi_py_{f.name}', onerror=ONERROR)",
             f"def _x{idx}({', '.join(a)}):", *conv]
     if e.ret_outputs < 0:
+        body[0] = body[0].replace("ONERROR", "ONERROR_ZERO")
         if f.ret.kind == "ptr" and f.ret.char:
             body.append(f"    return CSTR({call})")
         elif f.ret.kind == "ptr":
@@ -379,6 +384,7 @@ ARRAY_OUT = RS.array_out
 ATTR_WIDTH = RS.attr_width
 ATTR_WORD = RS.attr_word
 ONERROR = RS.onerror
+ONERROR_ZERO = RS.onerror_zero
 RS.FFI = ffi
 TL = threading.local()
 
@@ -419,7 +425,7 @@ def _null(i, j):
 def generate(plan_: Plan, include_names: list[str], paths: list[str]) -> tuple[str, str, str]:
     """(cdef, C source, Python init code) of the library."""
     from . import special
-    cdefs = ["uintptr_t cabi_out_buffer(void);",
+    cdefs = ["uintptr_t cabi_out_buffer(void);", "void cabi_mark_ready(void);",
              'extern "Python" int64_t cabi_py_refused_(int);',
              'extern "Python" int64_t cabi_py_null_(int, int);',
              'extern "Python" int64_t cabi_py_unmapped_(int);']
@@ -429,7 +435,11 @@ def generate(plan_: Plan, include_names: list[str], paths: list[str]) -> tuple[s
             "static int64_t cabi_py_null_(int, int);",
             "static int64_t cabi_py_unmapped_(int);",
             f"static thread_local int64_t cabi_out_[{OUT_SLOTS}];",
-            "static uintptr_t cabi_out_buffer(void) { return (uintptr_t)cabi_out_; }"]
+            "static uintptr_t cabi_out_buffer(void) { return (uintptr_t)cabi_out_; }",
+            "/* set by the init code's last line: a call that started the interpreter and found",
+            "   it failed (cffi then returns 0 from every extern) answers 507000, not success */",
+            "static volatile int cabi_ready_ = 0;",
+            "static void cabi_mark_ready(void) { cabi_ready_ = 1; }"]
     csrc: list[str] = []
     py = [f"PATHS = {paths!r}", f"CABI_OUT_SLOTS = {OUT_SLOTS}", PY_PRELUDE, "F = {}", "REFUSED = {}", "UNMAPPED = {}", "NULLS = {}",
           "import npusim.cabi.build as _B"]
@@ -460,7 +470,7 @@ def generate(plan_: Plan, include_names: list[str], paths: list[str]) -> tuple[s
     # the externs are static functions of cffi's generated code (after this source): declare
     # them first. C linkage for every definition: one whose types differ from the header's
     # declaration is then a "conflicting declaration of C function" error, not a C++ overload
-    head += ["static " + cd.replace('extern "Python" ', "") for cd in cdefs[4:] if cd]
+    head += ["static " + cd.replace('extern "Python" ', "") for cd in cdefs[5:] if cd]
     csrc = head + ['extern "C" {', *csrc, special.C_SUPPORT, "}"]
     return "\n".join(cdefs), "\n".join(csrc), "\n".join(py)
 
@@ -519,7 +529,7 @@ def build_library(out_dir: os.PathLike, headers: os.PathLike | None = None,
     ffi.embedding_api("int npusim_cabi_started(void);")
     ffi.cdef(cdef)
     ffi.embedding_init_code(pysrc + "\n\n@ffi.def_extern()\ndef npusim_cabi_started():\n"
-                            "    return 1\n")
+                            "    return 1\n\n\nlib.cabi_mark_ready()\n")
     python = sys.executable.replace("\\", "\\\\").replace('"', '\\"')
     ffi.set_source(MODULE, f'#define CABI_PYTHON "{python}"\n' + PREAMBLE + csrc,
                    include_dirs=[str(include)], source_extension=".cpp",
@@ -531,7 +541,7 @@ def build_library(out_dir: os.PathLike, headers: os.PathLike | None = None,
         built = ffi.compile(tmpdir=tmp, target="libascendcl.so", verbose=verbose)
         dest = out / "libascendcl.so"
         shutil.copy2(built, dest)
-        (out / "npusim_cabi_source.c").write_text(csrc)
+        (out / "npusim_cabi_source.cpp").write_text(csrc)
     (out / "npusim_cabi_skipped.txt").write_text(
         "".join(f"{k}\t{v}\n" for k, v in sorted(p.skipped.items())))
     return dest

@@ -316,3 +316,10 @@ def attr_word(v) -> int:
     if isinstance(v, (tuple, list)) and len(v) == 2:
         return (int(v[0]) & 0xFFFFFFFF) | (int(v[1]) & 0xFFFFFFFF) << 32
     return int(v) & (_T64 - 1)
+
+
+def onerror_zero(exc, value, tb):
+    """:func:`onerror` for the functions whose C form returns a value (a pointer, an id):
+    NULL / 0 instead of a code."""
+    onerror(exc, value, tb)
+    return 0
