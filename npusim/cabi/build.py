@@ -260,7 +260,8 @@ def _wrapper_c(e: Export, idx: int) -> tuple[str, str]:
     else:
         lines.append(f"    {rt} r_ = {call};")
         if f.ret.text.startswith("aclError"):
-            lines.append(f"    if (__builtin_expect(!cabi_ready_, 0)) return (aclError){E_INTERNAL};")
+            lines.append("    if (__builtin_expect(!cabi_ready_, 0)) "
+                         f"return (aclError){E_INTERNAL};")
     for i, (cn, t) in enumerate(e.outs):
         if t.to.kind == "float":
             val = f"((double *)o_)[{i}]"
@@ -441,7 +442,8 @@ def generate(plan_: Plan, include_names: list[str], paths: list[str]) -> tuple[s
             "static volatile int cabi_ready_ = 0;",
             "static void cabi_mark_ready(void) { cabi_ready_ = 1; }"]
     csrc: list[str] = []
-    py = [f"PATHS = {paths!r}", f"CABI_OUT_SLOTS = {OUT_SLOTS}", PY_PRELUDE, "F = {}", "REFUSED = {}", "UNMAPPED = {}", "NULLS = {}",
+    py = [f"PATHS = {paths!r}", f"CABI_OUT_SLOTS = {OUT_SLOTS}", PY_PRELUDE, "F = {}",
+          "REFUSED = {}", "UNMAPPED = {}", "NULLS = {}",
           "import npusim.cabi.build as _B"]
     for idx, e in enumerate(plan_.exports):
         py.append(f"F{idx} = _B.resolve({e.facade!r})")
@@ -564,7 +566,8 @@ def sitepaths() -> list[str]:
 # the libraries the samples link besides libascendcl (their CMakeLists), written empty
 STUB_LIBS = ("libnnopbase.so", "libopapi.so", "libacl_op_compiler.so", "libascend_dump.so",
              "libmsprofiler.so", "libruntime.so", "libascendalog.so", "libacl_tdt_channel.so",
-             "libacl_prof.so", "libacl_tdt_queue.so", "libprofapi.so", "libc_sec.so", "libgraph.so", "libge_runner.so",
+             "libacl_prof.so", "libacl_tdt_queue.so", "libprofapi.so", "libc_sec.so", "libgraph.so",
+             "libge_runner.so",
              "libascendc_runtime.a", "libplatform.so", "libtiling_api.a", "libregister.so",
              "libunified_dlog.so", "liberror_manager.so", "libmmpa.so", "libacl_cblas.so",
              "libacl_dvpp.so", "libacl_dvpp_mpi.so", "libascendcl_impl.so")
@@ -583,8 +586,7 @@ def _stub(path: pathlib.Path) -> None:
         subprocess.run([cc, "-shared", "-fPIC", "-o", str(path), str(src)], check=True)
 
 
-SETENV = """# written by `npusim cabi`: the environment a CANN install's setenv.bash gives, over npusim
-_npusim_here="$(cd "$(dirname "${{BASH_SOURCE[0]:-$0}}")" && pwd)"
+SETENV = """# written by `npusim cabi`: the environment of a CANN install's setenv.bash, over npusim
 export ASCEND_HOME_PATH="{prefix}"
 export ASCEND_TOOLKIT_HOME="{prefix}"
 export ASCEND_INSTALL_PATH="{prefix}"
@@ -597,7 +599,6 @@ export LD_LIBRARY_PATH="{prefix}/lib64:{pylib}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_P
 export LIBRARY_PATH="{prefix}/lib64${{LIBRARY_PATH:+:$LIBRARY_PATH}}"
 export CPATH="{prefix}/include${{CPATH:+:$CPATH}}"
 export PATH="{prefix}/bin${{PATH:+:$PATH}}"
-unset _npusim_here
 """
 
 

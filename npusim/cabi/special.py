@@ -252,7 +252,8 @@ def set_stream_attribute(e, idx):
                                                      (int64_t)(value != NULL), v);
 }
 """
-    cdef, py = _ext(e, idx, "uintptr_t, int64_t, int64_t, uint64_t", f"""    return F{idx}(a0, a1, a3 if a2 else None)
+    cdef, py = _ext(e, idx, "uintptr_t, int64_t, int64_t, uint64_t",
+                    f"""    return F{idx}(a0, a1, a3 if a2 else None)
 """)
     return cdef, c, py
 
@@ -422,7 +423,8 @@ def task_set_params(e, idx):
 """
     cdef, py = _ext(e, idx, "uintptr_t, int64_t, int64_t, uint64_t, uint64_t, uint64_t, "
                             "uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t",
-                    f"""    return F{idx}(a0, TASK_PARAMS(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11))
+                    f"""    return F{idx}(a0, TASK_PARAMS(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10,
+                                  a11))
 """)
     return cdef, c, py
 
@@ -500,7 +502,7 @@ def _array_out(handle_type, handle, item_type, arr, num, facade_takes_count: boo
     return make
 
 
-def _one_out(sig: str, name_params: str, args: str, exprs: str, call: str, out: str,
+def _one_out(sig: str, args: str, exprs: str, call: str, out: str,
              ctype: str):
     """A wrapper with one scalar output ``out`` (of C type ``ctype``) and a custom call."""
     def make(e, idx):
@@ -606,7 +608,8 @@ def prop_from_handle(e, idx):
 def kernel_task_attribute(e, idx):
     """aclmdlRIKernelTaskGetAttribute(task, attrId, aclrtLaunchKernelAttrValue *attrValue): the
     value written at the width of the member the id selects (runtime_side.LAUNCH_ATTR_WIDTH)."""
-    c = f"""aclError aclmdlRIKernelTaskGetAttribute(aclmdlRITask task, aclrtLaunchKernelAttrId attrId,
+    c = f"""aclError aclmdlRIKernelTaskGetAttribute(aclmdlRITask task,
+                                        aclrtLaunchKernelAttrId attrId,
                                         aclrtLaunchKernelAttrValue *attrValue)
 {{
     if (attrValue == NULL) return (aclError)cabi_py_null_({idx}, 0);
@@ -637,13 +640,13 @@ def kernel_task_attribute(e, idx):
 HANDLERS = {"aclmdlRICaptureThreadExchangeMode": exchange_mode,
             "aclrtBinaryLoadFromData": _one_out(
                 "const void *data, size_t length, const aclrtBinaryLoadOptions *options, "
-                "aclrtBinHandle *binHandle", "", "uintptr_t, uint64_t, uintptr_t",
+                "aclrtBinHandle *binHandle", "uintptr_t, uint64_t, uintptr_t",
                 "(uintptr_t)data, (uint64_t)length, (uintptr_t)options",
                 "F{idx}(BYTES(a0, a1), ATTRS(a2, 'options'), a1)", "binHandle",
                 "aclrtBinHandle"),
             "aclrtCheckMemType": _one_out(
                 "void **addrList, uint32_t size, uint32_t memType, uint32_t *checkResult, "
-                "uint32_t reserve", "", "uintptr_t, uint64_t, uint64_t, uint64_t",
+                "uint32_t reserve", "uintptr_t, uint64_t, uint64_t, uint64_t",
                 "(uintptr_t)addrList, (uint64_t)size, (uint64_t)memType, (uint64_t)reserve",
                 "F{idx}(U64S(a0, a1), a1, a2, a3)", "checkResult", "uint32_t"),
             "aclrtNotifyBatchReset": notify_batch_reset,
