@@ -43,6 +43,7 @@ ROOT = HERE.parents[1]                # the npusim source root (on the embedded 
 MODULE = "_npusim_cabi"               # the cffi module name inside the library
 
 OUT_SLOTS = 16                        # outputs + the mask, per C thread (cabi_out_)
+E_INTERNAL = 507000                   # ACL_ERROR_RT_INTERNAL_ERROR: the interpreter did not start
 E_ACL = 100000                        # ACL_ERROR_INVALID_PARAM (a NULL output pointer)
 
 
@@ -180,10 +181,8 @@ def plan(funcs: dict[str, cdecl.CFunc]) -> Plan:
                 elif t.kind == "fn" and k not in ("nullable", "any"):
                     why = f"{cn}: a C callback for a facade {k}"
                 elif t.kind == "ptr" and k not in _PTR_KINDS:
-                    if _is_output(t) and k in _INT_KINDS:
-                        k = "inout"            # an in/out pointer: the value in, the value out
-                    else:
-                        why = f"{cn}: a C pointer for a facade {k}"
+                    why = f"{cn}: a C pointer for a facade {k}" + (
+                        " (an in/out pointer)" if _is_output(t) and k in _INT_KINDS else "")
                 elif k in ("seq", "struct", "placeholders", "inout") or \
                         k == "any" and t.kind == "ptr" and cn not in special.ANY_AS_INT:
                     why = f"{cn}: a {k} parameter (C array or struct)"
@@ -232,6 +231,7 @@ def _wrapper_c(e: Export, idx: int) -> tuple[str, str]:
     ext = f"cabi_py_{f.name}"
     if e.mode in ("refused", "unmapped"):
         body = f"    int64_t r_ = cabi_py_{e.mode}_({idx});\n"
+        body += f"    if (__builtin_expect(!cabi_ready_, 0)) r_ = {E_INTERNAL};\n"
         if f.ret.kind == "void":
             body += "    (void)r_;\n"
         elif f.ret.kind == "ptr":
@@ -259,6 +259,9 @@ def _wrapper_c(e: Export, idx: int) -> tuple[str, str]:
         lines.append(f"    {call};")
     else:
         lines.append(f"    {rt} r_ = {call};")
+        if f.ret.text.startswith("aclError"):
+            lines.append("    if (__builtin_expect(!cabi_ready_, 0)) "
+                         f"return (aclError){E_INTERNAL};")
     for i, (cn, t) in enumerate(e.outs):
         if t.to.kind == "float":
             val = f"((double *)o_)[{i}]"
@@ -305,6 +308,7 @@ def _wrapper_py(e: Export, idx: int) -> str:
     body = [f"@ffi.def_extern(name='cabi_py_{f.name}', onerror=ONERROR)",
             f"def _x{idx}({', '.join(a)}):", *conv]
     if e.ret_outputs < 0:
+        body[0] = body[0].replace("ONERROR", "ONERROR_ZERO")
         if f.ret.kind == "ptr" and f.ret.char:
             body.append(f"    return CSTR({call})")
         elif f.ret.kind == "ptr":
@@ -373,7 +377,15 @@ ACCESS = RS.access
 WRITE_HANDLES = RS.write_handles
 WRITE_STRING = RS.write_string
 PAIRS = RS.pairs
+U64S = RS.u64s
+BATCH_ATTRS = RS.batch_attrs
+TASK_PARAMS = RS.task_params
+TASK_PARAMS_OUT = RS.task_params_out
+ARRAY_OUT = RS.array_out
+ATTR_WIDTH = RS.attr_width
+ATTR_WORD = RS.attr_word
 ONERROR = RS.onerror
+ONERROR_ZERO = RS.onerror_zero
 RS.FFI = ffi
 TL = threading.local()
 
@@ -414,7 +426,7 @@ def _null(i, j):
 def generate(plan_: Plan, include_names: list[str], paths: list[str]) -> tuple[str, str, str]:
     """(cdef, C source, Python init code) of the library."""
     from . import special
-    cdefs = ["uintptr_t cabi_out_buffer(void);",
+    cdefs = ["uintptr_t cabi_out_buffer(void);", "void cabi_mark_ready(void);",
              'extern "Python" int64_t cabi_py_refused_(int);',
              'extern "Python" int64_t cabi_py_null_(int, int);',
              'extern "Python" int64_t cabi_py_unmapped_(int);']
@@ -424,9 +436,14 @@ def generate(plan_: Plan, include_names: list[str], paths: list[str]) -> tuple[s
             "static int64_t cabi_py_null_(int, int);",
             "static int64_t cabi_py_unmapped_(int);",
             f"static thread_local int64_t cabi_out_[{OUT_SLOTS}];",
-            "static uintptr_t cabi_out_buffer(void) { return (uintptr_t)cabi_out_; }"]
+            "static uintptr_t cabi_out_buffer(void) { return (uintptr_t)cabi_out_; }",
+            "/* set by the init code's last line: a call that started the interpreter and found",
+            "   it failed (cffi then returns 0 from every extern) answers 507000, not success */",
+            "static volatile int cabi_ready_ = 0;",
+            "static void cabi_mark_ready(void) { cabi_ready_ = 1; }"]
     csrc: list[str] = []
-    py = [f"PATHS = {paths!r}", f"CABI_OUT_SLOTS = {OUT_SLOTS}", PY_PRELUDE, "F = {}", "REFUSED = {}", "UNMAPPED = {}", "NULLS = {}",
+    py = [f"PATHS = {paths!r}", f"CABI_OUT_SLOTS = {OUT_SLOTS}", PY_PRELUDE, "F = {}",
+          "REFUSED = {}", "UNMAPPED = {}", "NULLS = {}",
           "import npusim.cabi.build as _B"]
     for idx, e in enumerate(plan_.exports):
         py.append(f"F{idx} = _B.resolve({e.facade!r})")
@@ -455,7 +472,7 @@ def generate(plan_: Plan, include_names: list[str], paths: list[str]) -> tuple[s
     # the externs are static functions of cffi's generated code (after this source): declare
     # them first. C linkage for every definition: one whose types differ from the header's
     # declaration is then a "conflicting declaration of C function" error, not a C++ overload
-    head += ["static " + cd.replace('extern "Python" ', "") for cd in cdefs[4:] if cd]
+    head += ["static " + cd.replace('extern "Python" ', "") for cd in cdefs[5:] if cd]
     csrc = head + ['extern "C" {', *csrc, special.C_SUPPORT, "}"]
     return "\n".join(cdefs), "\n".join(csrc), "\n".join(py)
 
@@ -514,7 +531,7 @@ def build_library(out_dir: os.PathLike, headers: os.PathLike | None = None,
     ffi.embedding_api("int npusim_cabi_started(void);")
     ffi.cdef(cdef)
     ffi.embedding_init_code(pysrc + "\n\n@ffi.def_extern()\ndef npusim_cabi_started():\n"
-                            "    return 1\n")
+                            "    return 1\n\n\nlib.cabi_mark_ready()\n")
     python = sys.executable.replace("\\", "\\\\").replace('"', '\\"')
     ffi.set_source(MODULE, f'#define CABI_PYTHON "{python}"\n' + PREAMBLE + csrc,
                    include_dirs=[str(include)], source_extension=".cpp",
@@ -526,7 +543,7 @@ def build_library(out_dir: os.PathLike, headers: os.PathLike | None = None,
         built = ffi.compile(tmpdir=tmp, target="libascendcl.so", verbose=verbose)
         dest = out / "libascendcl.so"
         shutil.copy2(built, dest)
-        (out / "npusim_cabi_source.c").write_text(csrc)
+        (out / "npusim_cabi_source.cpp").write_text(csrc)
     (out / "npusim_cabi_skipped.txt").write_text(
         "".join(f"{k}\t{v}\n" for k, v in sorted(p.skipped.items())))
     return dest
@@ -549,7 +566,8 @@ def sitepaths() -> list[str]:
 # the libraries the samples link besides libascendcl (their CMakeLists), written empty
 STUB_LIBS = ("libnnopbase.so", "libopapi.so", "libacl_op_compiler.so", "libascend_dump.so",
              "libmsprofiler.so", "libruntime.so", "libascendalog.so", "libacl_tdt_channel.so",
-             "libacl_prof.so", "libacl_tdt_queue.so", "libprofapi.so", "libc_sec.so", "libgraph.so", "libge_runner.so",
+             "libacl_prof.so", "libacl_tdt_queue.so", "libprofapi.so", "libc_sec.so", "libgraph.so",
+             "libge_runner.so",
              "libascendc_runtime.a", "libplatform.so", "libtiling_api.a", "libregister.so",
              "libunified_dlog.so", "liberror_manager.so", "libmmpa.so", "libacl_cblas.so",
              "libacl_dvpp.so", "libacl_dvpp_mpi.so", "libascendcl_impl.so")
@@ -568,8 +586,7 @@ def _stub(path: pathlib.Path) -> None:
         subprocess.run([cc, "-shared", "-fPIC", "-o", str(path), str(src)], check=True)
 
 
-SETENV = """# written by `npusim cabi`: the environment a CANN install's setenv.bash gives, over npusim
-_npusim_here="$(cd "$(dirname "${{BASH_SOURCE[0]:-$0}}")" && pwd)"
+SETENV = """# written by `npusim cabi`: the environment of a CANN install's setenv.bash, over npusim
 export ASCEND_HOME_PATH="{prefix}"
 export ASCEND_TOOLKIT_HOME="{prefix}"
 export ASCEND_INSTALL_PATH="{prefix}"
@@ -582,7 +599,6 @@ export LD_LIBRARY_PATH="{prefix}/lib64:{pylib}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_P
 export LIBRARY_PATH="{prefix}/lib64${{LIBRARY_PATH:+:$LIBRARY_PATH}}"
 export CPATH="{prefix}/include${{CPATH:+:$CPATH}}"
 export PATH="{prefix}/bin${{PATH:+:$PATH}}"
-unset _npusim_here
 """
 
 

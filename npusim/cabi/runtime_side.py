@@ -197,3 +197,129 @@ def pairs(p, n):
         return None
     a = FFI.cast("uint32_t *", p)
     return [(int(a[2 * i]), int(a[2 * i + 1])) for i in range(min(n, 1 << 16))]
+
+
+def u64s(p, n):
+    """``n`` 64-bit values at ``p`` (``void**`` / ``size_t*`` arrays), None for NULL."""
+    if not p:
+        return None
+    a = FFI.cast("uint64_t *", p)
+    return [int(a[i]) for i in range(n)]
+
+
+def batch_attrs(p, n, size, off_dst, off_src, off_rsv, rsv_len, off_id, off_type):
+    """``n`` aclrtMemcpyBatchAttr at ``p`` (the C layout's size and offsets) as the facade's
+    dicts ``{"dstLoc": {"id", "type"}, "srcLoc": {...}, "rsv": [...]}``."""
+    if not p:
+        return None
+    out = []
+    for i in range(n):
+        base = p + i * size
+
+        def loc(off):
+            return {"id": int(FFI.cast("uint32_t *", base + off + off_id)[0]),
+                    "type": int(FFI.cast("int32_t *", base + off + off_type)[0])}
+        rsv = list(bytes(FFI.buffer(FFI.cast("char *", base + off_rsv), rsv_len)))
+        out.append({"dstLoc": loc(off_dst), "srcLoc": loc(off_src), "rsv": rsv})
+    return out
+
+
+from ..runtime.tasks import (ACL_MODEL_RI_TASK_EVENT_RECORD as _RECORD,  # noqa: E402
+                             ACL_MODEL_RI_TASK_EVENT_RESET as _RESET,
+                             ACL_MODEL_RI_TASK_EVENT_WAIT as _EWAIT,
+                             ACL_MODEL_RI_TASK_KERNEL as _KERNEL,
+                             ACL_MODEL_RI_TASK_VALUE_WAIT as _WAIT,
+                             ACL_MODEL_RI_TASK_VALUE_WRITE as _WRITE)
+_EVENT_FLAG = {_RECORD: "record_flag", _EWAIT: "wait_flag", _RESET: "reset_flag"}
+
+
+def task_params(present, ty, grp, op, opsize, f0, f1, f2, f3, f4, f5):
+    """aclmdlRITaskParams' fields (as the C wrapper read them for the type) as the facade's
+    dict (None for NULL)."""
+    if not present:
+        return None
+    d = {"type": ty, "task_grp": grp, "op_info_ptr": op, "op_info_size": opsize}
+    if ty == _KERNEL:
+        d.update(func=f0 or None, cfg=attrs(f1, "launch"), args=f2, is_host_args=f3,
+                 args_size=f4, num_blocks=f5)
+    elif ty in (_WRITE, _WAIT):
+        d.update(dev_addr=f0, value=f1)
+        if ty == _WAIT:
+            d["flag"] = f2
+    elif ty in _EVENT_FLAG:
+        d.update(event=f0 or None, event_flag=f1)
+        d[_EVENT_FLAG[ty]] = f2
+    return d
+
+
+def task_params_out(d, o):
+    """The facade's task-parameter dict into the output slots the C wrapper reads by type."""
+    ty = int(d.get("type", 0))
+    o[0] = ty
+
+    def put(i, key):
+        v = d.get(key)
+        o[i] = 0 if v is None else i64(ptr_of(v))
+    if ty == _KERNEL:
+        for i, k in enumerate(("func", "args", "args_size", "num_blocks", "is_host_args"), 1):
+            put(i, k)
+    elif ty in (_WRITE, _WAIT):
+        put(1, "dev_addr")
+        put(2, "value")
+        put(3, "flag")
+    elif ty in _EVENT_FLAG:
+        put(1, "event")
+        put(2, "event_flag")
+        put(3, _EVENT_FLAG[ty])
+
+
+E_PARAM = 107000                 # ACL_ERROR_RT_PARAM_INVALID
+E_INSUFFICIENT = 107039          # ACL_ERROR_RT_INSUFFICIENT_INPUT_ARRAY
+
+
+def array_out(name, num_name, handles, code, arr, num):
+    """Handles the facade returned into a C array of ``*num`` entries (``Stream::StreamGetTasks``
+    ``stream.cc:5409-5447``): a NULL array gets the count; else the first min(*num, count) and
+    NULL padding, ``*num`` the count written, 107039 when the array was short."""
+    from ..runtime.runtime import set_recent_error
+    if code and code != E_INSUFFICIENT:
+        return code
+    if not num:
+        set_recent_error(f"{name} returned {E_PARAM} ACL_ERROR_RT_PARAM_INVALID: {num_name} is "
+                         "NULL")
+        return E_PARAM
+    n = FFI.cast("uint32_t *", num)
+    handles = list(handles or ())
+    if not arr:
+        n[0] = len(handles)
+        return 0
+    cap = int(n[0])
+    k = min(cap, len(handles))
+    a = FFI.cast("uint64_t *", arr)
+    for i in range(cap):
+        a[i] = ptr_of(handles[i]) if i < k else 0
+    n[0] = k
+    if code or k < len(handles):
+        set_recent_error(f"{name} returned {E_INSUFFICIENT} ACL_ERROR_RT_INSUFFICIENT_INPUT_ARRAY:"
+                         f" the array holds {cap}, there are {len(handles)}")
+        return E_INSUFFICIENT
+    return 0
+
+
+def attr_width(aid: int) -> int:
+    """Bytes of the aclrtLaunchKernelAttrValue member attribute ``aid`` selects."""
+    return LAUNCH_ATTR_WIDTH.get(aid, 4)
+
+
+def attr_word(v) -> int:
+    """A launch attribute value as its little-endian 64-bit word ((low, high) pairs joined)."""
+    if isinstance(v, (tuple, list)) and len(v) == 2:
+        return (int(v[0]) & 0xFFFFFFFF) | (int(v[1]) & 0xFFFFFFFF) << 32
+    return int(v) & (_T64 - 1)
+
+
+def onerror_zero(exc, value, tb):
+    """:func:`onerror` for the functions whose C form returns a value (a pointer, an id):
+    NULL / 0 instead of a code."""
+    onerror(exc, value, tb)
+    return 0

@@ -4,6 +4,11 @@ the lookup that classifies any pointer (device, pinned host, pageable, unknown).
 The runtime treats pageable memory differently from pinned memory (an async copy with it becomes
 a synchronous one; a capturing stream refuses it), so the simulator keeps the two apart: pinned
 memory lives in a device's arena, pageable memory stays in the user's numpy array.
+
+In real-host-memory mode (:func:`use_real_memory`, issue 39: the C library) pinned memory is
+also real memory at its own address (``device/memory.py`` ``Memory._make_real``), and any host
+address outside npusim's claimed ranges is the process's own memory, pageable to the runtime
+(docs/fidelity.md rows 470-474).
 """
 from __future__ import annotations
 

@@ -65,3 +65,23 @@ def test_cli_names_the_fix_without_a_compiler(tmp_path, monkeypatch, capsys):
     assert main(["cabi", "--prefix", str(tmp_path / "p")]) == 1
     err = capsys.readouterr().err
     assert "no C compiler" in err and "gcc" in err
+
+
+def test_a_failed_start_answers_507000(cabi_lib, tmp_path, monkeypatch):
+    """The interpreter's start failing (here: the init code raising) makes every call return
+    507000, not cffi's 0 (success), and nothing is written through output pointers."""
+    _, include = cabi_lib
+    monkeypatch.setattr(build, "PY_PRELUDE", "raise RuntimeError('npusim test: start fails')\n"
+                        + build.PY_PRELUDE)
+    lib = tmp_path / "lib64"
+    build.build_library(lib, include)
+    src = tmp_path / "t.c"
+    src.write_text('#include <stdio.h>\n#include "acl/acl.h"\n'
+                   "int main(void) { int32_t d = -7; int r = aclrtSetDevice(0);\n"
+                   '  int g = aclrtGetDevice(&d); printf("%d %d %d\\n", r, g, d); return 0; }\n')
+    cc = os.environ.get("CC", "cc")
+    subprocess.run([cc, "-I", str(include), str(src), "-L", str(lib), "-lascendcl",
+                    f"-Wl,-rpath,{lib}", "-o", str(tmp_path / "t")], check=True)
+    p = subprocess.run([str(tmp_path / "t")], capture_output=True, text=True)
+    assert p.stdout.split() == ["507000", "507000", "-7"], (p.stdout, p.stderr)
+    assert "start fails" in p.stderr

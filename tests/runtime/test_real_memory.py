@@ -148,6 +148,17 @@ def test_simulated_ranges_are_held_and_never_real_memory():
         w = hostmem.locate(HOST_BASE - 4096)
         assert w.kind == hostmem.PAGEABLE and w.start + w.size == HOST_BASE
         assert HOST_BASE + 8 * HOST_STRIDE <= USER_TOP
+        # a claim that grows one already held maps only the part not held yet
+        memory.claim(HOST_BASE + 2 * HOST_STRIDE, 2 << 30, "device 2's larger pinned memory")
+        maps = open("/proc/self/maps").read()
+        assert held(HOST_BASE + 2 * HOST_STRIDE + (3 << 29)) == "---p"
+        assert memory.claimed(HOST_BASE + 2 * HOST_STRIDE + (3 << 29))
+        try:
+            memory.claim(USER_TOP - 4096, 8192, "past the top")
+        except AddressTaken as e:
+            assert "user address space" in str(e)
+        else:
+            raise AssertionError("not refused")
         print("ok")
     """)
     assert out.strip() == "ok"

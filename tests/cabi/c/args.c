@@ -42,6 +42,44 @@ int main(int argc, char **argv)
     SAY("capture_begin", aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
     SAY("launch_captured", aclrtLaunchKernelWithConfig(fn, 8, s, NULL, ah, NULL));
     SAY("capture_end", aclmdlRICaptureEnd(s, &ri));
+    aclrtStream streams[2] = {0};
+    uint32_t nstreams = 2;
+    SAY("get_streams", aclmdlRIGetStreams(ri, streams, &nstreams));
+    SAY("streams_written", nstreams >= 1 && streams[0] != NULL);
+    /* the tasks of the model's capture stream */
+    uint32_t ntask = 0;
+    SAY("tasks_count", aclmdlRIGetTasksByStream(streams[0], NULL, &ntask));
+    SAY("ntask", ntask);
+    aclmdlRITask tasks[4] = {0};
+    uint32_t cap = 4;
+    SAY("tasks", aclmdlRIGetTasksByStream(streams[0], tasks, &cap));
+    SAY("tasks_written", cap == ntask && tasks[0] != NULL && tasks[cap] == NULL);
+    SAY("tasks_null_count", aclmdlRIGetTasksByStream(streams[0], tasks, NULL));
+    SAY("tasks_capturing_stream", aclmdlRIGetTasksByStream(s, tasks, &cap));
+    aclmdlRITaskParams tp;
+    memset(&tp, 0, sizeof(tp));
+    SAY("task_get_params", aclmdlRITaskGetParams(tasks[0], &tp));
+    aclrtLaunchKernelAttrValue avl;
+    memset(&avl, 0xFF, sizeof(avl));
+    SAY("task_attribute", aclmdlRIKernelTaskGetAttribute(tasks[0], ACL_RT_LAUNCH_KERNEL_ATTR_SCHEM_MODE, &avl));
+    SAY("task_attribute_null", aclmdlRIKernelTaskGetAttribute(tasks[0], ACL_RT_LAUNCH_KERNEL_ATTR_SCHEM_MODE, NULL));
+    SAY("task_is_kernel", tp.type == ACL_MODEL_RI_TASK_KERNEL
+                          && tp.kernelTaskParams.funcHandle == fn
+                          && tp.kernelTaskParams.numBlocks == 8);
+    /* the task's arguments replaced by host arguments naming the same buffer, 4 blocks only */
+    void *hargs[1] = {x};
+    tp.kernelTaskParams.args = hargs;
+    tp.kernelTaskParams.argsSize = sizeof(hargs);
+    tp.kernelTaskParams.isHostArgs = 1;
+    tp.kernelTaskParams.numBlocks = 8;
+    tp.kernelTaskParams.cfg = NULL;
+    SAY("task_set_params_null", aclmdlRITaskSetParams(tasks[0], NULL));
+    SAY("task_set_params", aclmdlRITaskSetParams(tasks[0], &tp));
+    SAY("ri_update", aclmdlRIUpdate(ri));
+    SAY("task_get_params_null", aclmdlRITaskGetParams(tasks[0], NULL));
+    memset(&tp, 0, sizeof(tp));
+    SAY("task_get_params2", aclmdlRITaskGetParams(tasks[0], &tp));
+    SAY("task_updated", tp.kernelTaskParams.argsSize == sizeof(hargs));
     SAY("execute", aclmdlRIExecuteAsync(ri, s));
     SAY("execute2", aclmdlRIExecuteAsync(ri, s));
     SAY("sync", aclrtSynchronizeStream(s));
@@ -54,6 +92,24 @@ int main(int argc, char **argv)
     int ok = 1;
     for (int b = 0; b < 8; b++) ok &= pinned[b] == 4;   /* cfg, nocfg, two replays */
     SAY("result", ok);
+    /* a batch of two host-to-device copies with one attribute set */
+    uint32_t a[2] = {11, 22}, b[2] = {33, 44}, back[4] = {0};
+    void *dsts[2] = {x, x + 2};
+    void *srcs[2] = {a, b};
+    size_t maxs[2] = {8, 8}, sizes[2] = {8, 8}, idxs[1] = {0}, fail = 12345;
+    aclrtMemcpyBatchAttr battr;
+    memset(&battr, 0, sizeof(battr));
+    battr.dstLoc.type = ACL_MEM_LOCATION_TYPE_DEVICE;
+    battr.dstLoc.id = 0;
+    battr.srcLoc.type = ACL_MEM_LOCATION_TYPE_HOST;
+    battr.srcLoc.id = 0;
+    SAY("memcpy_batch", aclrtMemcpyBatch(dsts, maxs, srcs, sizes, 2, &battr, idxs, 1, &fail));
+    SAY("batch_back", aclrtMemcpy(back, 16, x, 16, ACL_MEMCPY_DEVICE_TO_HOST));
+    SAY("batch_result", back[0] == 11 && back[1] == 22 && back[2] == 33 && back[3] == 44);
+    battr.rsv[3] = 1;
+    SAY("memcpy_batch_rsv", aclrtMemcpyBatch(dsts, maxs, srcs, sizes, 2, &battr, idxs, 1, &fail));
+    SAY("memcpy_batch_null_fail", aclrtMemcpyBatch(dsts, maxs, srcs, sizes, 2, &battr, idxs, 1, NULL));
+
     SAY("ri_destroy", aclmdlRIDestroy(ri));
     SAY("free_host", aclrtFreeHost(pinned));
     SAY("free", aclrtFree(x));

@@ -3,6 +3,7 @@
    the exception callback with its info handle. Written for npusim's tests. argv[1]: the ELF. */
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "acl/acl.h"
 
@@ -51,6 +52,20 @@ int main(int argc, char **argv)
     SAY("h2d", aclrtMemcpy(va, sizeof(in), in, sizeof(in), ACL_MEMCPY_HOST_TO_DEVICE));
     SAY("d2h", aclrtMemcpy(out, sizeof(out), va, sizeof(out), ACL_MEMCPY_DEVICE_TO_HOST));
     SAY("vmm_bytes", memcmp(in, out, sizeof(in)) == 0);
+    aclrtMemLocation where;
+    uint64_t flag = 99;
+    SAY("get_access", aclrtMemGetAccess(va, &where, &flag));
+    SAY("access_read", where.type == ACL_MEM_LOCATION_TYPE_DEVICE && where.id == 0
+                       && flag == ACL_RT_MEM_ACCESS_FLAGS_READWRITE);
+    aclrtPhysicalMemProp back;
+    memset(&back, 0xFF, sizeof(back));
+    SAY("prop_from_handle", aclrtMemGetAllocationPropertiesFromHandle(h, &back));
+    SAY("prop_read", back.memAttr == prop.memAttr && back.location.type == prop.location.type
+                     && back.allocationType == prop.allocationType);
+    void *addrs[1] = {va};
+    uint32_t check = 7;
+    SAY("check_mem_type", aclrtCheckMemType(addrs, 1, ACL_RT_MEM_TYPE_DEV, &check, 0));
+    SAY("check_result", check);
     SAY("unmap", aclrtUnmapMem(va));
     SAY("release", aclrtReleaseMemAddress(va));
     SAY("free_physical", aclrtFreePhysical(h));
@@ -88,6 +103,29 @@ int main(int argc, char **argv)
     aclrtFuncHandle fn = NULL, easy = NULL;
     SAY("load", aclrtBinaryLoadFromFile(argv[1], NULL, &bin));
     SAY("get_easy", aclrtBinaryGetFunction(bin, "EasyOPf", &easy));
+    /* the same ELF from memory: copied byte for byte at the call */
+    FILE *fp = fopen(argv[1], "rb");
+    fseek(fp, 0, SEEK_END);
+    long len = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    char *elf = (char *)malloc((size_t)len);
+    SAY("read_elf", fread(elf, 1, (size_t)len, fp) == (size_t)len ? 0 : 1);
+    fclose(fp);
+    aclrtBinHandle bin2 = NULL;
+    aclrtFuncHandle easy2 = NULL;
+    SAY("load_from_data", aclrtBinaryLoadFromData(elf, (size_t)len, NULL, &bin2));
+    memset(elf, 0, (size_t)len);
+    free(elf);
+    SAY("get_easy2", aclrtBinaryGetFunction(bin2, "EasyOPf", &easy2));
+    SAY("load_from_data_empty", aclrtBinaryLoadFromData(argv[1], 0, NULL, &bin2));
+    SAY("unload2", aclrtBinaryUnLoad(bin2));
+    aclrtNotify nt[2] = {NULL, NULL};
+    SAY("notify0", aclrtCreateNotify(&nt[0], 0));
+    SAY("notify1", aclrtCreateNotify(&nt[1], 0));
+    SAY("notify_batch_reset", aclrtNotifyBatchReset(nt, 2));
+    SAY("notify_batch_reset_zero", aclrtNotifyBatchReset(nt, 0));
+    SAY("destroy_notify0", aclrtDestroyNotify(nt[0]));
+    SAY("destroy_notify1", aclrtDestroyNotify(nt[1]));
     char name[64];
     SAY("function_name", aclrtGetFunctionName(easy, sizeof(name), name));
     SAY("function_name_ok", strcmp(name, "EasyOPf") == 0);
