@@ -1,4 +1,5 @@
-"""The ``npusim`` command (``python -m npusim ...``): demo, profiles, info, run, elf, plan, sweep.
+"""The ``npusim`` command (``python -m npusim ...``): demo, profiles, info, run, elf, plan, sweep,
+cabi.
 
 The top of the layer order: this package imports the simulator, nothing in the simulator imports
 it. One module per subcommand, each declaring ``COMMAND``, a :class:`~npusim.cli.command.Command`
@@ -13,12 +14,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import demo, elf, info, plan, profiles, run, sweep
+from . import cabi, demo, elf, info, plan, profiles, run, sweep
 from .command import Command
 
 COMMANDS: dict[str, Command] = {c.name: c for c in (
     demo.COMMAND, profiles.COMMAND, info.COMMAND, run.COMMAND, elf.COMMAND, plan.COMMAND,
-    sweep.COMMAND)}
+    sweep.COMMAND, cabi.COMMAND)}
 
 
 def build_parser() -> argparse.ArgumentParser:

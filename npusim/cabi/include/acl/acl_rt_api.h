@@ -1,0 +1,16 @@
+/* npusim's own declarations of the Ascend Computing Language interface (acl_rt_api.h).
+ * Written from the runtime's API reference by scripts/gen_cabi_headers.py; not CANN's header.
+ * SPDX-License-Identifier: same as npusim. */
+#ifndef NPUSIM_ACL_ACL_RT_API_H_
+#define NPUSIM_ACL_ACL_RT_API_H_
+#include "acl_rt.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* NPUSIM_ACL_ACL_RT_API_H_ */
