@@ -61,6 +61,6 @@ those of the others. The names the host, the reference and the tests read are re
 from __future__ import annotations
 
 from .layout import *  # noqa: F401,F403  (the tables: the host reads them as engine.X)
-from .layout import _OP_BODY, _OP_UNIT, _WORD  # noqa: F401
+from .layout import _OP_BODY, _OP_PRIV, _OP_UNIT, _WORD  # noqa: F401
 from .bodies import _BUILT, body, provide  # noqa: F401
 from .loop import run  # noqa: F401
