@@ -32,18 +32,17 @@ import inspect
 from ..device import engine as _engine
 from ..device import sqe as S
 from ..device.engine import (_OP_UNIT, COND_IF, COND_JUMP_AT, COND_WAIT_AT, COND_WHILE, CD_ADDR,
-                             CD_INLOOP, CD_ITER, CD_LAST, CD_MAX, CD_MBASE, CD_N, CD_TAKEN,
-                             CD_TYPE, E_CONTEND, E_EXACT, E_FKIND, E_HORIZON, E_INFO, E_INFO2, E_MEM_WAITERS, E_NOW,
-                             E_NSQ, E_POOL, E_POS, E_SQ, E_STATUS, E_STEPS, E_STEP_LIMIT, E_STOP_A,
-                             E_STOP_B, E_STOP_KIND, E_TRACE_N, E_TRACE_ON, F_BAD_ADDRESS,
-                             F_BAD_OP, F_KERNEL_OOB, F_KERNEL_TRAP, F_RUNAWAY, INF, K_MODEL,
-                             P_AIC, P_AICPU, P_AIV, P_MAX, P_STRIDE,
-                             Q_BASE, Q_DEPTH, Q_DISPATCH, Q_DONE, Q_ERR, Q_ERR_POS, Q_EXACT, Q_HEAD, Q_KIND,
-                             Q_STATE, Q_STOP_ON_FAIL, Q_TAIL, Q_TIME, Q_WAIT, Q_WAIT_SINCE,
-                             R_DEADLOCK, R_FAULT, R_GO, R_HORIZON, R_IDLE, R_STEPS, R_STOPPED,
-                             R_TRACE_FULL, STOP_NONE, STOP_SLOT, STOP_SQ_POS, S_ACTIVE, S_IDLE, S_PARKED,
-                             W_MEMORY, W_NONE, X_DONE, X_FAULT, X_PARK, X_YIELD, Y_TIME, Y_VAL,
-                             Y_WAITERS)
+                             CD_INLOOP, CD_ITER, CD_LAST, CD_MAX, CD_MBASE, CD_N, CD_TAKEN, CD_TYPE,
+                             E_CONTEND, E_EXACT, E_FKIND, E_HORIZON, E_INFO, E_INFO2, E_MEM_WAITERS,
+                             E_NOW, E_NSQ, E_POOL, E_POS, E_SQ, E_STATUS, E_STEPS, E_STEP_LIMIT,
+                             E_STOP_A, E_STOP_B, E_STOP_KIND, E_TRACE_N, E_TRACE_ON, F_BAD_ADDRESS,
+                             F_BAD_OP, F_KERNEL_OOB, F_KERNEL_TRAP, F_RUNAWAY, INF, K_MODEL, P_AIC,
+                             P_AICPU, P_AIV, P_MAX, P_STRIDE, Q_BASE, Q_DEPTH, Q_DISPATCH, Q_DONE,
+                             Q_ERR, Q_ERR_POS, Q_EXACT, Q_HEAD, Q_KIND, Q_STATE, Q_STOP_ON_FAIL,
+                             Q_TAIL, Q_TIME, Q_WAIT, Q_WAIT_SINCE, R_DEADLOCK, R_FAULT, R_GO,
+                             R_HORIZON, R_IDLE, R_STEPS, R_STOPPED, R_TRACE_FULL, STOP_NONE,
+                             STOP_SLOT, STOP_SQ_POS, S_ACTIVE, S_IDLE, S_PARKED, W_MEMORY, W_NONE,
+                             X_DONE, X_FAULT, X_PARK, X_YIELD, Y_TIME, Y_VAL, Y_WAITERS)
 from ..device.kernels import KC_BODY_NS, KC_UNIT, TABLE, UNIT_AIC, UNIT_AICPU
 from ..device.memory import (C_DEV_BASE, C_DEV_SIZE, C_FAULT, C_FAULT_ADDR, C_FAULT_SIZE,
                              C_HOST_BASE, C_HOST_OFF, C_HOST_SIZE, C_REC)
@@ -744,8 +743,9 @@ def _turn_ends(m, t, qr, limit, horizon, ahead):
     """Whether SQ ``q``'s turn ends before task ``t`` (its start >= the turn's ``limit``, not the
     turn's first task). A private task (NOP, KERNEL, MEMSET, a MEMCPY without an address mode, or
     any task skipped after a fault; not on a Q_EXACT SQ) touches nothing another SQ reads but
-    memory, so it commutes with every other SQ's tasks: it goes on at a tie, and with run-ahead
-    (``ahead``: contention and E_EXACT off) past the limit up to the horizon. Any other task is a
+    memory, so it commutes with every other SQ's tasks: it goes on at a tie, and when its SQ may
+    run ahead (``ahead``: contention and E_EXACT off; a model SQ always, an eager SQ in a run
+    without a stop condition) past the limit up to the horizon. Any other task is a
     synchronization: at a tie it ends the turn, so the tied SQs are picked again, lowest index
     first, and the synchronizations of a program run in (start, SQ) order either way."""
     ran = qr[Q_ERR] == 0 or qr[Q_STOP_ON_FAIL] == 0
@@ -764,7 +764,10 @@ _PRIVATE = frozenset((S.OP_NOP, S.OP_KERNEL, S.OP_MEMCPY, S.OP_MEMSET))
 def _run(m):
     st, pool, tc, rec_on = m.st, m.pool, m.tc, m.rec_on
     horizon, trace_on, stop_on = st[E_HORIZON], st[E_TRACE_ON] != 0, st[E_STOP_KIND] != STOP_NONE
-    ahead = st[E_CONTEND] == 0 and st[E_EXACT] == 0     # run-ahead: _turn_ends
+    # run-ahead (_turn_ends): contention and E_EXACT off; an eager SQ only in a run without a
+    # stop condition (the host acts from the time a wait for one SQ or slot returns at)
+    ahead = st[E_CONTEND] == 0 and st[E_EXACT] == 0
+    ahead_eager = ahead and not stop_on
     while True:
         r = _stop_holds(m)
         if r != R_GO:
@@ -787,7 +790,8 @@ def _run(m):
             t_submit = fields[-1]
             t = Task(q, pos, row, fields, t_submit if t_submit > qr[Q_TIME] else qr[Q_TIME],
                      dispatch)
-            if t.start >= limit and not first and _turn_ends(m, t, qr, limit, horizon, ahead):
+            if t.start >= limit and not first and _turn_ends(
+                    m, t, qr, limit, horizon, ahead_eager or ahead and qr[Q_KIND] == K_MODEL):
                 break
             first = False
             if t.op >= S.N_OPCODES:

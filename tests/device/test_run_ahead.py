@@ -98,8 +98,8 @@ class Program:
             off = int(rng.integers(0, BUF))
             n = int(rng.integers(0, BUF - off + 1))
             if k == 2:
-                return dict(op=S.OP_MEMSET, a0=self.bufs[pick()] + off, a1=int(rng.integers(0, 256)),
-                            a2=n)
+                return dict(op=S.OP_MEMSET, a0=self.bufs[pick()] + off,
+                            a1=int(rng.integers(0, 256)), a2=n)
             s = int(rng.choice(src)) if not self.racy else pick()
             return dict(op=S.OP_MEMCPY, a0=self.bufs[pick()] + off, a1=self.bufs[s] + off, a2=n,
                         flag=int(rng.integers(0, 4)))

@@ -10,14 +10,14 @@ from .. import sqe as S
 from ..kernels import KC_UNIT
 from ..memory import C_REC
 from ..memview import rec_task
-from .layout import (B_MEMCPY_MODE, E_BODY, E_CONTEND, E_EXACT, E_HORIZON, E_NEED, E_NOW, E_NSQ, E_RESUME,
-                     E_RESUME_LIMIT, E_STEPS, E_STEP_LIMIT, E_STOP_A, E_STOP_B, E_STOP_KIND,
-                     E_TRACE_N, E_TRACE_ON, F_BAD_OP, F_NONE, INF, K_MODEL, Q_BASE, Q_DEPTH,
-                     Q_DISPATCH, Q_DONE, Q_ERR, Q_EXACT, Q_HEAD, Q_KIND, Q_STATE, Q_STOP_ON_FAIL, Q_TAIL,
-                     Q_TIME, R_GO, R_HORIZON, R_NEED_BODY, R_NONE, R_STEPS, R_STOPPED, R_TRACE_FULL,
-                     SCH_COLS, STOP_SLOT, STOP_SQ_POS, S_ACTIVE, S_IDLE, S_PARKED, T_LEAF, T_ROW,
-                     X_DONE, X_FAULT, X_PARK, X_YIELD, Y_VAL, _NB, _NW, _OP_BODY, _OP_UNIT,
-                     _OP_PRIV, sched_layout)
+from .layout import (B_MEMCPY_MODE, E_BODY, E_CONTEND, E_EXACT, E_HORIZON, E_NEED, E_NOW, E_NSQ,
+                     E_RESUME, E_RESUME_LIMIT, E_STEPS, E_STEP_LIMIT, E_STOP_A, E_STOP_B,
+                     E_STOP_KIND, E_TRACE_N, E_TRACE_ON, F_BAD_OP, F_NONE, INF, K_MODEL, Q_BASE,
+                     Q_DEPTH, Q_DISPATCH, Q_DONE, Q_ERR, Q_EXACT, Q_HEAD, Q_KIND, Q_STATE,
+                     Q_STOP_ON_FAIL, Q_TAIL, Q_TIME, R_GO, R_HORIZON, R_NEED_BODY, R_NONE, R_STEPS,
+                     R_STOPPED, R_TRACE_FULL, SCH_COLS, STOP_NONE, STOP_SLOT, STOP_SQ_POS, S_ACTIVE,
+                     S_IDLE, S_PARKED, T_LEAF, T_ROW, X_DONE, X_FAULT, X_PARK, X_YIELD, Y_VAL, _NB,
+                     _NW, _OP_BODY, _OP_UNIT, _OP_PRIV, sched_layout)
 from .sched import (_borrow, _build, _carve, _fault, _fault_exit, _finish, _next_start,
                     _prefetch_ahead, _t_second, _t_set)
 from .opcodes import _execute
@@ -77,9 +77,9 @@ def _stop_after(sync, st, q, nxt):
 def _turn_ends(e, op, start, limit, horizon, ahead, ran, exact_q):
     """Whether the turn ends before SQE ``e`` (opcode ``op``, next start ``start`` >= the
     turn's ``limit``; not the turn's first SQE). A private SQE (``_OP_PRIV``: its effects reach
-    no other SQ but through memory; skipped after a fault: none) goes on at a tie, and with
-    run-ahead (``ahead``) past the limit, up to the horizon: it commutes with every other SQ's
-    SQEs. A synchronization (every other SQE, and every SQE of a Q_EXACT SQ) at a tie ends the
+    no other SQ but through memory; skipped after a fault: none) goes on at a tie, and when its
+    SQ may run ahead (``ahead``) past the limit, up to the horizon: it commutes with every other
+    SQ's SQEs. A synchronization (every other SQE, and every SQE of a Q_EXACT SQ) at a tie ends the
     turn, so the SQs whose next starts tie are picked again, the lowest index first: the
     synchronizations run in (start, SQ) order whether SQs run ahead or not."""
     priv = not exact_q and (not ran or (_OP_PRIV[op] and not (op == S.OP_MEMCPY and
@@ -117,7 +117,11 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
     trace_on = st[E_TRACE_ON] != 0
     memp, msize, ctxp = mem.ctypes, mem.size, ctx.ctypes
     rec_on = ctx[C_REC] != 0        # access recording (npusim.analysis): task rows, operands
-    ahead = st[E_CONTEND] == 0 and st[E_EXACT] == 0     # run-ahead (_turn_ends)
+    # run-ahead (_turn_ends): with contention and E_EXACT off, a model SQ in every run, an eager
+    # SQ in a run without a stop condition (a host wait for one SQ or slot returns at a time
+    # the host then acts from: an eager task past it may still read what the host writes next)
+    ahead = st[E_CONTEND] == 0 and st[E_EXACT] == 0
+    ahead_eager = ahead and st[E_STOP_KIND] == STOP_NONE
     while True:
         r = _stop_holds(sqs, sync, st)
         if r != R_GO:
@@ -146,6 +150,7 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
         pos, tail, now = sqs[q, Q_HEAD], sqs[q, Q_TAIL], sqs[q, Q_TIME]
         ran = sqs[q, Q_ERR] == 0 or sqs[q, Q_STOP_ON_FAIL] == 0
         exact_q = sqs[q, Q_EXACT] != 0
+        ahead_q = ahead_eager or (ahead and sqs[q, Q_KIND] == K_MODEL)
         row = sch[q, T_ROW]
         first = True
         later = -1                  # q's next start when it stopped for a later one (its key)
@@ -154,7 +159,7 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
             e = pool[row]
             start = max(now, e.t_submit)
             op = e.op
-            if start >= limit and not first and _turn_ends(e, op, start, limit, horizon, ahead,
+            if start >= limit and not first and _turn_ends(e, op, start, limit, horizon, ahead_q,
                                                            ran, exact_q):
                 later = start
                 break
