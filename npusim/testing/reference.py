@@ -3,7 +3,8 @@
 ``run`` has the signature and the contract of ``npusim.device.engine.run`` and is a drop-in for
 it (``DeviceState.run`` works with it monkeypatched in): the same state arrays, the same
 scheduling rule (the runnable SQ with the earliest next start runs, and keeps running while it is
-no later than the second earliest; ties go to the lowest SQ index), parked waits woken by records
+no later than the second earliest — a synchronization: earlier — or, run-ahead, on with its
+private tasks up to its next synchronization (``_turn_ends``); ties go to the lowest SQ index), parked waits woken by records
 and memory writes, ``R_DEADLOCK`` when only parked SQs are left, ``R_FAULT`` with the same ``E_*``
 details, the same timing formulas and the same trace rows. Kernel bodies are the very cfuncs the
 engine calls, called through ctypes.
