@@ -73,22 +73,29 @@ def _stop_after(sync, st, q, nxt):
     return False
 
 
-@njit(cache=True, inline="always")
-def _turn_ends(e, op, start, limit, horizon, ahead, ran, exact_q):
-    """Whether the turn ends before SQE ``e`` (opcode ``op``, next start ``start`` >= the
-    turn's ``limit``; not the turn's first SQE). A private SQE (``_OP_PRIV``: its effects reach
-    no other SQ but through memory; skipped after a fault: none) goes on at a tie, and when its
-    SQ may run ahead (``ahead``) past the limit, up to the horizon: it commutes with every other
-    SQ's SQEs. A synchronization (every other SQE, and every SQE of a Q_EXACT SQ) at a tie ends the
-    turn, so the SQs whose next starts tie are picked again, the lowest index first: the
-    synchronizations run in (start, SQ) order whether SQs run ahead or not."""
-    priv = not exact_q and (not ran or (_OP_PRIV[op] and not (op == S.OP_MEMCPY and
-                                                              e.flag & S.MEMCPY_MODES)))
-    if not priv:
+# how an SQ's turn treats the limit (``_turn_ends``' ``mode``): bits
+_M_AHEAD, _M_EXACT, _M_SKIP = 1, 2, 4   # may run ahead; Q_EXACT; its SQEs are skipped (a fault)
+
+
+@njit(cache=True)
+def _turn_ends(op, flag, start, limit, horizon, mode):
+    """Whether the turn ends before an SQE (opcode ``op``, flag ``flag``, next start ``start``
+    >= the turn's ``limit``; not the turn's first SQE); ``mode``: the SQ's ``_M_*`` bits. A
+    private SQE (``_OP_PRIV``: its effects reach no other SQ but through memory; skipped after a
+    fault: none) goes on at a tie, and when its SQ may run ahead past the limit, up to the
+    horizon: it commutes with every other SQ's SQEs. A synchronization (every other SQE, and
+    every SQE of a Q_EXACT SQ) at a tie ends the turn, so the SQs whose next starts tie are
+    picked again, the lowest index first: the synchronizations run in (start, SQ) order whether
+    SQs run ahead or not. A plain call, not inlined: it runs once per turn at most, and the
+    loop of a stream alone stays as small as it was."""
+    if mode & _M_EXACT:
+        return True
+    if not (mode & _M_SKIP) and not (_OP_PRIV[op] and not (op == S.OP_MEMCPY and
+                                                           flag & S.MEMCPY_MODES)):
         return True
     if start == limit:
         return False
-    return not (ahead and start <= horizon)
+    return not (mode & _M_AHEAD and start <= horizon)
 
 
 @njit(cache=True)
@@ -149,8 +156,8 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
         base, depth, dispatch = sqs[q, Q_BASE], sqs[q, Q_DEPTH], sqs[q, Q_DISPATCH]
         pos, tail, now = sqs[q, Q_HEAD], sqs[q, Q_TAIL], sqs[q, Q_TIME]
         ran = sqs[q, Q_ERR] == 0 or sqs[q, Q_STOP_ON_FAIL] == 0
-        exact_q = sqs[q, Q_EXACT] != 0
-        ahead_q = ahead_eager or (ahead and sqs[q, Q_KIND] == K_MODEL)
+        mode = ((_M_AHEAD if ahead_eager or (ahead and sqs[q, Q_KIND] == K_MODEL) else 0)
+                | (_M_EXACT if sqs[q, Q_EXACT] != 0 else 0) | (0 if ran else _M_SKIP))
         row = sch[q, T_ROW]
         first = True
         later = -1                  # q's next start when it stopped for a later one (its key)
@@ -159,8 +166,8 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
             e = pool[row]
             start = max(now, e.t_submit)
             op = e.op
-            if start >= limit and not first and _turn_ends(e, op, start, limit, horizon, ahead_q,
-                                                           ran, exact_q):
+            if start >= limit and not first and _turn_ends(np.int64(op), np.int64(e.flag), start,
+                                                           limit, horizon, mode):
                 later = start
                 break
             first = False
