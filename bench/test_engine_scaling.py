@@ -35,6 +35,12 @@ Session 12 (this machine, one run): 10.5 / 16.8 / 27.1 / 23.5 / 36.1 / 25.6 / 27
 1.12 / 1.02 / 1.00 SQEs per turn at 2 / 4 / 8 / 16 / 32+ streams. The rows swing by +-30 %
 between runs on this shared machine (the 8 and 16 rows above); read the ratio, not one row.
 
+Issue 40 (run-ahead, docs/architecture.md §5): the table prints run-ahead (the default) and
+exact order (``E_EXACT``) side by side. Run-ahead runs a stream's wait, kernel and memset in one
+turn and its record in the next: 2 SQEs per turn from 8 streams on, 4 at 2 streams. One run
+(loaded machine): 17.0 / 46.6 ns per SQE at 2 / 256 streams with run-ahead (x2.75), 36.1 / 89.3
+exact (x2.47); another: 52.6 / 97.6 (x1.86) and 87.8 / 148.6 (x1.69). The 1.5x target is missed.
+
 The results are printed as tables (``bench_report``); nothing is asserted about time.
 """
 from __future__ import annotations
