@@ -11,6 +11,10 @@ collection walks every tracked container: numba's dispatchers and type caches (~
 once the engine is compiled), the runtime's handles, and each graph's models, streams, events
 and lists. Frozen, those are in the permanent generation and the collection walks only what was
 made since. The figures are medians of ``ROUNDS`` collections; nothing is asserted about time.
+
+Measured (loaded 2-core machine): 1,000 graphs, 159,000 tracked objects: 75 ms plain, 1.9 ms
+frozen at warm-up, < 0.01 ms frozen after the graphs; 4,000 graphs, 222,000 objects: 169 / 45 /
+< 0.01 ms (docs/architecture.md §17 "The collector": the decision, opt-in).
 """
 from __future__ import annotations
 

@@ -35,6 +35,10 @@ and >= 2.5x SimPy. Run:
 
 ``NPUSIM_PEER_LAUNCHES`` sets the launches per stream (default 20,000, the issue's size).
 
+Issue 40 (run-ahead, docs/architecture.md §5; loaded machine, paired rounds, exact order ->
+run-ahead in the same run): 8-stream replay 373x -> 554x SimPy in one run, 202x -> 280x in
+another; one replay 15.4 / 11.3 ms exact, 8.8 ms with run-ahead.
+
 Measured (session 3, 2 loaded cores; CPU time per task, best of 3, the previous and this host
 layer interleaved; SimPy ~8.0 us per task): 8-stream eager 2.20 -> 1.87 us (3.6x -> 4.3x SimPy),
 8-stream capture 2.69 -> 2.27 (3.0x -> 3.5x), 1-stream capture 2.12 -> 1.80 (3.7x -> 4.3x, 556 k
