@@ -1,0 +1,17 @@
+"""Sample blockers fixed in the C path (docs/cabi_samples.md "Blockers"): C programs of
+npusim's own calling what the runtime's samples call."""
+from __future__ import annotations
+
+ZERO = ("init", "set_device", "create_stream", "malloc_out", "malloc_counter", "memset_counter",
+        "random_num", "sync", "d2h", "free_out", "free_counter", "destroy_stream", "reset",
+        "finalize")
+
+
+def test_random_num_task_info_read_from_c(run_c):
+    r = run_c("fixes")
+    err = r.pop("__stderr__")
+    assert not {k: r[k] for k in ZERO if r[k]}, err
+    # B6: the struct crossed byte for byte (the facade's 104-byte form); NULL and a bad data type
+    # are the facade's 100000
+    assert r["random_in_range"] == 1 and r["random_distinct"] == 1, err
+    assert r["random_num_null"] == 100000 and r["random_num_bad_type"] == 100000
