@@ -175,7 +175,6 @@ REFUSED: list[tuple[str, str, str, int, str]] = [
     ("rt", "reset_stream_res_limit", "aclrtResetStreamResLimit", 0, _LIMIT),
     ("rt", "use_stream_res_in_current_thread", "aclrtUseStreamResInCurrentThread", 0, _LIMIT),
     ("rt", "unuse_stream_res_in_current_thread", "aclrtUnuseStreamResInCurrentThread", 0, _LIMIT),
-    ("rt", "get_res_in_current_thread", "aclrtGetResInCurrentThread", 1, _LIMIT),
     ("rt", "device_task_abort", "aclrtDeviceTaskAbort", 0, _ABORT),
     # chapter 11-04's sharing of physical memory between processes (the rest is simulated:
     # runtime/api_vmm.py)

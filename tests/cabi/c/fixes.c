@@ -1,5 +1,5 @@
 /* npusim cabi test: the sample blockers fixed in the C path (docs/cabi_samples.md): the
-   aclrtRandomNumTaskInfo struct read byte for byte (B6). Written for npusim's tests. */
+   aclrtRandomNumTaskInfo struct read byte for byte (B6), aclrtGetResInCurrentThread (B2). Written for npusim's tests. */
 #include <stdio.h>
 #include <string.h>
 #include "acl/acl.h"
@@ -50,6 +50,17 @@ int main(void)
     }
     SAY("random_in_range", in_range);
     SAY("random_distinct", distinct);
+
+    /* B2: the thread's core limits: the device's, after aclrtSetDeviceResLimit */
+    uint32_t cube = 0, vec = 0;
+    SAY("res_cube", aclrtGetResInCurrentThread(ACL_RT_DEV_RES_CUBE_CORE, &cube));
+    SAY("cube_cores", cube);
+    SAY("set_res_limit", aclrtSetDeviceResLimit(0, ACL_RT_DEV_RES_VECTOR_CORE, 3));
+    SAY("res_vec", aclrtGetResInCurrentThread(ACL_RT_DEV_RES_VECTOR_CORE, &vec));
+    SAY("vector_cores", vec);
+    SAY("res_bad_type", aclrtGetResInCurrentThread((aclrtDevResLimitType)2, &vec));
+    SAY("res_null", aclrtGetResInCurrentThread(ACL_RT_DEV_RES_CUBE_CORE, NULL));
+    SAY("reset_res_limit", aclrtResetDeviceResLimit(0));
 
     SAY("free_out", aclrtFree(out));
     SAY("free_counter", aclrtFree(counter));
