@@ -155,7 +155,6 @@ REFUSED: list[tuple[str, str, str, int, str]] = [
     ("rt", "get_device_capability", "aclrtGetDeviceCapability", 1, _HW),
     ("rt", "get_devices_topo", "aclrtGetDevicesTopo", 1, _HW),
     ("rt", "get_device_utilization_rate", "aclrtGetDeviceUtilizationRate", 1, _HW),
-    ("rt", "query_device_status", "aclrtQueryDeviceStatus", 1, _HW),
     ("rt", "device_get_uuid", "aclrtDeviceGetUuid", 1, _HW),
     ("rt", "device_get_bare_tgid", "aclrtDeviceGetBareTgid", 1, _HW),
     ("rt", "set_device_sat_mode", "aclrtSetDeviceSatMode", 0, _SAT),

@@ -233,6 +233,22 @@ def get_device_res_limit(dev_id, res_type):
     return d.res_limit[res_type], ERR.ACL_SUCCESS
 
 
+ACL_RT_DEVICE_STATUS_NORMAL, ACL_RT_DEVICE_STATUS_ABNORMAL = 0, 1
+"""aclrtDeviceStatus (acl_base.h): what aclrtQueryDeviceStatus reports."""
+
+
+def query_device_status(dev_id):
+    """aclrtQueryDeviceStatus -> (status, code): ``ACL_RT_DEVICE_STATUS_NORMAL`` for any device
+    of the profile, set or not (``Runtime::GetWatchDogDevStatus``, runtime.cc:5314-5330: the
+    watchdog's status, NORMAL unless the TS heartbeat was lost or the device's error ring
+    reported an error, neither of which npusim simulates; fidelity row 505). Codes: an id
+    outside the devices 107001 (``ApiErrorDecorator::DeviceStatusQuery``, api_error.cc:
+    6521-6536: ``ChgUserDevIdToDeviceId`` / ``CheckDeviceIdIsValid``); no aclInit needed."""
+    if not valid_device_id(dev_id):
+        return None, ERR.ACL_ERROR_RT_INVALID_DEVICEID
+    return ACL_RT_DEVICE_STATUS_NORMAL, ERR.ACL_SUCCESS
+
+
 def get_res_in_current_thread(res_type):
     """aclrtGetResInCurrentThread -> (value, code): the core count of ``res_type`` kernels the
     calling thread launches may use: the device's limit (aclrtSetDeviceResLimit, else the

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 ZERO = ("init", "set_device", "create_stream", "malloc_out", "malloc_counter", "memset_counter",
         "random_num", "sync", "d2h", "res_cube", "set_res_limit", "res_vec", "reset_res_limit",
-        "free_out", "free_counter", "destroy_stream", "reset", "finalize")
+        "query_status", "free_out", "free_counter", "destroy_stream", "reset", "finalize")
 
 
-def test_random_num_task_info_and_thread_res_limits_from_c(run_c):
+def test_random_num_res_limits_and_device_status_from_c(run_c):
     r = run_c("fixes")
     err = r.pop("__stderr__")
     assert not {k: r[k] for k in ZERO if r[k]}, err
@@ -19,3 +19,6 @@ def test_random_num_task_info_and_thread_res_limits_from_c(run_c):
     # a type outside [0, 2) 107000, a NULL output 100000 (the acl layer, before the runtime)
     assert r["cube_cores"] == 25 and r["vector_cores"] == 3
     assert r["res_bad_type"] == 107000 and r["res_null"] == 100000
+    # B3: NORMAL written back; a bad id 107001; a NULL output 100000
+    assert r["status_normal"] == 1
+    assert r["query_status_bad_id"] == 107001 and r["query_status_null"] == 100000

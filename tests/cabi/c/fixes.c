@@ -1,5 +1,5 @@
 /* npusim cabi test: the sample blockers fixed in the C path (docs/cabi_samples.md): the
-   aclrtRandomNumTaskInfo struct read byte for byte (B6), aclrtGetResInCurrentThread (B2). Written for npusim's tests. */
+   aclrtRandomNumTaskInfo struct read byte for byte (B6), aclrtGetResInCurrentThread (B2), aclrtQueryDeviceStatus (B3). Written for npusim's tests. */
 #include <stdio.h>
 #include <string.h>
 #include "acl/acl.h"
@@ -61,6 +61,13 @@ int main(void)
     SAY("res_bad_type", aclrtGetResInCurrentThread((aclrtDevResLimitType)2, &vec));
     SAY("res_null", aclrtGetResInCurrentThread(ACL_RT_DEV_RES_CUBE_CORE, NULL));
     SAY("reset_res_limit", aclrtResetDeviceResLimit(0));
+
+    /* B3: the device's status */
+    aclrtDeviceStatus status = ACL_RT_DEVICE_STATUS_END;
+    SAY("query_status", aclrtQueryDeviceStatus(0, &status));
+    SAY("status_normal", status == ACL_RT_DEVICE_STATUS_NORMAL);
+    SAY("query_status_bad_id", aclrtQueryDeviceStatus(1 << 20, &status));
+    SAY("query_status_null", aclrtQueryDeviceStatus(0, NULL));
 
     SAY("free_out", aclrtFree(out));
     SAY("free_counter", aclrtFree(counter));
