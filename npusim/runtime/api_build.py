@@ -395,7 +395,8 @@ def stream_abort(stream) -> int:
 
 def destroy_stream_force(stream) -> int:
     """aclrtDestroyStreamForce (``rtStreamDestroyForce`` -> ``StreamDestroy(stm, true)``): as
-    aclrtDestroyStream, but queued tasks are discarded instead of waited for. Order: NULL 100000
+    aclrtDestroyStream, but queued tasks are discarded instead of waited for, by the device one
+    dispatch after the call (``_drain(handshake=True)``, fidelity row 500). Order: NULL 100000
     (ACL); handle 107017; the context's default stream 107000; a capturing stream 107027;
     context 107002 / 107003; a model's own stream 207000; a stream bound to a model 107005
     (``TearDownOwnedStream``: RT_ERROR_STREAM_MODEL)."""
