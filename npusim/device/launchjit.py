@@ -27,6 +27,8 @@ plain Python over the numpy arrays (``tests/device/test_compiled_launch.py`` com
 """
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 from numba import carray, njit, types
 from numba.extending import intrinsic
@@ -172,8 +174,9 @@ def _eager_task_c(d, q, cost, op, flag, blocks, a0, a1, a2, a3):
 
 
 # ---- the reference path: the same bodies as Python over the arrays -----------------------------
-STATES: dict = {}
-"""Directory address -> its DeviceState (the reference path finds the arrays through it)."""
+STATES: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+"""Directory address -> its DeviceState (the reference path finds the arrays through it; a
+device dropped by a reset leaves it)."""
 
 
 def _arrays(d):
