@@ -27,6 +27,18 @@ from .device import DeadlockError
 from .runtime import RT
 from .stream import SqStream
 
+_M_CASCADE = LJ.M_CASCADE
+_M_COLS = LJ.M_COLS
+_M_LAST = LJ.M_LAST
+_M_NEXT = LJ.M_NEXT
+_M_TASK_NS = LJ.M_TASK_NS
+_R_CAP = LJ.R_CAP
+_R_COLS = LJ.R_COLS
+_R_COUNT = LJ.R_COUNT
+_R_LAST_OP = LJ.R_LAST_OP
+_R_MODEL = LJ.R_MODEL
+_R_SQE_NUM = LJ.R_SQE_NUM
+
 NONE, CAPTURE_ACTIVE, CAPTURE_INVALIDATED, UPDATING, FAULT, READY = range(6)
 CAPTURING = (CAPTURE_ACTIVE, CAPTURE_INVALIDATED)   # CaptureModel.is_capturing
 STREAM_ACTIVE, STREAM_INVALIDATED = 1, 2    # aclmdlRICaptureStatus of a user stream (NONE = 0)
@@ -69,7 +81,7 @@ class CaptureStream(SqStream):
         self.state = dev.state
         self.sq = dev.state.alloc_sq(capacity, E.K_MODEL, dev.timing.sqe_dispatch_graph_ns)
         self.capacity = capacity                    # ring rows held now; grows on demand
-        dev.state._rv[self.sq * LJ.R_COLS + LJ.R_MODEL] = model.mrow
+        dev.state._rv[self.sq * _R_COLS + _R_MODEL] = model.mrow
         self.id = dev.next_stream_id()
         self.sqe_num = 0            # captureSqeNum: SQEs counted for the cascade trigger
         self.task_count = 0         # tasks written (task ids)
@@ -101,38 +113,38 @@ class CaptureStream(SqStream):
     @property
     def task_count(self) -> int:
         """Tasks written (task ids)."""
-        return self.state._rv[self.sq * LJ.R_COLS + LJ.R_COUNT]
+        return self.state._rv[self.sq * _R_COLS + _R_COUNT]
 
     @task_count.setter
     def task_count(self, n: int) -> None:
-        self.state._rv[self.sq * LJ.R_COLS + LJ.R_COUNT] = n
+        self.state._rv[self.sq * _R_COLS + _R_COUNT] = n
 
     @property
     def capacity(self) -> int:
         """Ring rows held now (grows on demand up to ``depth``)."""
-        return self.state._rv[self.sq * LJ.R_COLS + LJ.R_CAP]
+        return self.state._rv[self.sq * _R_COLS + _R_CAP]
 
     @capacity.setter
     def capacity(self, n: int) -> None:
-        self.state._rv[self.sq * LJ.R_COLS + LJ.R_CAP] = n
+        self.state._rv[self.sq * _R_COLS + _R_CAP] = n
 
     @property
     def sqe_num(self) -> int:
         """captureSqeNum: SQEs counted for the cascade trigger."""
-        return self.state._rv[self.sq * LJ.R_COLS + LJ.R_SQE_NUM]
+        return self.state._rv[self.sq * _R_COLS + _R_SQE_NUM]
 
     @sqe_num.setter
     def sqe_num(self, n: int) -> None:
-        self.state._rv[self.sq * LJ.R_COLS + LJ.R_SQE_NUM] = n
+        self.state._rv[self.sq * _R_COLS + _R_SQE_NUM] = n
 
     @property
     def last_op(self) -> int:
         """Opcode of the last task (join-back rule), -1 before any."""
-        return self.state._rv[self.sq * LJ.R_COLS + LJ.R_LAST_OP]
+        return self.state._rv[self.sq * _R_COLS + _R_LAST_OP]
 
     @last_op.setter
     def last_op(self, op: int) -> None:
-        self.state._rv[self.sq * LJ.R_COLS + LJ.R_LAST_OP] = op
+        self.state._rv[self.sq * _R_COLS + _R_LAST_OP] = op
 
     def ring_base(self) -> int:
         """Pool row of position 0 of the ring (a capture stream never wraps, and once its
@@ -155,15 +167,13 @@ class CaptureStream(SqStream):
                blocks=0) -> int:
         """Write one task's SQE at the tail; returns its position (= its index in the stream:
         a capture stream is written once, from position 0, and never wraps)."""
-        pos = self.task_count
-        if pos >= self.capacity:
+        st = self.state
+        pos = st._rv[self.sq * _R_COLS + _R_COUNT]          # task_count
+        if pos >= st._rv[self.sq * _R_COLS + _R_CAP]:       # capacity
             self._grow(pos)
         a5 = REC.site_id(2) if REC.on else 0       # analysis: the source site in a5
-        st = self.state
-        if op == S.OP_KERNEL:               # push builds a lazy kernel body before its SQE
-            st.push(self.sq, op, 0, a0, a1, a2, a3, 0, a5, flag, blocks, pos & 0xFFFF)
-        else:
-            st.push(self.sq, op, 0, a0, a1, a2, a3, 0, a5, flag, blocks, pos & 0xFFFF)
+        # (push builds a lazy kernel body before its SQE)
+        st.push(self.sq, op, 0, a0, a1, a2, a3, 0, a5, flag, blocks, pos & 0xFFFF)
         return self._appended(pos, op, sqe_count)
 
     def append_nops(self, n: int) -> int:
@@ -222,15 +232,23 @@ class CaptureStream(SqStream):
     def _appended(self, pos: int, op: int, sqe_count: int) -> int:
         """The bookkeeping of a task just written at ``pos`` (both append paths): the count,
         the model's global capture order (``aclmdlRITaskGetSeqId``), SQEs toward the cascade
-        limit, and the last task (a capture record sets ``last_event`` after appending, §4.3)."""
-        self.task_count = pos + 1
+        limit, and the last task (a capture record sets ``last_event`` after appending, §4.3).
+        (The words of ``rings`` and ``mseq`` are read here without their properties.)"""
+        st = self.state
+        q = self.sq
+        rv = st._rv
+        i = q * _R_COLS
+        rv[i + _R_COUNT] = pos + 1
         m = self.model
-        if m.seq_last is not self:           # a new run of the model's capture order
-            m.seq_runs.append((self, pos, m.next_seq))
-            m.seq_last = self
-        m.next_seq += 1
-        self.sqe_num += sqe_count
-        self.last_op = op
+        mv = st._mv
+        j = m.mrow * _M_COLS
+        seq = mv[j + _M_NEXT]
+        if mv[j + _M_LAST] != q:             # a new run of the model's capture order
+            m.seq_runs.append((self, pos, seq))
+            mv[j + _M_LAST] = q
+        mv[j + _M_NEXT] = seq + 1
+        rv[i + _R_SQE_NUM] += sqe_count
+        rv[i + _R_LAST_OP] = op
         self.last_event = None
         return pos
 
@@ -373,39 +391,39 @@ class CaptureModel:
     @property
     def cascade_at(self) -> int:
         """A capture stream cascades once it holds this many SQEs (§5)."""
-        return self.device.state._mv[self.mrow * LJ.M_COLS + LJ.M_CASCADE]
+        return self.device.state._mv[self.mrow * _M_COLS + _M_CASCADE]
 
     @cascade_at.setter
     def cascade_at(self, n: int) -> None:
-        self.device.state._mv[self.mrow * LJ.M_COLS + LJ.M_CASCADE] = n
+        self.device.state._mv[self.mrow * _M_COLS + _M_CASCADE] = n
 
     @property
     def capture_task_ns(self) -> int:
         """The host cost of one captured task."""
-        return self.device.state._mv[self.mrow * LJ.M_COLS + LJ.M_TASK_NS]
+        return self.device.state._mv[self.mrow * _M_COLS + _M_TASK_NS]
 
     @capture_task_ns.setter
     def capture_task_ns(self, ns: int) -> None:
-        self.device.state._mv[self.mrow * LJ.M_COLS + LJ.M_TASK_NS] = ns
+        self.device.state._mv[self.mrow * _M_COLS + _M_TASK_NS] = ns
 
     @property
     def next_seq(self) -> int:
         """The capture-order sequence id of the next task (aclmdlRITaskGetSeqId)."""
-        return self.device.state._mv[self.mrow * LJ.M_COLS + LJ.M_NEXT]
+        return self.device.state._mv[self.mrow * _M_COLS + _M_NEXT]
 
     @next_seq.setter
     def next_seq(self, n: int) -> None:
-        self.device.state._mv[self.mrow * LJ.M_COLS + LJ.M_NEXT] = n
+        self.device.state._mv[self.mrow * _M_COLS + _M_NEXT] = n
 
     @property
     def seq_last(self):
         """The capture stream that wrote the model's last task (None before any)."""
-        q = self.device.state._mv[self.mrow * LJ.M_COLS + LJ.M_LAST]
+        q = self.device.state._mv[self.mrow * _M_COLS + _M_LAST]
         return None if q < 0 else self.device.streams_by_sq_model.get(q)
 
     @seq_last.setter
     def seq_last(self, cs) -> None:
-        self.device.state._mv[self.mrow * LJ.M_COLS + LJ.M_LAST] = -1 if cs is None else cs.sq
+        self.device.state._mv[self.mrow * _M_COLS + _M_LAST] = -1 if cs is None else cs.sq
 
     def new_slot(self) -> int:
         """A sync slot owned by this model (capture events, EndGraph, internal notifies)."""

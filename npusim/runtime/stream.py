@@ -35,6 +35,10 @@ from ..device.sqe import OP_KERNEL as _OP_KERNEL
 from .recording import REC
 from .runtime import RT
 
+_R_COLS = LJ.R_COLS
+_R_ROOM = LJ.R_ROOM
+_R_SEQ = LJ.R_SEQ
+
 # aclrtCreateStreamWithConfig flags (acl_rt.h)
 ACL_STREAM_FAST_LAUNCH, ACL_STREAM_FAST_SYNC, ACL_STREAM_PERSISTENT = 0x1, 0x2, 0x4
 ACL_STREAM_HUGE, ACL_STREAM_CPU_SCHEDULE, ACL_STREAM_DEVICE_USE_ONLY = 0x8, 0x10, 0x20
@@ -146,20 +150,20 @@ class Stream(SqStream):
     @property
     def task_seq(self) -> int:
         """Tasks submitted on this stream (the next task id before its 16-bit wrap)."""
-        return self.device.state._rv[self.sq * LJ.R_COLS + LJ.R_SEQ]
+        return self.device.state._rv[self.sq * _R_COLS + _R_SEQ]
 
     @task_seq.setter
     def task_seq(self, n: int) -> None:
-        self.device.state._rv[self.sq * LJ.R_COLS + LJ.R_SEQ] = n
+        self.device.state._rv[self.sq * _R_COLS + _R_SEQ] = n
 
     @property
     def room(self) -> int:
         """Submits that surely fit before the ring can be full (the last check's free slots)."""
-        return self.device.state._rv[self.sq * LJ.R_COLS + LJ.R_ROOM]
+        return self.device.state._rv[self.sq * _R_COLS + _R_ROOM]
 
     @room.setter
     def room(self, n: int) -> None:
-        self.device.state._rv[self.sq * LJ.R_COLS + LJ.R_ROOM] = n
+        self.device.state._rv[self.sq * _R_COLS + _R_ROOM] = n
 
     # ---- submission ----
     @property
