@@ -194,19 +194,22 @@ class Stream(SqStream):
         if self.ctx.capture_refs[0]:                       # a GLOBAL capture is in progress
             for hook in EAGER_IN_CAPTURE_HOOKS:
                 hook(self)
-        elif op != _OP_KERNEL and not REC.on and RT.threads <= 1:
-            # the compiled path (launchjit.eager_task): with room in the staged ring, the host
-            # cost, the task id and the row in one call; else (-1) nothing changed
+        elif not REC.on and RT.threads <= 1 and (op != _OP_KERNEL or (
+                0 <= a0 < len(_TABLE.entries) and _TABLE.entries[a0].func is not None)):
+            # the compiled path (launchjit.eager_task; a kernel's body built): with room in the
+            # staged ring, the host cost, the task id and the row in one call; else (-1)
+            # nothing changed
             pos = LJ.eager_task(self.jd, self.sq, host_cost_ns, op, flag, blocks, a0, a1, a2, a3)
             if pos >= 0:
                 return pos
         dev = self.device
         RT.host_ns += host_cost_ns
         st = dev.state
-        if self.room > 0:
+        rv, ri = st._rv, self.sq * _R_COLS      # this SQ's rings words (room, task_seq)
+        if rv[ri + _R_ROOM] > 0:
             # the last check saw ``room`` free slots and an eager SQ's head only grows: the
             # ring cannot be full before they are used
-            self.room -= 1
+            rv[ri + _R_ROOM] -= 1
         elif st.pending(self.sq) >= self.depth:
             if then and (st.access_log is not None or (self.depth - 2 - then)
                          * dev.timing.sqe_dispatch_eager_ns < dev.timing.doorbell_ns):
@@ -244,10 +247,12 @@ class Stream(SqStream):
         else:
             self.room = self.depth - st.pending(self.sq) - 1
         t = RT.host_ns + dev.timing.doorbell_ns
-        task_id = self.task_seq & 0xFFFF
+        rv, ri = st._rv, self.sq * _R_COLS      # (a wait may have grown ``rings``)
+        seq = rv[ri + _R_SEQ]
+        task_id = seq & 0xFFFF
         if RT.threads > 1:                  # aclrtGetThreadLastTaskId is per thread
             note_task(self, t, task_id)
-        self.task_seq += 1
+        rv[ri + _R_SEQ] = seq + 1
         if REC.on:                      # analysis: host epoch and source site in a4/a5
             a4, a5 = REC.tag(dev)
             return st.push(self.sq, op, t, a0, a1, a2, a3, a4, a5, flag, blocks, task_id)
