@@ -14,7 +14,7 @@ _warnings.filterwarnings("ignore", category=_NEFW)
 from . import acl, errors  # noqa: E402
 from .acl import install_as_acl, uninstall_as_acl  # noqa: E402  (``import acl`` -> npusim.acl)
 from .api import (Binary, Buffer, Device, Event, ExternalEvent, Function,  # noqa: E402
-                  Graph, Stream, configure, graph, graph_task_group_begin, graph_task_group_end,
+                  Graph, Stream, configure, freeze_permanent, graph, graph_task_group_begin, graph_task_group_end,
                   graph_task_update_begin, graph_task_update_end, load_binary, reset,
                   reset_kernel_cost, roofline, set_kernel_cost, TaskGroup, TaskUpdate,
                   task_group, task_update)
@@ -42,7 +42,7 @@ def __getattr__(name):
 __version__ = "0.1.0"
 __all__ = ["acl", "hccl", "communicator", "Comm", "HcclError", "errors", "AclError", "Device", "Stream", "Event", "ExternalEvent", "Buffer",
            "Graph", "graph", "BuiltModel",
-           "configure", "reset", "graph_task_group_begin", "graph_task_group_end",
+           "configure", "freeze_permanent", "reset", "graph_task_group_begin", "graph_task_group_end",
            "graph_task_update_begin", "graph_task_update_end", "load_binary", "Binary",
            "Function", "kernel", "samples", "cpu_kernel", "register_cpu_kernel", "set_kernel_cost",
            "reset_kernel_cost", "roofline", "inject", "clear_injections", "analysis", "census",

@@ -492,7 +492,8 @@ OVERRIDES: dict[tuple[str, str], Spec] = {
     ("get_func_by_symbol", "symbol"): Spec(ANY),            # the kernel's name
     ("function_get_avail_dyn_ubuf_per_block", "flags"): Spec(U32, E_ACL),
     # chapter 3 device resource limits (runtime/api_device.py)
-    **{(f, "res_type"): Spec(ENUM) for f in ("set_device_res_limit", "get_device_res_limit")},
+    **{(f, "res_type"): Spec(ENUM) for f in ("set_device_res_limit", "get_device_res_limit",
+                                              "get_res_in_current_thread")},
     ("set_device_res_limit", "value"): Spec(U32),           # uint32_t value
     # chapter 12 (runtime/api_random.py): uint32_t taskId
     ("task_update_async", "task_id"): Spec(U32),

@@ -94,7 +94,8 @@ from ..runtime.api_memcopy import (ACL_MEM_LOCATION_TYPE_DEVICE,  # noqa: F401,E
 from ..runtime.api_exception import (ACL_RT_CONTEXT_LEVEL, ACL_RT_ERROR_MEMORY,  # noqa: F401,E402
                                      ACL_RT_ERROR_OTHERS, ACL_RT_NO_ERROR, ACL_RT_THREAD_LEVEL)
 from ..runtime.api_device import (ACL_RT_DEV_RES_CUBE_CORE,  # noqa: F401,E402
-                                  ACL_RT_DEV_RES_VECTOR_CORE)
+                                  ACL_RT_DEV_RES_VECTOR_CORE, ACL_RT_DEVICE_STATUS_ABNORMAL,
+                                  ACL_RT_DEVICE_STATUS_NORMAL)
 from ..runtime.api_reduce import (ACL_BF16, ACL_FLOAT, ACL_FLOAT16, ACL_INT4,  # noqa: F401,E402
                                   ACL_INT8, ACL_INT16, ACL_INT32, ACL_UINT8, ACL_UINT16,
                                   ACL_UINT32, ACL_RT_MEMCPY_SDMA_AUTOMATIC_EQUAL,

@@ -155,7 +155,6 @@ REFUSED: list[tuple[str, str, str, int, str]] = [
     ("rt", "get_device_capability", "aclrtGetDeviceCapability", 1, _HW),
     ("rt", "get_devices_topo", "aclrtGetDevicesTopo", 1, _HW),
     ("rt", "get_device_utilization_rate", "aclrtGetDeviceUtilizationRate", 1, _HW),
-    ("rt", "query_device_status", "aclrtQueryDeviceStatus", 1, _HW),
     ("rt", "device_get_uuid", "aclrtDeviceGetUuid", 1, _HW),
     ("rt", "device_get_bare_tgid", "aclrtDeviceGetBareTgid", 1, _HW),
     ("rt", "set_device_sat_mode", "aclrtSetDeviceSatMode", 0, _SAT),
@@ -175,7 +174,6 @@ REFUSED: list[tuple[str, str, str, int, str]] = [
     ("rt", "reset_stream_res_limit", "aclrtResetStreamResLimit", 0, _LIMIT),
     ("rt", "use_stream_res_in_current_thread", "aclrtUseStreamResInCurrentThread", 0, _LIMIT),
     ("rt", "unuse_stream_res_in_current_thread", "aclrtUnuseStreamResInCurrentThread", 0, _LIMIT),
-    ("rt", "get_res_in_current_thread", "aclrtGetResInCurrentThread", 1, _LIMIT),
     ("rt", "device_task_abort", "aclrtDeviceTaskAbort", 0, _ABORT),
     # chapter 11-04's sharing of physical memory between processes (the rest is simulated:
     # runtime/api_vmm.py)

@@ -127,3 +127,7 @@ from ..runtime.api_peer import (device_can_access_peer,  # noqa: F401,E402
                                 device_peer_access_status)
 # aclrtResetDeviceForce (issue 39 item 4: the samples' teardown)
 from ..runtime.api_device import reset_device_force  # noqa: F401,E402
+# aclrtGetResInCurrentThread, aclrtQueryDeviceStatus (issue 39: the samples' context and device
+# queries)
+from ..runtime.api_device import (get_res_in_current_thread,  # noqa: F401,E402
+                                  query_device_status)

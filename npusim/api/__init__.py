@@ -6,7 +6,7 @@ ACL name) where the facade returns a non-zero code, so both APIs share one set o
 
 One module per object, lowest first (each imports only the ones above it):
 
-* ``base.py``      — ``configure``, ``reset``, and ``_ok`` / ``_out``: a non-zero code becomes
+* ``base.py``      — ``configure``, ``reset``, ``freeze_permanent``, and ``_ok`` / ``_out``: a non-zero code becomes
   ``AclError``;
 * ``stream.py``    — ``Buffer``, ``Stream``, ``Event``, ``ExternalEvent``, ``random_task_info``;
 * ``kernel.py``    — ``Function``, ``Binary`` / ``load_binary``, kernel cost models;
@@ -21,7 +21,7 @@ re-exports the public ones).
 from __future__ import annotations
 
 from ..runtime.runtime import RT  # noqa: F401  (npusim.api.RT: tests read the host clock)
-from .base import configure, reset, _cause, _detail, _ok, _out  # noqa: F401
+from .base import configure, freeze_permanent, reset, _cause, _detail, _ok, _out  # noqa: F401
 from .stream import (Buffer, Event, ExternalEvent, Stream, random_task_info, _CONDITIONS,
                      _RANDOM_DEFAULTS, _RANDOM_DIST, _RANDOM_TYPES)  # noqa: F401
 from .kernel import (Binary, Function, load_binary, reset_kernel_cost, roofline, set_kernel_cost,

@@ -637,6 +637,24 @@ def kernel_task_attribute(e, idx):
     return cdef, c, py
 
 
+def random_num(e, idx):
+    """aclrtRandomNumAsync(const aclrtRandomNumTaskInfo *taskInfo, aclrtStream stream,
+    void *reserve): the struct's bytes as they are (``sizeof`` of the headers built against; the
+    facade takes the 104-byte form and refuses another size), copied at the call; NULL: None
+    (100000)."""
+    c = """aclError aclrtRandomNumAsync(const aclrtRandomNumTaskInfo *taskInfo,
+                             const aclrtStream stream, void *reserve)
+{
+    return (aclError)cabi_py_aclrtRandomNumAsync((uintptr_t)taskInfo,
+                                                 (uint64_t)sizeof(*taskInfo),
+                                                 (uintptr_t)stream, (uintptr_t)reserve);
+}
+"""
+    cdef, py = _ext(e, idx, "uintptr_t, uint64_t, uintptr_t, uintptr_t",
+                    f"    return F{idx}(BYTES(a0, a1), a2, a3)\n")
+    return cdef, c, py
+
+
 HANDLERS = {"aclmdlRICaptureThreadExchangeMode": exchange_mode,
             "aclrtBinaryLoadFromData": _one_out(
                 "const void *data, size_t length, const aclrtBinaryLoadOptions *options, "
@@ -673,4 +691,5 @@ HANDLERS = {"aclmdlRICaptureThreadExchangeMode": exchange_mode,
             "aclrtMallocPhysical": malloc_physical,
             "aclrtMemGetAllocationGranularity": granularity,
             "aclrtMemSetAccess": set_access,
-            "aclmdlRIAddCondTask": add_cond_task}
+            "aclmdlRIAddCondTask": add_cond_task,
+            "aclrtRandomNumAsync": random_num}

@@ -189,6 +189,16 @@ class DeviceState:
             self.st[E.E_CONTEND] = 1 if on else 0
             self.reset_cores()
 
+    # ---- run-ahead (docs/architecture.md §5) ----
+    @property
+    def exact_order(self) -> bool:
+        """Exact time order forced: no SQ runs ahead of the others between synchronizations
+        (run-ahead is off anyway while contention is on)."""
+        return bool(self.st[E.E_EXACT])
+
+    def set_exact_order(self, on: bool) -> None:
+        self.st[E.E_EXACT] = 1 if on else 0
+
     def reset_cores(self) -> None:
         """Every core of every pool free (a device reset)."""
         self.st[E.E_POOL:E.E_BODY] = 0

@@ -339,11 +339,26 @@ def switch_stream(left_value, condition, right_value, data_type, true_stream, fa
 
 
 # ---- aclrtStreamAbort / aclrtDestroyStreamForce / aclrtStreamStop ----
-def _drain(s) -> int:
+def _drain(s, handshake: bool = False) -> int:
     """Discard the stream's tasks that have not started by the host's time (they never run);
-    a task running then ends now. Returns how many were dropped."""
+    a task running then ends now. Returns how many were dropped.
+
+    ``handshake`` (aclrtDestroyStreamForce): the discard is the device's work, not the host's.
+    ``Stream::TearDown`` (src/runtime/core/src/stream/stream.cc, the force branch) submits an
+    ``MT_STREAM_RECYCLE_TASK`` maintenance task on another SQ (the primary stream's, on STARS)
+    when the stream has tasks pending, then polls the SQ's head and tail until they meet: the
+    tasks are dropped when that task is dispatched, one doorbell and one SQE dispatch after
+    the call, so a task the scheduler has started by then (the kernel launched just before)
+    runs -- its stores and printf happen -- and only the ones still queued behind it are
+    dropped. A stream with nothing pending submits no recycle task (fidelity row 500)."""
     dev = s.device
     dev.advance_to_host()
+    if handshake:
+        row = dev.state.sqs[s.sq]
+        if dev.state.pending(s.sq) == 0 and row[E.Q_TIME] <= RT.host_ns:
+            return 0
+        RT.tick(dev.timing.doorbell_ns + dev.timing.sqe_dispatch_eager_ns)
+        dev.advance_to_host()
     return dev.state.discard(s.sq, RT.host_ns)
 
 
@@ -380,7 +395,8 @@ def stream_abort(stream) -> int:
 
 def destroy_stream_force(stream) -> int:
     """aclrtDestroyStreamForce (``rtStreamDestroyForce`` -> ``StreamDestroy(stm, true)``): as
-    aclrtDestroyStream, but queued tasks are discarded instead of waited for. Order: NULL 100000
+    aclrtDestroyStream, but queued tasks are discarded instead of waited for, by the device one
+    dispatch after the call (``_drain(handshake=True)``, fidelity row 500). Order: NULL 100000
     (ACL); handle 107017; the context's default stream 107000; a capturing stream 107027;
     context 107002 / 107003; a model's own stream 207000; a stream bound to a model 107005
     (``TearDownOwnedStream``: RT_ERROR_STREAM_MODEL)."""
@@ -402,7 +418,7 @@ def destroy_stream_force(stream) -> int:
         RT.tls.explain("The stream is bound to a model: unbind it (aclmdlRIUnbindStream) first")
         return ERR.ACL_ERROR_RT_STREAM_MODEL
     RT.tick(s.device.timing.host_api_ns)
-    _drain(s)
+    _drain(s, handshake=True)
     s.device.take_sq_error(s.sq)
     s.release()
     return ERR.ACL_SUCCESS

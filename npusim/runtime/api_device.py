@@ -233,6 +233,38 @@ def get_device_res_limit(dev_id, res_type):
     return d.res_limit[res_type], ERR.ACL_SUCCESS
 
 
+ACL_RT_DEVICE_STATUS_NORMAL, ACL_RT_DEVICE_STATUS_ABNORMAL = 0, 1
+"""aclrtDeviceStatus (acl_base.h): what aclrtQueryDeviceStatus reports."""
+
+
+def query_device_status(dev_id):
+    """aclrtQueryDeviceStatus -> (status, code): ``ACL_RT_DEVICE_STATUS_NORMAL`` for any device
+    of the profile, set or not (``Runtime::GetWatchDogDevStatus``, runtime.cc:5314-5330: the
+    watchdog's status, NORMAL unless the TS heartbeat was lost or the device's error ring
+    reported an error, neither of which npusim simulates; fidelity row 505). Codes: an id
+    outside the devices 107001 (``ApiErrorDecorator::DeviceStatusQuery``, api_error.cc:
+    6521-6536: ``ChgUserDevIdToDeviceId`` / ``CheckDeviceIdIsValid``); no aclInit needed."""
+    if not valid_device_id(dev_id):
+        return None, ERR.ACL_ERROR_RT_INVALID_DEVICEID
+    return ACL_RT_DEVICE_STATUS_NORMAL, ERR.ACL_SUCCESS
+
+
+def get_res_in_current_thread(res_type):
+    """aclrtGetResInCurrentThread -> (value, code): the core count of ``res_type`` kernels the
+    calling thread launches may use: the device's limit (aclrtSetDeviceResLimit, else the
+    hardware's count) of the current context's device. Codes: a type outside [0, 2) 107000
+    (``ApiErrorDecorator::GetResInCurrentThread``, api_error.cc:6827-6836); no current context
+    107002 (``ApiImpl::GetResInCurrentThread``, api_impl.cc:8047-8066). A thread's stream
+    limits (aclrtUseStreamResInCurrentThread) are not simulated (fidelity rows 157, 504), so
+    the device's limit is the answer."""
+    if not 0 <= res_type < RES_TYPES:
+        return None, ERR.ACL_ERROR_RT_PARAM_INVALID
+    ctx = RT.current_context
+    if ctx is None:
+        return None, ERR.ACL_ERROR_RT_CONTEXT_NULL
+    return int(ctx.device.res_limit[int(res_type)]), ERR.ACL_SUCCESS
+
+
 # ---- contexts ----
 def create_context(dev_id):
     if not valid_device_id(dev_id):

@@ -250,14 +250,18 @@ def free_host(ptr) -> int:
 
 # ---- copies ----
 def _sync_copy(dst, src, count, sw, dw) -> int:
-    """The driver copy of aclrtMemcpy: observe the device at the host's time, then copy."""
+    """The driver copy of aclrtMemcpy (``ApiImpl::MemCopySync`` -> ``Driver::MemCopySync``, no
+    stream order): the host waits for the copy, and its bytes move at the copy's end, after the
+    device has run up to then -- a kernel launched just before, not synchronized, has written
+    its output by the time a 1 MiB copy ends (the memory samples' ``WriteDo`` then
+    ``aclrtMemcpy``; fidelity row 501)."""
+    dev = (sw.device or dw.device)
+    if dev is not None:
+        RT.tick(_copy_cost(dev.timing, _real_kind(sw.kind, dw.kind), count))
     for w in (sw, dw):
         if w.device is not None:
             w.device.advance_to_host()
     host_bytes(dw, dst, count)[:] = host_bytes(sw, src, count)
-    dev = (sw.device or dw.device)
-    if dev is not None:
-        RT.tick(_copy_cost(dev.timing, _real_kind(sw.kind, dw.kind), count))
     return ERR.ACL_SUCCESS
 
 

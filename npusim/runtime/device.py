@@ -180,6 +180,8 @@ class Device:
             self.state.runaway_wall_s = opts["runaway_wall_s"]
         if opts.get("contention"):
             self.state.set_contention(True)
+        if opts.get("exact_order"):
+            self.state.set_exact_order(True)
         self.state.set_tracing(RT.trace_on)
         self.set_count = 0                 # aclrtSetDevice reference count
         self.contexts: dict = {}      # its contexts, in creation order (a dict: O(1) removal)

@@ -7,10 +7,15 @@ captures, so prefetched SQEs can still be rewritten). ``aclmdlRICaptureTaskUpdat
 group's tasks, in order: each launch builds the new SQE and enqueues an ``SQE_UPDATE`` on the
 update stream, which copies it over the captured SQE **when the update stream runs it** — so an
 update that is not ordered before a replay (no event) is observed stale, as on the device.
+
+The SQs whose rows an ``SQE_UPDATE`` may rewrite never run ahead of the others (the engine's
+``Q_EXACT``, ``engine/loop.py`` "run-ahead"): a group's capture streams are marked when it is
+closed, and every SQ an update or a rewrite targets when the update is queued.
 """
 from __future__ import annotations
 
 from .. import errors as ERR
+from ..device import engine as E
 from ..device import sqe as S
 from ..device.sqe import SQE_STRUCT
 from ..device.kernels import TABLE, UNIT_AICPU
@@ -93,6 +98,13 @@ def packed(cs, op: int, pos: int) -> None:
         cs.task_group.entries.append((cs, pos))
 
 
+def _exact(state, sq: int) -> None:
+    """SQ ``sq``'s rows may be rewritten in stream order by an SQE_UPDATE: it never runs ahead,
+    and each of its SQEs is ordered like a synchronization (``engine.Q_EXACT``)."""
+    if 0 <= sq < len(state.sqs):
+        state.sqs[sq, E.Q_EXACT] = 1
+
+
 def update_task(stream, op: int, a0=0, a1=0, a2=0, a3=0, flag=0, blocks=0) -> int:
     """A launch on a stream in task-update mode: rewrite the group's next task. Returns the
     update SQE's position on the update stream, or a negative code."""
@@ -147,6 +159,7 @@ def update_task(stream, op: int, a0=0, a1=0, a2=0, a3=0, flag=0, blocks=0) -> in
     # a5 (the analysis site of the captured task) stays: a race report names the captured line
     src, slot = pay.stage((S.OP_KERNEL, old_flag, blocks & 0xFFFF, old_task_id, a0, a1, a2, a3,
                           0, old[9], 0))
+    _exact(st, cs.sq)
     stream.tg_update = None                                # submit the copy as a plain task
     try:
         p = stream.submit(S.OP_SQE_UPDATE, stream.device.timing.host_task_update_ns,
@@ -172,6 +185,7 @@ def rewrite_task(stream, cs, pos: int, a0: int, a1: int) -> int:
     row[-1] = 0                                            # t_submit: 0 in models
     pay = stream.device.update_payload()
     src, slot = pay.stage(tuple(row))
+    _exact(st, cs.sq)
     p = stream.submit(S.OP_SQE_UPDATE, 0, a0=src, a1=dst, a2=cs.sq)
     if p >= 0:
         pay.users[slot] = (stream.sq, p + 1)
@@ -250,6 +264,8 @@ def ri_capture_task_grp_end(stream):
     if not code:
         model.task_groups.append(g)
         handle = RT.handles.add("taskgrp", g)
+        for c in {id(c): c for c, _ in g.entries}.values():     # their rows may be updated
+            _exact(s.device.state, c.sq)
     c = cs
     while c is not None and c.task_group is g:             # close it on the whole cascade
         c.task_group = None

@@ -3,7 +3,8 @@
 ``run`` has the signature and the contract of ``npusim.device.engine.run`` and is a drop-in for
 it (``DeviceState.run`` works with it monkeypatched in): the same state arrays, the same
 scheduling rule (the runnable SQ with the earliest next start runs, and keeps running while it is
-no later than the second earliest; ties go to the lowest SQ index), parked waits woken by records
+no later than the second earliest — a synchronization: earlier — or, run-ahead, on with its
+private tasks up to its next synchronization (``_turn_ends``); ties go to the lowest SQ index), parked waits woken by records
 and memory writes, ``R_DEADLOCK`` when only parked SQs are left, ``R_FAULT`` with the same ``E_*``
 details, the same timing formulas and the same trace rows. Kernel bodies are the very cfuncs the
 engine calls, called through ctypes.
@@ -32,18 +33,17 @@ import inspect
 from ..device import engine as _engine
 from ..device import sqe as S
 from ..device.engine import (_OP_UNIT, COND_IF, COND_JUMP_AT, COND_WAIT_AT, COND_WHILE, CD_ADDR,
-                             CD_INLOOP, CD_ITER, CD_LAST, CD_MAX, CD_MBASE, CD_N, CD_TAKEN,
-                             CD_TYPE, E_CONTEND, E_FKIND, E_HORIZON, E_INFO, E_INFO2, E_MEM_WAITERS, E_NOW,
-                             E_NSQ, E_POOL, E_POS, E_SQ, E_STATUS, E_STEPS, E_STEP_LIMIT, E_STOP_A,
-                             E_STOP_B, E_STOP_KIND, E_TRACE_N, E_TRACE_ON, F_BAD_ADDRESS,
-                             F_BAD_OP, F_KERNEL_OOB, F_KERNEL_TRAP, F_RUNAWAY, INF, K_MODEL,
-                             P_AIC, P_AICPU, P_AIV, P_MAX, P_STRIDE,
-                             Q_BASE, Q_DEPTH, Q_DISPATCH, Q_DONE, Q_ERR, Q_ERR_POS, Q_HEAD, Q_KIND,
-                             Q_STATE, Q_STOP_ON_FAIL, Q_TAIL, Q_TIME, Q_WAIT, Q_WAIT_SINCE,
-                             R_DEADLOCK, R_FAULT, R_GO, R_HORIZON, R_IDLE, R_STEPS, R_STOPPED,
-                             R_TRACE_FULL, STOP_NONE, STOP_SLOT, STOP_SQ_POS, S_ACTIVE, S_IDLE, S_PARKED,
-                             W_MEMORY, W_NONE, X_DONE, X_FAULT, X_PARK, X_YIELD, Y_TIME, Y_VAL,
-                             Y_WAITERS)
+                             CD_INLOOP, CD_ITER, CD_LAST, CD_MAX, CD_MBASE, CD_N, CD_TAKEN, CD_TYPE,
+                             E_CONTEND, E_EXACT, E_FKIND, E_HORIZON, E_INFO, E_INFO2, E_MEM_WAITERS,
+                             E_NOW, E_NSQ, E_POOL, E_POS, E_SQ, E_STATUS, E_STEPS, E_STEP_LIMIT,
+                             E_STOP_A, E_STOP_B, E_STOP_KIND, E_TRACE_N, E_TRACE_ON, F_BAD_ADDRESS,
+                             F_BAD_OP, F_KERNEL_OOB, F_KERNEL_TRAP, F_RUNAWAY, INF, K_MODEL, P_AIC,
+                             P_AICPU, P_AIV, P_MAX, P_STRIDE, Q_BASE, Q_DEPTH, Q_DISPATCH, Q_DONE,
+                             Q_ERR, Q_ERR_POS, Q_EXACT, Q_HEAD, Q_KIND, Q_STATE, Q_STOP_ON_FAIL,
+                             Q_TAIL, Q_TIME, Q_WAIT, Q_WAIT_SINCE, R_DEADLOCK, R_FAULT, R_GO,
+                             R_HORIZON, R_IDLE, R_STEPS, R_STOPPED, R_TRACE_FULL, STOP_NONE,
+                             STOP_SLOT, STOP_SQ_POS, S_ACTIVE, S_IDLE, S_PARKED, W_MEMORY, W_NONE,
+                             X_DONE, X_FAULT, X_PARK, X_YIELD, Y_TIME, Y_VAL, Y_WAITERS)
 from ..device.kernels import KC_BODY_NS, KC_UNIT, TABLE, UNIT_AIC, UNIT_AICPU
 from ..device.memory import (C_DEV_BASE, C_DEV_SIZE, C_FAULT, C_FAULT_ADDR, C_FAULT_SIZE,
                              C_HOST_BASE, C_HOST_OFF, C_HOST_SIZE, C_REC)
@@ -512,13 +512,13 @@ def op_mem_wait_value(m, t):
 def op_stream_active(m, t):
     """STREAM_ACTIVE: start SQ a0 from position 0 at the task's end (a cascade hop)."""
     _start_sq(m, t.a0, t.end)
-    return X_DONE
+    return X_YIELD                      # an activation ends the turn
 
 
 def op_model_execute(m, t):
     """MODEL_EXECUTE: start every head SQ of model a0 at the task's end (a graph launch)."""
     _activate(m, t.a0, t.end)
-    return X_DONE
+    return X_YIELD                      # an activation ends the turn
 
 
 def op_cond_first(m, t):
@@ -538,9 +538,9 @@ def op_cond_first(m, t):
         rec_val(m.ctx, k)
     if k < 0:
         t.nxt = t.pos + (COND_JUMP_AT if c[CD_TYPE] == COND_WHILE else COND_WAIT_AT) + 1
-    else:
-        _activate(m, m.cmodels[c[CD_MBASE] + k], t.end)
-    return X_DONE
+        return X_DONE
+    _activate(m, m.cmodels[c[CD_MBASE] + k], t.end)
+    return X_YIELD                      # an activation ends the turn
 
 
 def op_cond_jump_back(m, t):
@@ -568,7 +568,7 @@ def op_sqe_update(m, t):
     m.pool[t.a1] = m.pool[t.a0]
     if t.a1 == t.row:
         _, _, t.blocks, t.task_id, t.a0 = m.pool[t.row].item()[:5]
-    return X_DONE
+    return X_YIELD                      # it may change an SQ's next start: the turn ends
 
 
 def op_stream_switch(m, t):
@@ -585,11 +585,12 @@ def op_stream_switch(m, t):
     lv = int.from_bytes(m.mem[lo:lo + w].tobytes(), "little", signed=True)
     rv = int.from_bytes(m.mem[ro:ro + w].tobytes(), "little", signed=True)
     taken = _SWITCH[t.flag & S.SWITCH_COND](lv, rv) if (t.flag & S.SWITCH_COND) < 5 else lv <= rv
-    if taken:
-        _start_sq(m, t.a2, t.end)
-        t.nxt = m.Q[t.q][Q_TAIL]
     t.val = 1 if taken else 0
-    return X_DONE
+    if not taken:
+        return X_DONE
+    _start_sq(m, t.a2, t.end)
+    t.nxt = m.Q[t.q][Q_TAIL]
+    return X_YIELD                      # an activation ends the turn
 
 
 _SWITCH = (lambda a, b: a == b, lambda a, b: a != b, lambda a, b: a > b, lambda a, b: a >= b,
@@ -739,9 +740,35 @@ def _stop_after(m, t):
     return False
 
 
+def _turn_ends(m, t, qr, limit, horizon, ahead):
+    """Whether SQ ``q``'s turn ends before task ``t`` (its start >= the turn's ``limit``, not the
+    turn's first task). A private task (NOP, KERNEL, MEMSET, a MEMCPY without an address mode, or
+    any task skipped after a fault; not on a Q_EXACT SQ) touches nothing another SQ reads but
+    memory, so it commutes with every other SQ's tasks: it goes on at a tie, and when its SQ may
+    run ahead (``ahead``: contention and E_EXACT off; a model SQ always, an eager SQ in a run
+    without a stop condition) past the limit up to the horizon. Any other task is a
+    synchronization: at a tie it ends the turn, so the tied SQs are picked again, lowest index
+    first, and the synchronizations of a program run in (start, SQ) order either way."""
+    ran = qr[Q_ERR] == 0 or qr[Q_STOP_ON_FAIL] == 0
+    private = qr[Q_EXACT] == 0 and (not ran or t.op in _PRIVATE and not (
+        t.op == S.OP_MEMCPY and t.flag & S.MEMCPY_MODES))
+    if not private:
+        return True
+    if t.start == limit:
+        return False
+    return not (ahead and t.start <= horizon)
+
+
+_PRIVATE = frozenset((S.OP_NOP, S.OP_KERNEL, S.OP_MEMCPY, S.OP_MEMSET))
+
+
 def _run(m):
     st, pool, tc, rec_on = m.st, m.pool, m.tc, m.rec_on
     horizon, trace_on, stop_on = st[E_HORIZON], st[E_TRACE_ON] != 0, st[E_STOP_KIND] != STOP_NONE
+    # run-ahead (_turn_ends): contention and E_EXACT off; an eager SQ only in a run without a
+    # stop condition (the host acts from the time a wait for one SQ or slot returns at)
+    ahead = st[E_CONTEND] == 0 and st[E_EXACT] == 0
+    ahead_eager = ahead and not stop_on
     while True:
         r = _stop_holds(m)
         if r != R_GO:
@@ -764,7 +791,8 @@ def _run(m):
             t_submit = fields[-1]
             t = Task(q, pos, row, fields, t_submit if t_submit > qr[Q_TIME] else qr[Q_TIME],
                      dispatch)
-            if t.start > limit and not first:
+            if t.start >= limit and not first and _turn_ends(
+                    m, t, qr, limit, horizon, ahead_eager or ahead and qr[Q_KIND] == K_MODEL):
                 break
             first = False
             if t.op >= S.N_OPCODES:

@@ -28,7 +28,7 @@ from npusim.device.kernels import TABLE
 from npusim.device.memory import C_REC
 from npusim.device.recording import AccessLog
 from npusim.device.state import DeviceState
-from npusim.device.timing import T_AIC_CORES, T_AICPU_CORES, T_AIV_CORES
+from npusim.device.timing import T_AIC_CORES, T_AICPU_CORES, T_AIV_CORES, T_WAKEUP
 from npusim.profiles import get_profile
 
 PROFILE = get_profile("Ascend910B")
@@ -590,19 +590,18 @@ def test_mem_write_value_wakes_a_parked_value_wait(width, value):
     assert eng[SQS][waiter, E.Q_HEAD] == 1
 
 
-def test_a_body_built_mid_turn_keeps_the_turn_at_a_tie():
+def test_a_body_built_mid_turn_keeps_the_turn():
     """A rare opcode's first use stops the engine before the SQE (R_NEED_BODY) in the middle of
     its SQ's turn; the next run goes on with that turn. Here the writer's MEM_WRITE_VALUE starts
-    at 5,000 ns, exactly when the waiter's MEM_WAIT_VALUE does: the writer's turn keeps the tie,
-    so the wait finds the word written and pays no wakeup. Re-picking after the round trip
-    would run the waiter (the lower SQ) first: parked, then woken a wakeup later."""
+    at 4,000 ns, before the waiter's MEM_WAIT_VALUE (5,000): the wait finds the word written and
+    pays no wakeup."""
     d = small_device()
     w = d.mem.malloc(8)
     waiter, writer = d.alloc_sq(2), d.alloc_sq(2)
     fill(d, waiter, [dict(op=S.OP_MEM_WAIT_VALUE, a0=w, a1=1, a2=8, flag=S.WAIT_GEQ,
                           t_submit=5000)])
     fill(d, writer, [dict(op=S.OP_NOP, t_submit=0),
-                     dict(op=S.OP_MEM_WRITE_VALUE, a0=w, a1=1, a2=8, t_submit=5000)])
+                     dict(op=S.OP_MEM_WRITE_VALUE, a0=w, a1=1, a2=8, t_submit=4000)])
     cold = [a.copy() for a in engine_args(d)]
     cold[ST][E.E_BODY:E.E_NEED] = 0
     assert E.run(*cold) == E.R_NEED_BODY
@@ -619,6 +618,27 @@ def test_a_body_built_mid_turn_keeps_the_turn_at_a_tie():
         assert np.array_equal(x, y)
     assert eng[SQS][waiter, E.Q_TIME] == 5000 + d.tc[S.OP_MEM_WAIT_VALUE]   # no wakeup
     assert eng[ST][E.E_RESUME] == 0
+
+
+def test_a_synchronization_at_a_tie_ends_the_turn():
+    """The canonical tie order (docs/architecture.md §5, "Run-ahead"): the writer's
+    MEM_WRITE_VALUE starts at 5,000 ns, exactly when the waiter's MEM_WAIT_VALUE does. A
+    synchronization that ties another SQ's next start ends the turn, and the lower SQ (the
+    waiter) runs first: parked, then woken a wakeup later — with and without run-ahead, in the
+    engine and the oracle alike."""
+    for exact in (0, 1):
+        d = small_device()
+        d.set_exact_order(bool(exact))
+        w = d.mem.malloc(8)
+        waiter, writer = d.alloc_sq(2), d.alloc_sq(2)
+        fill(d, waiter, [dict(op=S.OP_MEM_WAIT_VALUE, a0=w, a1=1, a2=8, flag=S.WAIT_GEQ,
+                              t_submit=5000)])
+        fill(d, writer, [dict(op=S.OP_NOP, t_submit=0),
+                         dict(op=S.OP_MEM_WRITE_VALUE, a0=w, a1=1, a2=8, t_submit=5000)])
+        eng, log = run_both(d)
+        assert log[-1][0] == E.R_IDLE
+        assert eng[SQS][waiter, E.Q_TIME] == (5000 + d.tc[S.OP_MEM_WAIT_VALUE]
+                                              + d.tc[T_WAKEUP])
 
 
 def test_device_state_builds_a_missing_body_once_and_runs_on(monkeypatch):
@@ -786,7 +806,8 @@ def test_a_stale_resume_word_is_ignored():
 def test_reference_counts_scheduler_turns():
     """``reference.run(..., stats=)`` counts turns: one SQ runs all its SQEs in one turn; two
     SQs whose SQEs are submitted in alternation (a at 0, 1,000, 2,000 ns; b at 500, 1,500,
-    2,500) take turns SQE by SQE: a turn ends once its SQ's next start is later than the other's."""
+    2,500) take turns SQE by SQE in exact order (a turn ends once its SQ's next start is later
+    than the other's), and one turn each when they run ahead (private SQEs, no synchronization)."""
     d = small_device()
     q = d.alloc_sq(16)
     fill(d, q, [dict(op=S.OP_NOP, t_submit=0) for _ in range(10)])
@@ -794,13 +815,15 @@ def test_reference_counts_scheduler_turns():
     assert R.run(*engine_args(d), stats=stats) == E.R_IDLE
     assert stats == {"turns": 1} and d.st[E.E_STEPS] == 10
 
-    d = small_device()
-    a, b = d.alloc_sq(8), d.alloc_sq(8)
-    for s, t0 in ((a, 0), (b, 500)):
-        fill(d, s, [dict(op=S.OP_NOP, t_submit=t0 + 1_000 * i) for i in range(3)])
-    stats = {}
-    assert R.run(*engine_args(d), stats=stats) == E.R_IDLE
-    assert stats["turns"] == 6 and d.st[E.E_STEPS] == 6
+    for exact, turns in ((True, 6), (False, 2)):
+        d = small_device()
+        d.set_exact_order(exact)
+        a, b = d.alloc_sq(8), d.alloc_sq(8)
+        for s, t0 in ((a, 0), (b, 500)):
+            fill(d, s, [dict(op=S.OP_NOP, t_submit=t0 + 1_000 * i) for i in range(3)])
+        stats = {}
+        assert R.run(*engine_args(d), stats=stats) == E.R_IDLE
+        assert stats["turns"] == turns and d.st[E.E_STEPS] == 6
 
 
 @pytest.mark.parametrize("records,mode,value,clear,released", [

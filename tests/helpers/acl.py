@@ -9,10 +9,11 @@ import numpy as np
 
 import npusim
 from npusim import acl
+from npusim.kernel.builtin import LONG_OP_NS
 from npusim.runtime import handles as _handles
 from npusim.runtime.runtime import RT
 
-LONG_NS = 50_000_000            # LongOPf's duration (npusim.kernel.builtin.LONG_OP_NS)
+LONG_NS = LONG_OP_NS            # LongOPf's duration
 
 
 def never_issued(kind: str) -> int:

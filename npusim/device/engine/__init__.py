@@ -19,7 +19,11 @@ defined below, one block per table):
 
 **Scheduling** (``run``) is exact in simulated time: the runnable SQ with the earliest next start
 runs, and it keeps running while it stays no later than the second earliest (so a single stream
-runs in a tight loop). A wait that is not satisfied parks its SQ; the record that satisfies it
+runs in a tight loop); a synchronization that ties another SQ's start ends the turn (the lowest
+SQ goes first). With contention off, an SQ runs its private SQEs (NOP, kernel, memset, plain
+memcpy) on past that limit, up to its next synchronization ("run-ahead", ``loop._turn_ends``):
+they commute with every other SQ's SQEs, so every time stays the exact-order one
+(``E_EXACT``: exact order forced; ``Q_EXACT``: an SQ that never runs ahead). A wait that is not satisfied parks its SQ; the record that satisfies it
 un-parks it, and its clock jumps to the record's time. When nothing can run but something is
 parked, that is a deadlock: the engine returns ``R_DEADLOCK`` and the host explains it. The
 runnable SQs are the leaves of a tournament tree and parked ones are on per-slot waiter lists,
@@ -61,6 +65,6 @@ those of the others. The names the host, the reference and the tests read are re
 from __future__ import annotations
 
 from .layout import *  # noqa: F401,F403  (the tables: the host reads them as engine.X)
-from .layout import _OP_BODY, _OP_UNIT, _WORD  # noqa: F401
+from .layout import _OP_BODY, _OP_PRIV, _OP_UNIT, _WORD  # noqa: F401
 from .bodies import _BUILT, body, provide  # noqa: F401
 from .loop import run  # noqa: F401

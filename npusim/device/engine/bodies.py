@@ -17,7 +17,7 @@ from .layout import (E_BODY, E_COLS, E_FRAME, E_MEM_WAITERS, E_NEED, F_BAD_ADDRE
                      F_NXT, F_POOL, F_POS, F_Q, F_REC, F_SCH, F_SQS, F_START, F_TC, F_TREE,
                      F_TSTART, F_VAL, F_X, INF, Q_BASE, Q_COLS, Q_DEPTH, Q_TAIL, Q_WAIT,
                      Q_WAIT_SINCE, SCH_COLS, T_LEAF, W_MEMORY, W_NONE, X_DONE, X_FAULT, X_PARK,
-                     _MEMCPY_KIND, _NB, _NW, _WORD)
+                     X_YIELD, _MEMCPY_KIND, _NB, _NW, _WORD)
 from .sched import _fault, _head_row, _next_start, _park, _start_sq, _t_set, _wrote_memory
 from .opcodes import _BODY_SIG, _compare, _move, _peek, _range_ok, _read_value, _write_value
 
@@ -169,7 +169,7 @@ def _op_stream_switch(e, sqs, pool, st, tree, sch, lhead, q, pos, end, mem, ctx,
     if not taken:
         return X_DONE, pos + 1, np.int64(0)
     _start_sq(sqs, pool, tree, sch, lhead, e.a2, end, q)
-    return X_DONE, sqs[q, Q_TAIL], np.int64(1)
+    return X_YIELD, sqs[q, Q_TAIL], np.int64(1)     # an activation ends the turn
 
 
 @njit(cache=True, inline="always")
@@ -216,13 +216,13 @@ def _b_mem_wait_value(stp):
 def _b_stream_active(stp):
     e, pool, sqs, st, tree, sch, lhead, mem, ctx, tc, q, pos, start, dur, rec_on = _frame(stp)
     _op_stream_active(e, sqs, pool, tree, sch, lhead, q, start + dur)
-    return _answer(st, X_DONE, start, dur, pos + 1, 0, start)
+    return _answer(st, X_YIELD, start, dur, pos + 1, 0, start)     # an activation ends the turn
 
 
 def _b_sqe_update(stp):
     e, pool, sqs, st, tree, sch, lhead, mem, ctx, tc, q, pos, start, dur, rec_on = _frame(stp)
     _op_sqe_update(e, sqs, pool, tree, sch)
-    return _answer(st, X_DONE, start, dur, pos + 1, 0, start)
+    return _answer(st, X_YIELD, start, dur, pos + 1, 0, start)     # it may re-key an SQ
 
 
 def _b_stream_switch(stp):

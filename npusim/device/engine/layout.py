@@ -26,6 +26,8 @@ Q_STOP_ON_FAIL = 10 # 1: skip the SQ's later tasks after a fault (ACL_STOP_ON_FA
 Q_DISPATCH = 11     # per-SQE dispatch cost in ns (eager and model SQs differ)
 Q_KIND = 12         # K_EAGER or K_MODEL
 Q_DONE = 13         # SQEs executed (statistics)
+Q_EXACT = 14        # 1: the SQ never runs ahead (task updates rewrite its rows: SQE_UPDATE), and
+                    # every SQE of it is ordered like a synchronization (``loop.py``, run-ahead)
 Q_COLS = 16
 # Q_STATE values
 S_FREE, S_IDLE, S_ACTIVE, S_PARKED = 0, 1, 2, 3
@@ -95,6 +97,8 @@ E_MEM_WAITERS = 14  # SQs parked on W_MEMORY
 E_FKIND = 15        # R_FAULT: the fault kind (F_*)
 E_STEP_LIMIT = 16   # stop (R_STEPS) once E_STEPS reaches it; 0 = no limit (progress reports)
 E_CONTEND = 17      # 1: kernels of all SQs share the device's cores (the pools below), 0: free
+E_EXACT = 18        # 1: exact time order (no SQ runs ahead of the others); run-ahead is also off
+                    # while E_CONTEND is on (``loop.py``, "Run-ahead")
 E_POOL = 24         # the core pools (contention, docs/timing.md): per unit (P_AIC, P_AIV, P_AICPU)
                     # P_STRIDE words from E_POOL + unit * P_STRIDE: the cores in the pool (n),
                     # the ring's head, then n slots: the time each core is free from, ascending
@@ -146,6 +150,11 @@ INF = np.int64(2 ** 62)
 _OP_UNIT = np.array([UNIT_SCALAR] * S.N_OPCODES, np.uint8)    # trace unit (kernels: their own)
 _OP_UNIT[S.OP_MEMCPY] = UNIT_DMA
 _OP_UNIT[S.OP_MEMSET] = UNIT_DMA
+# private opcodes (run-ahead, ``loop.py``): their effects reach no other SQ but through memory
+# (a race unless a synchronization orders it), so an SQ may run them ahead of the others; every
+# other opcode (and a MEMCPY with an address mode, which reads pointers) is a synchronization
+_OP_PRIV = np.zeros(256, np.bool_)
+_OP_PRIV[[S.OP_NOP, S.OP_KERNEL, S.OP_MEMCPY, S.OP_MEMSET]] = True
 _BYTE, _MEMCPY_KIND = 0xFF, 3         # memset value mask; SQE flag bits of the memcpy kind
 _AHEAD = 4          # SQEs of an SQ prefetched ahead of its head when it is re-keyed
 

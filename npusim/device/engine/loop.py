@@ -10,14 +10,14 @@ from .. import sqe as S
 from ..kernels import KC_UNIT
 from ..memory import C_REC
 from ..memview import rec_task
-from .layout import (B_MEMCPY_MODE, E_BODY, E_HORIZON, E_NEED, E_NOW, E_NSQ, E_RESUME,
-                     E_RESUME_LIMIT, E_STEPS, E_STEP_LIMIT, E_STOP_A, E_STOP_B, E_STOP_KIND,
-                     E_TRACE_N, E_TRACE_ON, F_BAD_OP, F_NONE, INF, K_MODEL, Q_BASE, Q_DEPTH,
-                     Q_DISPATCH, Q_DONE, Q_ERR, Q_HEAD, Q_KIND, Q_STATE, Q_STOP_ON_FAIL, Q_TAIL,
-                     Q_TIME, R_GO, R_HORIZON, R_NEED_BODY, R_NONE, R_STEPS, R_STOPPED, R_TRACE_FULL,
-                     SCH_COLS, STOP_SLOT, STOP_SQ_POS, S_ACTIVE, S_IDLE, S_PARKED, T_LEAF, T_ROW,
-                     X_DONE, X_FAULT, X_PARK, X_YIELD, Y_VAL, _NB, _NW, _OP_BODY, _OP_UNIT,
-                     sched_layout)
+from .layout import (B_MEMCPY_MODE, E_BODY, E_CONTEND, E_EXACT, E_HORIZON, E_NEED, E_NOW, E_NSQ,
+                     E_RESUME, E_RESUME_LIMIT, E_STEPS, E_STEP_LIMIT, E_STOP_A, E_STOP_B,
+                     E_STOP_KIND, E_TRACE_N, E_TRACE_ON, F_BAD_OP, F_NONE, INF, K_MODEL, Q_BASE,
+                     Q_DEPTH, Q_DISPATCH, Q_DONE, Q_ERR, Q_EXACT, Q_HEAD, Q_KIND, Q_STATE,
+                     Q_STOP_ON_FAIL, Q_TAIL, Q_TIME, R_GO, R_HORIZON, R_NEED_BODY, R_NONE, R_STEPS,
+                     R_STOPPED, R_TRACE_FULL, SCH_COLS, STOP_NONE, STOP_SLOT, STOP_SQ_POS, S_ACTIVE,
+                     S_IDLE, S_PARKED, T_LEAF, T_ROW, X_DONE, X_FAULT, X_PARK, X_YIELD, Y_VAL, _NB,
+                     _NW, _OP_BODY, _OP_UNIT, _OP_PRIV, sched_layout)
 from .sched import (_borrow, _build, _carve, _fault, _fault_exit, _finish, _next_start,
                     _prefetch_ahead, _t_second, _t_set)
 from .opcodes import _execute
@@ -73,6 +73,31 @@ def _stop_after(sync, st, q, nxt):
     return False
 
 
+# how an SQ's turn treats the limit (``_turn_ends``' ``mode``): bits
+_M_AHEAD, _M_EXACT, _M_SKIP = 1, 2, 4   # may run ahead; Q_EXACT; its SQEs are skipped (a fault)
+
+
+@njit(cache=True)
+def _turn_ends(op, flag, start, limit, horizon, mode):
+    """Whether the turn ends before an SQE (opcode ``op``, flag ``flag``, next start ``start``
+    >= the turn's ``limit``; not the turn's first SQE); ``mode``: the SQ's ``_M_*`` bits. A
+    private SQE (``_OP_PRIV``: its effects reach no other SQ but through memory; skipped after a
+    fault: none) goes on at a tie, and when its SQ may run ahead past the limit, up to the
+    horizon: it commutes with every other SQ's SQEs. A synchronization (every other SQE, and
+    every SQE of a Q_EXACT SQ) at a tie ends the turn, so the SQs whose next starts tie are
+    picked again, the lowest index first: the synchronizations run in (start, SQ) order whether
+    SQs run ahead or not. A plain call, not inlined: it runs once per turn at most, and the
+    loop of a stream alone stays as small as it was."""
+    if mode & _M_EXACT:
+        return True
+    if not (mode & _M_SKIP) and not (_OP_PRIV[op] and not (op == S.OP_MEMCPY and
+                                                           flag & S.MEMCPY_MODES)):
+        return True
+    if start == limit:
+        return False
+    return not (mode & _M_AHEAD and start <= horizon)
+
+
 @njit(cache=True)
 def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, trace, st,
         sched):
@@ -99,6 +124,11 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
     trace_on = st[E_TRACE_ON] != 0
     memp, msize, ctxp = mem.ctypes, mem.size, ctx.ctypes
     rec_on = ctx[C_REC] != 0        # access recording (npusim.analysis): task rows, operands
+    # run-ahead (_turn_ends): with contention and E_EXACT off, a model SQ in every run, an eager
+    # SQ in a run without a stop condition (a host wait for one SQ or slot returns at a time
+    # the host then acts from: an eager task past it may still read what the host writes next)
+    ahead = st[E_CONTEND] == 0 and st[E_EXACT] == 0
+    ahead_eager = ahead and st[E_STOP_KIND] == STOP_NONE
     while True:
         r = _stop_holds(sqs, sync, st)
         if r != R_GO:
@@ -126,6 +156,8 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
         base, depth, dispatch = sqs[q, Q_BASE], sqs[q, Q_DEPTH], sqs[q, Q_DISPATCH]
         pos, tail, now = sqs[q, Q_HEAD], sqs[q, Q_TAIL], sqs[q, Q_TIME]
         ran = sqs[q, Q_ERR] == 0 or sqs[q, Q_STOP_ON_FAIL] == 0
+        mode = ((_M_AHEAD if ahead_eager or (ahead and sqs[q, Q_KIND] == K_MODEL) else 0)
+                | (_M_EXACT if sqs[q, Q_EXACT] != 0 else 0) | (0 if ran else _M_SKIP))
         row = sch[q, T_ROW]
         first = True
         later = -1                  # q's next start when it stopped for a later one (its key)
@@ -133,11 +165,12 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
         while pos < tail:
             e = pool[row]
             start = max(now, e.t_submit)
-            if start > limit and not first:
+            op = e.op
+            if start >= limit and not first and _turn_ends(np.int64(op), np.int64(e.flag), start,
+                                                           limit, horizon, mode):
                 later = start
                 break
             first = False
-            op = e.op
             b = _OP_BODY[op]
             if b < -1:                  # a MEMCPY, or not an opcode
                 if b == -2:             # before any per-opcode table is indexed

@@ -447,7 +447,7 @@ def _op_cond_first(e, sqs, pool, st, tree, sch, lhead, conds, cmodels, mptr, msq
         last = COND_JUMP_AT if conds[c, CD_TYPE] == COND_WHILE else COND_WAIT_AT
         return X_DONE, pos + last + 1, k
     _activate(sqs, pool, tree, sch, lhead, mptr, msq, cmodels[conds[c, CD_MBASE] + k], end, q)
-    return X_DONE, pos + 1, k
+    return X_YIELD, pos + 1, k          # an activation ends the turn
 
 
 @njit(cache=True, forceinline=True)
@@ -506,6 +506,7 @@ def _execute(e, op, b, q, pos, start, dur, pool, sqs, sync, mptr, msq, conds, cm
         _op_event_reset(e, sync)
     elif op == S.OP_MODEL_EXECUTE:
         _op_model_execute(e, sqs, pool, tree, sch, lhead, mptr, msq, q, start + dur)
+        x = X_YIELD             # an activation ends the turn (the SQs it started may be next)
     elif op == S.OP_COND_FIRST:
         x, nxt, val = _op_cond_first(e, sqs, pool, st, tree, sch, lhead, conds, cmodels, mptr,
                                      msq, mem, ctx, q, pos, start + dur, rec_on)

@@ -1,0 +1,24 @@
+"""Sample blockers fixed in the C path (docs/cabi_samples.md "Blockers"): C programs of
+npusim's own calling what the runtime's samples call."""
+from __future__ import annotations
+
+ZERO = ("init", "set_device", "create_stream", "malloc_out", "malloc_counter", "memset_counter",
+        "random_num", "sync", "d2h", "res_cube", "set_res_limit", "res_vec", "reset_res_limit",
+        "query_status", "free_out", "free_counter", "destroy_stream", "reset", "finalize")
+
+
+def test_random_num_res_limits_and_device_status_from_c(run_c):
+    r = run_c("fixes")
+    err = r.pop("__stderr__")
+    assert not {k: r[k] for k in ZERO if r[k]}, err
+    # B6: the struct crossed byte for byte (the facade's 104-byte form); NULL and a bad data type
+    # are the facade's 100000
+    assert r["random_in_range"] == 1 and r["random_distinct"] == 1, err
+    assert r["random_num_null"] == 100000 and r["random_num_bad_type"] == 100000
+    # B2: the device's counts (25 cube cores on the default profile; the vector limit set);
+    # a type outside [0, 2) 107000, a NULL output 100000 (the acl layer, before the runtime)
+    assert r["cube_cores"] == 25 and r["vector_cores"] == 3
+    assert r["res_bad_type"] == 107000 and r["res_null"] == 100000
+    # B3: NORMAL written back; a bad id 107001; a NULL output 100000
+    assert r["status_normal"] == 1
+    assert r["query_status_bad_id"] == 107001 and r["query_status_null"] == 100000
