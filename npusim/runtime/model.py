@@ -22,6 +22,7 @@ from ..device import launchjit as LJ
 from ..device import sqe as S
 from ..device.sqe import OP_KERNEL as _OP_KERNEL
 from ..device.kernels import TABLE as _TABLE
+from ..device.state import _PACK_INTO
 from .recording import REC
 from .device import DeadlockError
 from .runtime import RT
@@ -32,7 +33,10 @@ _M_COLS = LJ.M_COLS
 _M_LAST = LJ.M_LAST
 _M_NEXT = LJ.M_NEXT
 _M_TASK_NS = LJ.M_TASK_NS
+_R_BASE = LJ.R_BASE
 _R_CAP = LJ.R_CAP
+_R_STAGED = LJ.R_STAGED
+_R_TAIL = LJ.R_TAIL
 _R_COLS = LJ.R_COLS
 _R_COUNT = LJ.R_COUNT
 _R_LAST_OP = LJ.R_LAST_OP
@@ -168,12 +172,21 @@ class CaptureStream(SqStream):
         """Write one task's SQE at the tail; returns its position (= its index in the stream:
         a capture stream is written once, from position 0, and never wraps)."""
         st = self.state
-        pos = st._rv[self.sq * _R_COLS + _R_COUNT]          # task_count
-        if pos >= st._rv[self.sq * _R_COLS + _R_CAP]:       # capacity
+        q = self.sq
+        i = q * _R_COLS
+        pos = st._rv[i + _R_COUNT]                          # task_count
+        if pos >= st._rv[i + _R_CAP]:                       # capacity
             self._grow(pos)
         a5 = REC.site_id(2) if REC.on else 0       # analysis: the source site in a5
-        # (push builds a lazy kernel body before its SQE)
-        st.push(self.sq, op, 0, a0, a1, a2, a3, 0, a5, flag, blocks, pos & 0xFFFF)
+        if op == _OP_KERNEL:                # push builds a lazy kernel body before its SQE
+            st.push(q, op, 0, a0, a1, a2, a3, 0, a5, flag, blocks, pos & 0xFFFF)
+        else:                               # DeviceState.push inline: the row at base + pos
+            rv = st._rv                     # (a capture stream never wraps: tail == pos)
+            if not rv[i + _R_STAGED]:
+                st.stage(q)
+            _PACK_INTO(st.pool, (rv[i + _R_BASE] + pos) << 6, op, flag, blocks, pos & 0xFFFF,
+                       a0, a1, a2, a3, 0, a5, 0)
+            rv[i + _R_TAIL] = pos + 1
         return self._appended(pos, op, sqe_count)
 
     def append_nops(self, n: int) -> int:
