@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import engine as E
+from . import launchjit as LJ
 from .kernels import TABLE
 from .memory import MAP_NORESERVE as _MAP_NORESERVE, Memory, may_reserve as _may_reserve
 from .sqe import OP_KERNEL, SQE_DTYPE, SQE_STRUCT
@@ -28,6 +29,10 @@ _RESUMED = frozenset((E.R_FAULT, E.R_STEPS, E.R_TRACE_FULL, E.R_NEED_BODY))
 """Engine returns after which ``DeviceState.run`` resumes the run (the others end it)."""
 _Y_COLS = E.Y_COLS
 _ZERO_SLOT = memoryview(bytes(8 * E.Y_COLS)).cast("q")     # one sync row of zeros
+_ZERO_RING = memoryview(bytes(8 * LJ.R_COLS)).cast("q")    # one rings row of zeros
+_ZERO_MROW = memoryview(bytes(8 * LJ.M_COLS)).cast("q")    # one mseq row of zeros
+_R_COLS, _R_BASE, _R_DEPTH, _R_TAIL, _R_STAGED = (LJ.R_COLS, LJ.R_BASE, LJ.R_DEPTH, LJ.R_TAIL,
+                                                 LJ.R_STAGED)
 _QUIET_CODES = (int(E.R_IDLE), int(E.R_DEADLOCK))
 _Y_VAL, _Y_TIME, _Y_WAITERS = int(E.Y_VAL), int(E.Y_TIME), int(E.Y_WAITERS)
 _Q_COLS, _Q_STATE, _Q_WAIT = int(E.Q_COLS), int(E.Q_STATE), int(E.Q_WAIT)
@@ -95,9 +100,25 @@ class DeviceState:
         self.mem = Memory(dev_size, host_size, hbm_size)
         self._pool_map = _pool_mapping()        # the pool's reserved pages (POOL_RESERVE)
         self.pool = np.zeros(0, SQE_DTYPE)
+        # the compiled launch path's arrays (launchjit.py): per-SQ ring bookkeeping (``rings``:
+        # the staged tail, a user stream's room and task ids, a capture stream's counts), per-
+        # model capture order (``mseq``), and the directory of their addresses (``jdir``) the
+        # jitted calls read them through; reserved (zero pages until used), re-pointed if grown
+        self.rings = np.zeros((LJ.SQ_RESERVE, LJ.R_COLS), np.int64)
+        self._rv = _words(self.rings)           # its words as Python ints (the properties)
+        self.mseq = np.zeros((LJ.MODEL_RESERVE, LJ.M_COLS), np.int64)
+        self._mv = _words(self.mseq)
+        self._free_mrows: list[int] = []
+        self.nmrows = 0                         # mseq rows handed out (census: "model rows")
+        self.jdir = np.zeros(LJ.J_COLS, np.int64)
+        self.jaddr = int(self.jdir.ctypes.data)
+        timing = profile.timing
+        self.jdir[LJ.J_LAUNCH_NS] = timing.host_kernel_launch_ns
+        self.jdir[LJ.J_DOORBELL_NS] = timing.doorbell_ns
+        LJ.STATES[self.jaddr] = self
         self._grow_pool(1 << 14)
         self.pool_used = 0
-        self._staged: dict[int, list] = {}             # sq -> [base, depth, tail] unpublished
+        self._staged: dict[int, None] = {}      # SQs with staged rows (tails in rings R_TAIL)
         self._free_rings: dict[int, list[int]] = {}     # depth -> free bases
         self.sqs = np.zeros((64, E.Q_COLS), np.int64)
         self._free_sqs: list[int] = []
@@ -202,10 +223,44 @@ class DeviceState:
             rows = min(max(need, 2 * len(self.pool)), len(m) // SQE_DTYPE.itemsize)
             if rows >= need:
                 self.pool = np.frombuffer(m, SQE_DTYPE, count=rows)
+                self.repoint()
                 return
             self._pool_map = None               # past the reservation: an array of its own
             self.pool = self.pool.copy()
         self.pool.resize(max(need, len(self.pool) + len(self.pool) // 4), refcheck=False)
+        self.repoint()
+
+    def repoint(self) -> None:
+        """Point the directory (``jdir``) at the pool, ``rings``, ``mseq`` and ``CTL`` as they are
+        now: after any of them was made anew or grown (the jitted calls read them through it)."""
+        j = self.jdir
+        j[LJ.J_POOL], j[LJ.J_POOL_ROWS] = self.pool.ctypes.data, len(self.pool)
+        j[LJ.J_RINGS], j[LJ.J_RINGS_ROWS] = self.rings.ctypes.data, len(self.rings)
+        j[LJ.J_MSEQ], j[LJ.J_MSEQ_ROWS] = self.mseq.ctypes.data, len(self.mseq)
+        j[LJ.J_CTL] = LJ.CTL.ctypes.data
+
+    def alloc_mrow(self) -> int:
+        """A zeroed ``mseq`` row for a model (its capture order counters; no last stream)."""
+        if self._free_mrows:
+            m = self._free_mrows.pop()
+        else:
+            m = self.nmrows
+            if m >= len(self.mseq):
+                self.mseq = np.concatenate([self.mseq, np.zeros_like(self.mseq)])
+                self._mv = _words(self.mseq)
+                self.repoint()
+            self.nmrows += 1
+        i = m * LJ.M_COLS
+        mv = self._mv
+        mv[i:i + LJ.M_COLS] = _ZERO_MROW
+        mv[i + LJ.M_LAST] = -1
+        return m
+
+    def free_mrow(self, m: int) -> None:
+        self._free_mrows.append(m)
+
+    def mrows_in_use(self) -> int:
+        return self.nmrows - len(self._free_mrows)
 
     def alloc_sq(self, depth: int, kind: int = E.K_EAGER, dispatch_ns: int = 0) -> int:
         """A new SQ with a ring of ``depth`` SQEs; eager SQs start active, model SQs idle."""
@@ -215,7 +270,13 @@ class DeviceState:
             q = int(self.st[E.E_NSQ])
             if q >= len(self.sqs):
                 self.sqs = np.concatenate([self.sqs, np.zeros_like(self.sqs)])
+            if q >= len(self.rings):
+                self.rings = np.concatenate([self.rings, np.zeros_like(self.rings)])
+                self._rv = _words(self.rings)
+                self.repoint()
             self.st[E.E_NSQ] = q + 1
+        i = q * LJ.R_COLS
+        self._rv[i:i + LJ.R_COLS] = _ZERO_RING
         row = self.sqs[q]
         row[:] = 0
         row[E.Q_BASE], row[E.Q_DEPTH] = self._pool_alloc(depth), depth
@@ -237,7 +298,7 @@ class DeviceState:
         self.sqs[q, E.Q_BASE], self.sqs[q, E.Q_DEPTH] = base, depth
 
     def free_sq(self, q: int) -> None:
-        self._staged.pop(q, None)
+        self._unstage(q)
         self._unseen.discard(q)
         row = self.sqs[q]
         self._free_rings.setdefault(int(row[E.Q_DEPTH]), []).append(int(row[E.Q_BASE]))
@@ -270,14 +331,14 @@ class DeviceState:
     def clear_sq(self, q: int) -> None:
         """Empty an idle model SQ (head and tail back to 0, staged rows dropped): its tasks are
         gone and new ones are written from position 0 (aclrtPersistentTaskClean)."""
-        self._staged.pop(q, None)
+        self._unstage(q)
         self.sqs[q, E.Q_HEAD] = self.sqs[q, E.Q_TAIL] = 0
 
     def tail(self, q: int) -> int:
         """Position after the last SQE pushed on ``q`` (staged ones included)."""
-        ring = self._staged.get(q)
-        if ring is not None:
-            return ring[2]
+        i = q * _R_COLS
+        if self._rv[i + _R_STAGED]:
+            return self._rv[i + _R_TAIL]
         return int(self.sqs[q, E.Q_TAIL])
 
     def pending(self, q: int) -> int:
@@ -299,38 +360,55 @@ class DeviceState:
             entries = TABLE.entries             # (its entry has no func until then; an id
             if not 0 <= a0 < len(entries) or entries[a0].func is None:   # outside: a no-op)
                 TABLE.ensure(a0)
-        ring = self._staged.get(q)
-        if ring is None:
-            ring = self.stage(q)
-        pos = ring[2]
-        _PACK_INTO(self.pool, (ring[0] + pos % ring[1]) << 6, op, flag, blocks, task_id, a0, a1,
-                   a2, a3, a4, a5, t_submit)
-        ring[2] = pos + 1
+        rv = self._rv
+        i = q * _R_COLS
+        if not rv[i + _R_STAGED]:
+            self.stage(q)
+        pos = rv[i + _R_TAIL]
+        _PACK_INTO(self.pool, (rv[i + _R_BASE] + pos % rv[i + _R_DEPTH]) << 6, op, flag, blocks,
+                   task_id, a0, a1, a2, a3, a4, a5, t_submit)
+        rv[i + _R_TAIL] = pos + 1
         return pos
 
-    def stage(self, q: int) -> list:
-        """The staged ring entry ``[base, depth, tail]`` of SQ ``q`` (made from its row when it
-        has none): pushes pack their row at ``base + tail % depth`` and advance ``tail``."""
+    def stage(self, q: int) -> int:
+        """Stage SQ ``q`` (its ``rings`` row takes base, depth and tail from its SQ table row;
+        nothing when it is staged already): pushes pack their row at ``base + tail % depth`` and
+        advance the staged tail. Returns the row's first word index in ``_rv``."""
+        rv = self._rv
+        i = q * _R_COLS
+        if rv[i + _R_STAGED]:
+            return i
         row = self.sqs[q]
-        ring = self._staged[q] = [int(row[E.Q_BASE]), int(row[E.Q_DEPTH]), int(row[E.Q_TAIL])]
+        rv[i + _R_BASE], rv[i + _R_DEPTH], rv[i + _R_TAIL] = (
+            int(row[E.Q_BASE]), int(row[E.Q_DEPTH]), int(row[E.Q_TAIL]))
+        rv[i + _R_STAGED] = 1
+        self._staged[q] = None
         self._touched.add(q)                    # its new rows may make it runnable
         self._unseen.add(q)                     # and they may move its clock
-        return ring
+        return i
+
+    def _unstage(self, q: int) -> None:
+        """Drop SQ ``q``'s staged tail (not published)."""
+        if self._staged.pop(q, 0) is None:
+            self._rv[q * _R_COLS + _R_STAGED] = 0
 
     def flush(self, only: int | None = None) -> None:
         """Publish the staged tails (all SQs, or one): O(SQs pushed to since the last flush),
         the rows are already in their rings."""
         if not self._staged:
             return
+        rv = self._rv
         if only is None:
             staged, self._staged = self._staged, {}
             sqs = self.sqs
-            for q, ring in staged.items():
-                sqs[q, E.Q_TAIL] = ring[2]
-        else:
-            ring = self._staged.pop(only, None)
-            if ring is not None:
-                self.sqs[only, E.Q_TAIL] = ring[2]
+            for q in staged:
+                i = q * _R_COLS
+                sqs[q, E.Q_TAIL] = rv[i + _R_TAIL]
+                rv[i + _R_STAGED] = 0
+        elif self._staged.pop(only, 0) is None:
+            i = only * _R_COLS
+            self.sqs[only, E.Q_TAIL] = rv[i + _R_TAIL]
+            rv[i + _R_STAGED] = 0
 
     # ---- sync slots ----
     def alloc_slot(self) -> int:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..device import launchjit as _LJ
 from ..device import sqe as S
 from ..device.kernels import TABLE
 from ..kernel import loader as L
@@ -41,10 +42,12 @@ from .capture import append as _capture_append
 from .cost import MODELS as _COST_MODELS, launch_ns as _cost_ns
 from .functions import table_function
 from ..errors import ACL_ERROR_RT_INVALID_DEVICE_FUNCTION
+from .recording import REC
 from .runtime import RT
 from .stream import refused
 
 _OP_KERNEL = S.OP_KERNEL
+_ENTRIES = TABLE.entries        # the kernel table's entries (one list for the process)
 _MIX_PAIR = int(MixType.MIX_AIC_AIV_MAIN_AIC)   # mix kernels of an AIC + AIV pair (and up)
 
 KERNEL_HOOK = None
@@ -298,7 +301,6 @@ def submit_kernel(kernel, s, kid: int, num_blocks: int, args_addr: int, args_siz
             else:
                 # capture.append when none of its rules applies (a live model, no task group,
                 # no cascade due): the capture cost, then the SQE into the capture stream
-                RT.host_ns += model.capture_task_ns
                 pos = cs.append_kernel(kid, args_addr, args_size, dur, num_blocks & 0xFFFF)
             if tc is not None:                    # the task keeps its launch configuration
                 s.capture.model.task_cfgs[(s.capture.cstream, pos)] = tc
@@ -398,20 +400,35 @@ def launch_kernel(func, num_blocks, args_ptr, args_size, stream):
                     and not prog.lazy and k.mix_type < _MIX_PAIR and not k.share_mem_size \
                     and not ctx.failure_code and (dur or not _COST_MODELS):
                 # (``ctx`` is ``s.ctx`` here: the default stream's, or checked just above)
-                if link is None:
-                    # submit_kernel's eager path when none of its checks applies: the SQE
-                    # (Stream.submit_kernel: neither capturing nor updating, as tested here)
+                if REC.on or _ENTRIES[kid].func is None:     # recorded; a lazy body
+                    pass
+                elif link is None:
+                    # submit_kernel's eager path when none of its checks applies: one compiled
+                    # call (Stream.submit_kernel's) when not bound, one thread, no GLOBAL
+                    # capture and the staged ring has room; else Stream.submit_kernel
+                    if s.bound is None and RT.threads <= 1 and not ctx.capture_refs[0] \
+                            and _LJ.eager_kernel(s.jd, s.sq, kid, args_ptr, args_size, dur,
+                                                 num_blocks & 0xFFFF) >= 0:
+                        return OK
                     pos = s.submit_kernel(kid, args_ptr, args_size, dur, num_blocks & 0xFFFF)
                     return -pos if pos < 0 else OK      # a bound stream's full model stream
-                # submit_kernel's capture hot path when none of its rules applies (no argument
-                # check can fire, no cost model, no hook, a live model, no task group, no
-                # cascade due): the capture cost, then the SQE into the capture stream
-                model, cs = link.model, link.cstream
-                if not (model.destroyed or model.taskgrp_streams or cs.task_group is not None
-                        or cs.sqe_num >= model.cascade_at):
-                    RT.host_ns += model.capture_task_ns
-                    cs.append_kernel(kid, args_ptr, args_size, dur, num_blocks & 0xFFFF)
-                    return OK
+                else:
+                    # submit_kernel's capture hot path when none of its rules applies (no
+                    # argument check can fire, no cost model, no hook, a live model, no task
+                    # group): one compiled call (CaptureStream.append_kernel's) writes the SQE
+                    # when no cascade is due and the staged ring holds it; else the general path
+                    model, cs = link.model, link.cstream
+                    if not (model.destroyed or model.taskgrp_streams
+                            or cs.task_group is not None):
+                        r = _LJ.capture_kernel(cs.jd, cs.sq, kid, args_ptr, args_size, dur,
+                                               num_blocks & 0xFFFF)
+                        if r >= 0:
+                            if r >> 62:             # a new run of the model's capture order
+                                model.seq_runs.append((cs, r & 0xFFFFFFFF,
+                                                       (r >> 32) & 0x3FFFFFFF))
+                            if cs.last_event is not None:
+                                cs.last_event = None
+                            return OK
             return submit_kernel(k, s, kid, num_blocks, args_ptr, args_size)
         return submit_kernel(k, s, TABLE.by_name[BAD_PC_BODY], num_blocks, args_ptr, args_size)
     except (TypeError, AttributeError):

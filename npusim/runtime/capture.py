@@ -11,6 +11,9 @@ import threading
 
 from .. import errors as ERR
 from ..device import sqe as S
+from ..device.launchjit import (M_CASCADE as _M_CASCADE, M_COLS as _M_COLS,
+                                M_TASK_NS as _M_TASK_NS, R_COLS as _R_COLS,
+                                R_SQE_NUM as _R_SQE_NUM)
 from . import model as M
 from . import taskgroup as TG
 from .event import _WAITABLE, EX
@@ -170,13 +173,15 @@ def append(stream, op: int, a0=0, a1=0, a2=0, a3=0, flag=0, blocks=0, sqes: int 
     model = link.model
     if model.destroyed:                  # its model went (a failed EndCapture of its root)
         return -ERR.ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED
-    RT.host_ns += model.capture_task_ns
+    mv = model.device.state._mv          # the model's mseq words (launchjit.M_*)
+    j = model.mrow * _M_COLS
+    RT.host_ns += mv[j + _M_TASK_NS]     # model.capture_task_ns
     if model.taskgrp_streams:
         code = TG.before_capture(stream, link, op)
         if code:
             return -code
     cs = link.cstream
-    if cs.sqe_num >= model.cascade_at:
+    if cs.state._rv[cs.sq * _R_COLS + _R_SQE_NUM] >= mv[j + _M_CASCADE]:   # cascade due
         cs = cascade(stream)
     if cs.task_group is None:
         return cs.append(op, sqes, a0, a1, a2, a3, flag, blocks)

@@ -56,6 +56,7 @@ def _device(dev) -> dict:
         "streams": len(dev.streams),
         "capture streams": len(dev.streams_by_sq_model),
         "models": len(dev.models),
+        "model rows": st.mrows_in_use(),      # models' capture-order rows (launchjit mseq)
         "cond handles": sum(1 for c in dev.conds if c is not None),
         "events": dev.live_events,
         "notifies": dev.live_notifies,

@@ -18,6 +18,7 @@ from collections import deque
 from .. import errors as ERR
 from ..device import engine as E
 from ..progress import Progress
+from ..device import launchjit as LJ
 from ..device import sqe as S
 from ..device.sqe import OP_KERNEL as _OP_KERNEL
 from ..device.kernels import TABLE as _TABLE
@@ -26,6 +27,21 @@ from .recording import REC
 from .device import DeadlockError
 from .runtime import RT
 from .stream import SqStream
+
+_M_CASCADE = LJ.M_CASCADE
+_M_COLS = LJ.M_COLS
+_M_LAST = LJ.M_LAST
+_M_NEXT = LJ.M_NEXT
+_M_TASK_NS = LJ.M_TASK_NS
+_R_BASE = LJ.R_BASE
+_R_CAP = LJ.R_CAP
+_R_STAGED = LJ.R_STAGED
+_R_TAIL = LJ.R_TAIL
+_R_COLS = LJ.R_COLS
+_R_COUNT = LJ.R_COUNT
+_R_LAST_OP = LJ.R_LAST_OP
+_R_MODEL = LJ.R_MODEL
+_R_SQE_NUM = LJ.R_SQE_NUM
 
 NONE, CAPTURE_ACTIVE, CAPTURE_INVALIDATED, UPDATING, FAULT, READY = range(6)
 CAPTURING = (CAPTURE_ACTIVE, CAPTURE_INVALIDATED)   # CaptureModel.is_capturing
@@ -49,8 +65,7 @@ class CaptureStream(SqStream):
     Callers hold the runtime lock (every facade call does: architecture.md §16)."""
 
     __slots__ = ("model", "original", "head", "added", "user_stream", "parent", "last_level",
-                 "depth", "capacity", "state", "sqe_num", "task_count", "last_op", "last_event",
-                 "task_group", "_ring_base", "task_handles")
+                 "depth", "state", "last_event", "task_group", "_ring_base", "task_handles")
     is_model = True
 
     def __init__(self, model: "CaptureModel", original: bool, head: bool, user_stream=None,
@@ -66,13 +81,16 @@ class CaptureStream(SqStream):
         self.last_level = True
         self.depth = model.capture_depth            # logical depth (cascade trigger)
         first = INITIAL_RING_SUB if model.sub else INITIAL_RING
-        self.capacity = min(first, self.depth)      # ring rows held now; grows on demand
+        capacity = min(first, self.depth)
         self.state = dev.state
-        self.sq = dev.state.alloc_sq(self.capacity, E.K_MODEL, dev.timing.sqe_dispatch_graph_ns)
+        self.sq = dev.state.alloc_sq(capacity, E.K_MODEL, dev.timing.sqe_dispatch_graph_ns)
+        self.capacity = capacity                    # ring rows held now; grows on demand
+        dev.state._rv[self.sq * _R_COLS + _R_MODEL] = model.mrow
         self.id = dev.next_stream_id()
         self.sqe_num = 0            # captureSqeNum: SQEs counted for the cascade trigger
         self.task_count = 0         # tasks written (task ids)
         self.last_op = -1           # opcode of the last task (join-back rule)
+        # (these three and ``capacity`` are words of the SQ's ``rings`` row: properties above)
         self.last_event = None      # capture event of the last task when it is a record
         self.task_group = None      # open task group (task groups)
         self._ring_base = -1        # pool row of position 0, once capture has ended
@@ -95,6 +113,43 @@ class CaptureStream(SqStream):
     def tail(self) -> int:
         return self.task_count
 
+    # ---- the SQ's words in ``DeviceState.rings`` (launchjit.R_*: the compiled path's too) ----
+    @property
+    def task_count(self) -> int:
+        """Tasks written (task ids)."""
+        return self.state._rv[self.sq * _R_COLS + _R_COUNT]
+
+    @task_count.setter
+    def task_count(self, n: int) -> None:
+        self.state._rv[self.sq * _R_COLS + _R_COUNT] = n
+
+    @property
+    def capacity(self) -> int:
+        """Ring rows held now (grows on demand up to ``depth``)."""
+        return self.state._rv[self.sq * _R_COLS + _R_CAP]
+
+    @capacity.setter
+    def capacity(self, n: int) -> None:
+        self.state._rv[self.sq * _R_COLS + _R_CAP] = n
+
+    @property
+    def sqe_num(self) -> int:
+        """captureSqeNum: SQEs counted for the cascade trigger."""
+        return self.state._rv[self.sq * _R_COLS + _R_SQE_NUM]
+
+    @sqe_num.setter
+    def sqe_num(self, n: int) -> None:
+        self.state._rv[self.sq * _R_COLS + _R_SQE_NUM] = n
+
+    @property
+    def last_op(self) -> int:
+        """Opcode of the last task (join-back rule), -1 before any."""
+        return self.state._rv[self.sq * _R_COLS + _R_LAST_OP]
+
+    @last_op.setter
+    def last_op(self, op: int) -> None:
+        self.state._rv[self.sq * _R_COLS + _R_LAST_OP] = op
+
     def ring_base(self) -> int:
         """Pool row of position 0 of the ring (a capture stream never wraps, and once its
         capture has ended its ring no longer moves)."""
@@ -116,21 +171,22 @@ class CaptureStream(SqStream):
                blocks=0) -> int:
         """Write one task's SQE at the tail; returns its position (= its index in the stream:
         a capture stream is written once, from position 0, and never wraps)."""
-        pos = self.task_count
-        if pos >= self.capacity:
+        st = self.state
+        q = self.sq
+        i = q * _R_COLS
+        pos = st._rv[i + _R_COUNT]                          # task_count
+        if pos >= st._rv[i + _R_CAP]:                       # capacity
             self._grow(pos)
         a5 = REC.site_id(2) if REC.on else 0       # analysis: the source site in a5
-        st = self.state
-        if op == S.OP_KERNEL:               # push builds a lazy kernel body before its SQE
-            st.push(self.sq, op, 0, a0, a1, a2, a3, 0, a5, flag, blocks, pos & 0xFFFF)
-        else:                               # DeviceState.push inline
-            ring = st._staged.get(self.sq)
-            if ring is None:
-                ring = st.stage(self.sq)
-            tail = ring[2]
-            _PACK_INTO(st.pool, (ring[0] + tail % ring[1]) << 6, op, flag, blocks, pos & 0xFFFF,
+        if op == _OP_KERNEL:                # push builds a lazy kernel body before its SQE
+            st.push(q, op, 0, a0, a1, a2, a3, 0, a5, flag, blocks, pos & 0xFFFF)
+        else:                               # DeviceState.push inline: the row at base + pos
+            rv = st._rv                     # (a capture stream never wraps: tail == pos)
+            if not rv[i + _R_STAGED]:
+                st.stage(q)
+            _PACK_INTO(st.pool, (rv[i + _R_BASE] + pos) << 6, op, flag, blocks, pos & 0xFFFF,
                        a0, a1, a2, a3, 0, a5, 0)
-            ring[2] = tail + 1
+            rv[i + _R_TAIL] = pos + 1
         return self._appended(pos, op, sqe_count)
 
     def append_nops(self, n: int) -> int:
@@ -142,15 +198,9 @@ class CaptureStream(SqStream):
             self._grow(pos + n - 1)
         a5 = REC.site_id(2) if REC.on else 0       # analysis: the source site in a5
         st = self.state
-        ring = st._staged.get(self.sq)
-        if ring is None:
-            ring = st.stage(self.sq)
-        pool, base, depth, tail = st.pool, ring[0], ring[1], ring[2]
+        push, q = st.push, self.sq
         for p in range(pos, pos + n):
-            _PACK_INTO(pool, (base + tail % depth) << 6, S.OP_NOP, 0, 0, p & 0xFFFF,
-                       0, 0, 0, 0, 0, a5, 0)
-            tail += 1
-        ring[2] = tail
+            push(q, S.OP_NOP, 0, 0, 0, 0, 0, 0, a5, 0, 0, p & 0xFFFF)
         m = self.model
         if m.seq_last is not self:           # _appended for n tasks
             m.seq_runs.append((self, pos, m.next_seq))
@@ -164,34 +214,24 @@ class CaptureStream(SqStream):
 
 
     def append_kernel(self, kid: int, a1: int, a2: int, a3: int, blocks: int) -> int:
-        """``append(OP_KERNEL, 1, kid, a1, a2, a3, 0, blocks)`` with ``DeviceState.push`` and
-        ``_appended`` inline: the captured launch's hot path (the same row, the same
-        bookkeeping). ``kid`` is a kernel's: a table id, or -1 before a kernel is bound, whose
-        entry test reads the last entry and at most calls ``TABLE.ensure(-1)``, a no-op (as
+        """``append(OP_KERNEL, 1, kid, a1, a2, a3, 0, blocks)`` with ``model.capture_task_ns``
+        on the host clock first: the captured launch's hot path (the same row, the same
+        bookkeeping). Nothing recorded, the body built, the ring staged and holding the
+        position: one compiled call (``launchjit.capture_kernel``); else the Python path.
+        ``kid`` is a kernel's: a table id, or -1 before a kernel is bound, whose entry test
+        reads the last entry and at most calls ``TABLE.ensure(-1)``, a no-op (as
         ``Stream.submit_kernel``)."""
-        pos = self.task_count
-        if pos >= self.capacity:
-            self._grow(pos)
-        if _TABLE.entries[kid].func is None:    # a lazy kernel body is built before its SQE
-            _TABLE.ensure(kid)
-        st = self.state
-        ring = st._staged.get(self.sq)
-        if ring is None:
-            ring = st.stage(self.sq)
-        # ring[2] == pos and the ring holds the position (``capacity``): a capture stream is
-        # written once, from position 0, and never wraps, so its row is base + pos
-        _PACK_INTO(st.pool, (ring[0] + pos) << 6, _OP_KERNEL, 0, blocks, pos & 0xFFFF, kid, a1,
-                   a2, a3, 0, REC.site_id(2) if REC.on else 0, 0)
-        ring[2] = self.task_count = pos + 1
-        m = self.model                          # _appended(pos, OP_KERNEL, 1)
-        if m.seq_last is not self:
-            m.seq_runs.append((self, pos, m.next_seq))
-            m.seq_last = self
-        m.next_seq += 1
-        self.sqe_num += 1
-        self.last_op = _OP_KERNEL
-        self.last_event = None
-        return pos
+        if not REC.on and _TABLE.entries[kid].func is not None:
+            r = LJ.capture_kernel(self.jd, self.sq, kid, a1, a2, a3, blocks)
+            if r >= 0:
+                pos = r & 0xFFFFFFFF
+                if r >> 62:                         # a new run of the model's capture order
+                    self.model.seq_runs.append((self, pos, (r >> 32) & 0x3FFFFFFF))
+                if self.last_event is not None:
+                    self.last_event = None
+                return pos
+        RT.host_ns += self.model.capture_task_ns
+        return self.append(_OP_KERNEL, 1, kid, a1, a2, a3, 0, blocks)
 
     def _grow(self, pos: int) -> None:
         """Room for the task at ``pos``: the ring grows fourfold up to its depth (a capture
@@ -205,15 +245,23 @@ class CaptureStream(SqStream):
     def _appended(self, pos: int, op: int, sqe_count: int) -> int:
         """The bookkeeping of a task just written at ``pos`` (both append paths): the count,
         the model's global capture order (``aclmdlRITaskGetSeqId``), SQEs toward the cascade
-        limit, and the last task (a capture record sets ``last_event`` after appending, §4.3)."""
-        self.task_count = pos + 1
+        limit, and the last task (a capture record sets ``last_event`` after appending, §4.3).
+        (The words of ``rings`` and ``mseq`` are read here without their properties.)"""
+        st = self.state
+        q = self.sq
+        rv = st._rv
+        i = q * _R_COLS
+        rv[i + _R_COUNT] = pos + 1
         m = self.model
-        if m.seq_last is not self:           # a new run of the model's capture order
-            m.seq_runs.append((self, pos, m.next_seq))
-            m.seq_last = self
-        m.next_seq += 1
-        self.sqe_num += sqe_count
-        self.last_op = op
+        mv = st._mv
+        j = m.mrow * _M_COLS
+        seq = mv[j + _M_NEXT]
+        if mv[j + _M_LAST] != q:             # a new run of the model's capture order
+            m.seq_runs.append((self, pos, seq))
+            mv[j + _M_LAST] = q
+        mv[j + _M_NEXT] = seq + 1
+        rv[i + _R_SQE_NUM] += sqe_count
+        rv[i + _R_LAST_OP] = op
         self.last_event = None
         return pos
 
@@ -264,14 +312,14 @@ class CaptureModel:
     args, task groups and cond handles. Every field is declared here."""
 
     __slots__ = ("ctx", "device", "id", "handle", "sub", "parent", "status", "sw_sq",
-                 "capture_depth", "cascade_at", "capture_task_ns", "streams", "capture_events",
+                 "capture_depth", "streams", "capture_events",
                  "user_events", "participants", "added", "exe_notifies", "endgraph_slot",
                  "has_endgraph", "built", "sqcq", "runs", "in_flight", "queued", "engine_id",
                  "name", "args_chunks",
                  "_args_pos", "_args_size", "destroyed", "task_groups", "taskgrp_streams",
                  "taskgrp_err", "cond_handles", "capture_progress", "begun_at", "invalidated_by",
                  "staged_updates", "last_debug_lines", "slots", "last_run_stream",
-                 "seq_runs", "seq_last", "next_seq", "task_cfgs", "ext_records", "ext_waits",
+                 "seq_runs", "mrow", "task_cfgs", "ext_records", "ext_waits",
                  "destroy_callbacks", "sw_events", "_default_conds", "_runs_trim_at",
                  "inner_tasks", "disabled_rows")
 
@@ -291,6 +339,7 @@ class CaptureModel:
         self.sw_sq = dev.profile.software_sq
         self.capture_depth = (dev.profile.capture_sq_depth_swsq if self.sw_sq
                               else dev.profile.rtsq_depth)
+        self.mrow = dev.state.alloc_mrow()     # its mseq row (properties below)
         # a capture stream cascades once it holds this many SQEs (§5)
         self.cascade_at = (self.capture_depth - dev.profile.capture_reserve
                            - dev.profile.expand_stream_rsv_task_num)
@@ -330,9 +379,9 @@ class CaptureModel:
         self.last_debug_lines: list = []       # what the last aclmdlRIDebugPrint printed
         # capture order across the model's streams (aclmdlRITaskGetSeqId, §13.3): one counter,
         # kept as runs (capture stream, first position, first seq id) of consecutive tasks
+        # (``next_seq`` and ``seq_last`` are words of the model's ``mseq`` row, ``mrow``: the
+        # compiled launch path advances them)
         self.seq_runs: list = []
-        self.seq_last = None
-        self.next_seq = 0
         self.task_cfgs: dict = {}              # (capture stream, pos) -> TaskCfg of a kernel
         # (capture stream, pos) of the tasks the runtime writes for a captured host function or
         # blocking callback: the runtime's inner event's wait and reset (TaskOwner RT_TASK_INNER,
@@ -350,6 +399,44 @@ class CaptureModel:
         self.destroy_callbacks: list = []      # (func, user data) (aclmdlRIDestroyRegister...)
         dev.models[self] = None
         # engine ids are given at the next publish (the model's first build)
+
+    # ---- the model's words in ``DeviceState.mseq`` (launchjit.M_*) ----
+    @property
+    def cascade_at(self) -> int:
+        """A capture stream cascades once it holds this many SQEs (§5)."""
+        return self.device.state._mv[self.mrow * _M_COLS + _M_CASCADE]
+
+    @cascade_at.setter
+    def cascade_at(self, n: int) -> None:
+        self.device.state._mv[self.mrow * _M_COLS + _M_CASCADE] = n
+
+    @property
+    def capture_task_ns(self) -> int:
+        """The host cost of one captured task."""
+        return self.device.state._mv[self.mrow * _M_COLS + _M_TASK_NS]
+
+    @capture_task_ns.setter
+    def capture_task_ns(self, ns: int) -> None:
+        self.device.state._mv[self.mrow * _M_COLS + _M_TASK_NS] = ns
+
+    @property
+    def next_seq(self) -> int:
+        """The capture-order sequence id of the next task (aclmdlRITaskGetSeqId)."""
+        return self.device.state._mv[self.mrow * _M_COLS + _M_NEXT]
+
+    @next_seq.setter
+    def next_seq(self, n: int) -> None:
+        self.device.state._mv[self.mrow * _M_COLS + _M_NEXT] = n
+
+    @property
+    def seq_last(self):
+        """The capture stream that wrote the model's last task (None before any)."""
+        q = self.device.state._mv[self.mrow * _M_COLS + _M_LAST]
+        return None if q < 0 else self.device.streams_by_sq_model.get(q)
+
+    @seq_last.setter
+    def seq_last(self, cs) -> None:
+        self.device.state._mv[self.mrow * _M_COLS + _M_LAST] = -1 if cs is None else cs.sq
 
     def new_slot(self) -> int:
         """A sync slot owned by this model (capture events, EndGraph, internal notifies)."""
@@ -530,6 +617,7 @@ class CaptureModel:
         self.streams.clear()
         self.detached_streams().clear()
         self.destroyed = True
+        dev.state.free_mrow(self.mrow)
         if self.sub:
             RT.handles.remove(self.handle)
         dev.remove_model(self)        # no publish: nothing queued names its id (not running)

@@ -12,10 +12,13 @@ import os
 import threading
 
 from .. import errors as ERR
+from ..device.launchjit import C_HOST as _C_HOST, CTL as _CTL
 from ..profiles import DEFAULT_PROFILE, get_profile
 from .handles import Registry
 from .pageable import PageableRegistry
 
+
+_CTLW = memoryview(_CTL).cast("B").cast("q")     # the host-side words as Python ints
 
 MODE_NONE = 3
 """aclmdlRICaptureMode count (GLOBAL, THREAD_LOCAL, RELAXED = 0, 1, 2): "no capture mode"."""
@@ -93,7 +96,7 @@ class Runtime:
     """The process singleton ``RT``. Every field is declared here; nothing else adds any."""
 
     __slots__ = ("initialized", "init_refs", "finalized", "profile_name", "profile_overrides",
-                 "profile", "devices", "handles", "tls", "host_ns", "lock", "trace_on",
+                 "profile", "devices", "handles", "tls", "lock", "trace_on",
                  "host_trace", "markers", "device_options", "pageable", "progress", "users",
                  "stalled", "stall_wait_s", "op_wait_timeout_s", "op_execute_timeout_us",
                  "stream_state_callbacks", "task_fail_callback", "threads", "pre_thread_last",
@@ -194,6 +197,19 @@ class Runtime:
                 self.progress.notify_all()
 
     # ---- host clock ----
+    @property
+    def host_ns(self) -> int:
+        """The host clock (ns): ``launchjit.CTL[C_HOST]``, which the compiled launch path
+        advances too."""
+        return _CTLW[_C_HOST]
+
+    @host_ns.setter
+    def host_ns(self, t: int) -> None:
+        try:
+            _CTLW[_C_HOST] = t
+        except TypeError:                 # a float (a cost scaled by a factor): whole ns
+            _CTLW[_C_HOST] = int(t)
+
     def tick(self, ns: int) -> int:
         """Advance the host clock by an API's cost; returns the new host time."""
         self.host_ns += int(ns)

@@ -29,11 +29,15 @@ import sys
 
 from .. import errors as ERR
 from ..device import engine as E
+from ..device import launchjit as LJ
 from ..device.kernels import TABLE as _TABLE
 from ..device.sqe import OP_KERNEL as _OP_KERNEL
-from ..device.state import _PACK_INTO
 from .recording import REC
 from .runtime import RT
+
+_R_COLS = LJ.R_COLS
+_R_ROOM = LJ.R_ROOM
+_R_SEQ = LJ.R_SEQ
 
 # aclrtCreateStreamWithConfig flags (acl_rt.h)
 ACL_STREAM_FAST_LAUNCH, ACL_STREAM_FAST_SYNC, ACL_STREAM_PERSISTENT = 0x1, 0x2, 0x4
@@ -76,7 +80,7 @@ class SqStream:
     """What every stream that owns an SQ has: user streams and capture streams alike."""
 
     __slots__ = ("ctx", "device", "sq", "id", "handle", "flags", "capture", "is_default",
-                 "destroyed", "stop_on_failure", "bound", "label")
+                 "destroyed", "stop_on_failure", "bound", "label", "jd")
     is_model = False
     """True for a model's capture stream (``model.CaptureStream``)."""
 
@@ -93,6 +97,7 @@ class SqStream:
         self.id = -1
         self.bound = None              # the model stream a bound persistent stream writes into
         self.label = ""                # the user's name for it (``Device.stream(name=...)``)
+        self.jd = device.state.jaddr   # the device's launchjit directory (the compiled calls)
 
     def set_label(self, name: str) -> None:
         """Name the stream: traces, plots and messages show the name."""
@@ -106,8 +111,8 @@ class SqStream:
 class Stream(SqStream):
     """A user stream: an eager SQ, its task ids, its task-group state and its args areas."""
 
-    __slots__ = ("priority", "depth", "task_seq", "tg_status", "tg_update", "failure_mode",
-                 "args_ring", "extra_args", "behind", "room", "overflow_switch", "custom_tag",
+    __slots__ = ("priority", "depth", "tg_status", "tg_update", "failure_mode",
+                 "args_ring", "extra_args", "behind", "overflow_switch", "custom_tag",
                  "cache_op_info")
 
     def __init__(self, ctx, is_default: bool = False, flags: int = 0, priority: int = 0):
@@ -141,6 +146,25 @@ class Stream(SqStream):
         name = f" {self.label!r}" if self.label else ""
         return f"{kind} {self.id}{name} (device {self.device.id})"
 
+    # ---- the SQ's words in ``DeviceState.rings`` (launchjit.R_*: the compiled path's too) ----
+    @property
+    def task_seq(self) -> int:
+        """Tasks submitted on this stream (the next task id before its 16-bit wrap)."""
+        return self.device.state._rv[self.sq * _R_COLS + _R_SEQ]
+
+    @task_seq.setter
+    def task_seq(self, n: int) -> None:
+        self.device.state._rv[self.sq * _R_COLS + _R_SEQ] = n
+
+    @property
+    def room(self) -> int:
+        """Submits that surely fit before the ring can be full (the last check's free slots)."""
+        return self.device.state._rv[self.sq * _R_COLS + _R_ROOM]
+
+    @room.setter
+    def room(self, n: int) -> None:
+        self.device.state._rv[self.sq * _R_COLS + _R_ROOM] = n
+
     # ---- submission ----
     @property
     def tail(self) -> int:
@@ -170,13 +194,22 @@ class Stream(SqStream):
         if self.ctx.capture_refs[0]:                       # a GLOBAL capture is in progress
             for hook in EAGER_IN_CAPTURE_HOOKS:
                 hook(self)
+        elif not REC.on and RT.threads <= 1 and (op != _OP_KERNEL or (
+                0 <= a0 < len(_TABLE.entries) and _TABLE.entries[a0].func is not None)):
+            # the compiled path (launchjit.eager_task; a kernel's body built): with room in the
+            # staged ring, the host cost, the task id and the row in one call; else (-1)
+            # nothing changed
+            pos = LJ.eager_task(self.jd, self.sq, host_cost_ns, op, flag, blocks, a0, a1, a2, a3)
+            if pos >= 0:
+                return pos
         dev = self.device
         RT.host_ns += host_cost_ns
         st = dev.state
-        if self.room > 0:
+        rv, ri = st._rv, self.sq * _R_COLS      # this SQ's rings words (room, task_seq)
+        if rv[ri + _R_ROOM] > 0:
             # the last check saw ``room`` free slots and an eager SQ's head only grows: the
             # ring cannot be full before they are used
-            self.room -= 1
+            rv[ri + _R_ROOM] -= 1
         elif st.pending(self.sq) >= self.depth:
             if then and (st.access_log is not None or (self.depth - 2 - then)
                          * dev.timing.sqe_dispatch_eager_ns < dev.timing.doorbell_ns):
@@ -214,25 +247,16 @@ class Stream(SqStream):
         else:
             self.room = self.depth - st.pending(self.sq) - 1
         t = RT.host_ns + dev.timing.doorbell_ns
-        task_id = self.task_seq & 0xFFFF
+        rv, ri = st._rv, self.sq * _R_COLS      # (a wait may have grown ``rings``)
+        seq = rv[ri + _R_SEQ]
+        task_id = seq & 0xFFFF
         if RT.threads > 1:                  # aclrtGetThreadLastTaskId is per thread
             note_task(self, t, task_id)
-        self.task_seq += 1
-        if REC.on or op == _OP_KERNEL:
-            if REC.on:                  # analysis: host epoch and source site in a4/a5
-                a4, a5 = REC.tag(dev)
-                return st.push(self.sq, op, t, a0, a1, a2, a3, a4, a5, flag, blocks, task_id)
-            return st.push(self.sq, op, t, a0, a1, a2, a3, 0, 0, flag, blocks, task_id)
-        # DeviceState.push inline (a kernel goes through it: its lazy body is built first)
-        q = self.sq
-        ring = st._staged.get(q)
-        if ring is None:
-            ring = st.stage(q)
-        pos = ring[2]
-        _PACK_INTO(st.pool, (ring[0] + pos % ring[1]) << 6, op, flag, blocks, task_id, a0, a1,
-                   a2, a3, 0, 0, t)
-        ring[2] = pos + 1
-        return pos
+        rv[ri + _R_SEQ] = seq + 1
+        if REC.on:                      # analysis: host epoch and source site in a4/a5
+            a4, a5 = REC.tag(dev)
+            return st.push(self.sq, op, t, a0, a1, a2, a3, a4, a5, flag, blocks, task_id)
+        return st.push(self.sq, op, t, a0, a1, a2, a3, 0, 0, flag, blocks, task_id)
 
     def _slots_held(self, st) -> int:
         """The ring slots this stream's tasks hold now: those not yet run, and the running one
@@ -245,36 +269,17 @@ class Stream(SqStream):
         task group (``api_launch.launch_kernel`` tests both before it calls this) and whose
         body ``a0`` is a kernel's ``kid``: a kernel-table id (never removed from the table), or
         -1 before a kernel is bound, whose entry test then reads the last entry and at most
-        calls ``TABLE.ensure(-1)``, a no-op, as ``DeviceState.push`` does. With room in the
-        ring (no wait can be due), not bound and nothing recorded, the row is packed here
-        (``DeviceState.push`` inline); anything else goes through ``submit``."""
-        if self.room <= 0 or self.bound is not None or REC.on:
-            return self.submit(_OP_KERNEL, self.device.timing.host_kernel_launch_ns, a0, a1,
-                               a2, a3, 0, blocks)
-        if self.ctx.capture_refs[0]:                       # a GLOBAL capture is in progress
-            for hook in EAGER_IN_CAPTURE_HOOKS:
-                hook(self)
-        dev = self.device
-        timing = dev.timing
-        RT.host_ns = host = RT.host_ns + timing.host_kernel_launch_ns
-        self.room -= 1
-        t = host + timing.doorbell_ns
-        task_id = self.task_seq & 0xFFFF
-        if RT.threads > 1:                  # aclrtGetThreadLastTaskId is per thread
-            note_task(self, t, task_id)
-        self.task_seq += 1
-        if _TABLE.entries[a0].func is None:     # a lazy kernel body is built before its SQE
-            _TABLE.ensure(a0)
-        st = dev.state
-        q = self.sq
-        ring = st._staged.get(q)
-        if ring is None:
-            ring = st.stage(q)
-        pos = ring[2]
-        _PACK_INTO(st.pool, (ring[0] + pos % ring[1]) << 6, _OP_KERNEL, 0, blocks, task_id, a0,
-                   a1, a2, a3, 0, 0, t)
-        ring[2] = pos + 1
-        return pos
+        calls ``TABLE.ensure(-1)``, a no-op, as ``DeviceState.push`` does. Not bound, nothing
+        recorded, one thread, no GLOBAL capture, the body built: one compiled call
+        (``launchjit.eager_kernel``) packs the row when the staged ring has room; anything else
+        goes through ``submit``."""
+        if self.bound is None and not REC.on and RT.threads <= 1 \
+                and not self.ctx.capture_refs[0] and _TABLE.entries[a0].func is not None:
+            pos = LJ.eager_kernel(self.jd, self.sq, a0, a1, a2, a3, blocks)
+            if pos >= 0:
+                return pos
+        return self.submit(_OP_KERNEL, self.device.timing.host_kernel_launch_ns, a0, a1, a2, a3,
+                           0, blocks)
 
     def set_stop_on_failure(self) -> None:
         self.stop_on_failure = True
