@@ -35,3 +35,15 @@ def buf(acl):
     assert ret == acl.ACL_SUCCESS
     assert acl.rt.memset(p, 64, 0, 64) == acl.ACL_SUCCESS
     return p
+
+
+@pytest.fixture
+def sink():
+    """The kernel printf sink, quiet and empty for the test (its lines in ``sink.lines``)."""
+    import npusim
+    s = npusim.kernel.printf_sink()
+    s.echo = False
+    s.clear()
+    yield s
+    s.echo = True
+    s.clear()

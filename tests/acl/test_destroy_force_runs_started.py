@@ -6,25 +6,13 @@ launch ``ReadDo`` and force-destroy the stream without synchronizing, or ``Write
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
-import npusim
 from npusim import acl
 
 from helpers.acl import LONG_NS, host_ns, launch, read
 from helpers.kernel import dev_alloc, dev_args, func, load_samples, write
 
 OK = acl.ACL_SUCCESS
-
-
-@pytest.fixture
-def sink():
-    s = npusim.kernel.printf_sink()
-    s.echo = False
-    s.clear()
-    yield s
-    s.echo = True
-    s.clear()
 
 
 def test_a_kernel_launched_just_before_runs_and_prints(dev0, stream, sink):

@@ -5,25 +5,13 @@ synchronizing, and shows the written value copied."""
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
-import npusim
 from npusim import acl
 
 from helpers.acl import LONG_NS, host_ns, launch, read
 from helpers.kernel import dev_alloc, dev_args, func, load_samples
 
 OK = acl.ACL_SUCCESS
-
-
-@pytest.fixture
-def sink():
-    s = npusim.kernel.printf_sink()
-    s.echo = False
-    s.clear()
-    yield s
-    s.echo = True
-    s.clear()
 
 
 def test_sync_d2d_copy_sees_a_kernel_launched_just_before(dev0, stream, sink):

@@ -35,16 +35,6 @@ def summer(mem, ctx, block_idx, block_num, data, n):
     printf(mem, ctx, FMT_SUM, block_idx, block_idx, s, s / 2.0)
 
 
-@pytest.fixture
-def sink():
-    s = npusim.kernel.printf_sink()
-    s.echo = False
-    s.clear()
-    yield s
-    s.echo = True
-    s.clear()
-
-
 # ---- decorator
 def test_decorator_returns_an_elf_that_binds_to_the_body(dev0, stream):
     assert bytes(saxpy)[:4] == b"\x7fELF"
