@@ -39,6 +39,19 @@ _R_COLS = LJ.R_COLS
 _R_ROOM = LJ.R_ROOM
 _R_SEQ = LJ.R_SEQ
 
+
+def ring_word(col: int, doc: str) -> property:
+    """A stream field kept as word ``col`` of its SQ's row in ``DeviceState.rings``
+    (``launchjit.R_*``), where the compiled launch path reads and advances it: a property over
+    the device's word view (read and written as a Python int)."""
+    def get(obj) -> int:
+        return obj.device.state._rv[obj.sq * _R_COLS + col]
+
+    def put(obj, value: int) -> None:
+        obj.device.state._rv[obj.sq * _R_COLS + col] = value
+    return property(get, put, doc=doc)
+
+
 # aclrtCreateStreamWithConfig flags (acl_rt.h)
 ACL_STREAM_FAST_LAUNCH, ACL_STREAM_FAST_SYNC, ACL_STREAM_PERSISTENT = 0x1, 0x2, 0x4
 ACL_STREAM_HUGE, ACL_STREAM_CPU_SCHEDULE, ACL_STREAM_DEVICE_USE_ONLY = 0x8, 0x10, 0x20
@@ -147,23 +160,10 @@ class Stream(SqStream):
         return f"{kind} {self.id}{name} (device {self.device.id})"
 
     # ---- the SQ's words in ``DeviceState.rings`` (launchjit.R_*: the compiled path's too) ----
-    @property
-    def task_seq(self) -> int:
-        """Tasks submitted on this stream (the next task id before its 16-bit wrap)."""
-        return self.device.state._rv[self.sq * _R_COLS + _R_SEQ]
-
-    @task_seq.setter
-    def task_seq(self, n: int) -> None:
-        self.device.state._rv[self.sq * _R_COLS + _R_SEQ] = n
-
-    @property
-    def room(self) -> int:
-        """Submits that surely fit before the ring can be full (the last check's free slots)."""
-        return self.device.state._rv[self.sq * _R_COLS + _R_ROOM]
-
-    @room.setter
-    def room(self, n: int) -> None:
-        self.device.state._rv[self.sq * _R_COLS + _R_ROOM] = n
+    task_seq = ring_word(_R_SEQ, "Tasks submitted on this stream (the next task id before its "
+                                 "16-bit wrap).")
+    room = ring_word(_R_ROOM, "Submits that surely fit before the ring can be full (the last "
+                              "check's free slots).")
 
     # ---- submission ----
     @property
@@ -265,19 +265,11 @@ class Stream(SqStream):
 
     def submit_kernel(self, a0: int, a1: int, a2: int, a3: int, blocks: int) -> int:
         """``submit(OP_KERNEL, host_kernel_launch_ns, a0, a1, a2, a3, 0, blocks)``: an eager
-        launch's hot path, for a caller that saw the stream neither capturing nor updating a
-        task group (``api_launch.launch_kernel`` tests both before it calls this) and whose
-        body ``a0`` is a kernel's ``kid``: a kernel-table id (never removed from the table), or
-        -1 before a kernel is bound, whose entry test then reads the last entry and at most
-        calls ``TABLE.ensure(-1)``, a no-op, as ``DeviceState.push`` does. Not bound, nothing
-        recorded, one thread, no GLOBAL capture, the body built: one compiled call
-        (``launchjit.eager_kernel``) packs the row when the staged ring has room; anything else
-        goes through ``submit``."""
-        if self.bound is None and not REC.on and RT.threads <= 1 \
-                and not self.ctx.capture_refs[0] and _TABLE.entries[a0].func is not None:
-            pos = LJ.eager_kernel(self.jd, self.sq, a0, a1, a2, a3, blocks)
-            if pos >= 0:
-                return pos
+        launch for a caller that saw the stream neither capturing nor updating a task group and
+        has already tried the compiled call (``api_launch.launch_kernel``: its
+        ``launchjit.eager_kernel`` returned ``SLOW`` or did not apply), so this goes straight to
+        ``submit``, whose own compiled attempt (``launchjit.eager_task``) is the one retry. ``a0``
+        is a kernel's ``kid``: a kernel-table id, or -1 before a kernel is bound."""
         return self.submit(_OP_KERNEL, self.device.timing.host_kernel_launch_ns, a0, a1, a2, a3,
                            0, blocks)
 
