@@ -26,7 +26,7 @@ from ..device.state import _PACK_INTO
 from .recording import REC
 from .device import DeadlockError
 from .runtime import RT
-from .stream import SqStream
+from .stream import SqStream, ring_word
 
 _M_CASCADE = LJ.M_CASCADE
 _M_COLS = LJ.M_COLS
@@ -42,6 +42,18 @@ _R_COUNT = LJ.R_COUNT
 _R_LAST_OP = LJ.R_LAST_OP
 _R_MODEL = LJ.R_MODEL
 _R_SQE_NUM = LJ.R_SQE_NUM
+
+
+def model_word(col: int, doc: str) -> property:
+    """A capture-model field kept as word ``col`` of its row in ``DeviceState.mseq``
+    (``launchjit.M_*``), where the compiled launch path advances it (as ``stream.ring_word``)."""
+    def get(obj) -> int:
+        return obj.device.state._mv[obj.mrow * _M_COLS + col]
+
+    def put(obj, value: int) -> None:
+        obj.device.state._mv[obj.mrow * _M_COLS + col] = value
+    return property(get, put, doc=doc)
+
 
 NONE, CAPTURE_ACTIVE, CAPTURE_INVALIDATED, UPDATING, FAULT, READY = range(6)
 CAPTURING = (CAPTURE_ACTIVE, CAPTURE_INVALIDATED)   # CaptureModel.is_capturing
@@ -114,41 +126,10 @@ class CaptureStream(SqStream):
         return self.task_count
 
     # ---- the SQ's words in ``DeviceState.rings`` (launchjit.R_*: the compiled path's too) ----
-    @property
-    def task_count(self) -> int:
-        """Tasks written (task ids)."""
-        return self.state._rv[self.sq * _R_COLS + _R_COUNT]
-
-    @task_count.setter
-    def task_count(self, n: int) -> None:
-        self.state._rv[self.sq * _R_COLS + _R_COUNT] = n
-
-    @property
-    def capacity(self) -> int:
-        """Ring rows held now (grows on demand up to ``depth``)."""
-        return self.state._rv[self.sq * _R_COLS + _R_CAP]
-
-    @capacity.setter
-    def capacity(self, n: int) -> None:
-        self.state._rv[self.sq * _R_COLS + _R_CAP] = n
-
-    @property
-    def sqe_num(self) -> int:
-        """captureSqeNum: SQEs counted for the cascade trigger."""
-        return self.state._rv[self.sq * _R_COLS + _R_SQE_NUM]
-
-    @sqe_num.setter
-    def sqe_num(self, n: int) -> None:
-        self.state._rv[self.sq * _R_COLS + _R_SQE_NUM] = n
-
-    @property
-    def last_op(self) -> int:
-        """Opcode of the last task (join-back rule), -1 before any."""
-        return self.state._rv[self.sq * _R_COLS + _R_LAST_OP]
-
-    @last_op.setter
-    def last_op(self, op: int) -> None:
-        self.state._rv[self.sq * _R_COLS + _R_LAST_OP] = op
+    task_count = ring_word(_R_COUNT, "Tasks written (task ids).")
+    capacity = ring_word(_R_CAP, "Ring rows held now (grows on demand up to ``depth``).")
+    sqe_num = ring_word(_R_SQE_NUM, "captureSqeNum: SQEs counted for the cascade trigger.")
+    last_op = ring_word(_R_LAST_OP, "Opcode of the last task (join-back rule), -1 before any.")
 
     def ring_base(self) -> int:
         """Pool row of position 0 of the ring (a capture stream never wraps, and once its
@@ -401,32 +382,11 @@ class CaptureModel:
         # engine ids are given at the next publish (the model's first build)
 
     # ---- the model's words in ``DeviceState.mseq`` (launchjit.M_*) ----
-    @property
-    def cascade_at(self) -> int:
-        """A capture stream cascades once it holds this many SQEs (§5)."""
-        return self.device.state._mv[self.mrow * _M_COLS + _M_CASCADE]
-
-    @cascade_at.setter
-    def cascade_at(self, n: int) -> None:
-        self.device.state._mv[self.mrow * _M_COLS + _M_CASCADE] = n
-
-    @property
-    def capture_task_ns(self) -> int:
-        """The host cost of one captured task."""
-        return self.device.state._mv[self.mrow * _M_COLS + _M_TASK_NS]
-
-    @capture_task_ns.setter
-    def capture_task_ns(self, ns: int) -> None:
-        self.device.state._mv[self.mrow * _M_COLS + _M_TASK_NS] = ns
-
-    @property
-    def next_seq(self) -> int:
-        """The capture-order sequence id of the next task (aclmdlRITaskGetSeqId)."""
-        return self.device.state._mv[self.mrow * _M_COLS + _M_NEXT]
-
-    @next_seq.setter
-    def next_seq(self, n: int) -> None:
-        self.device.state._mv[self.mrow * _M_COLS + _M_NEXT] = n
+    cascade_at = model_word(_M_CASCADE,
+                            "A capture stream cascades once it holds this many SQEs (§5).")
+    capture_task_ns = model_word(_M_TASK_NS, "The host cost of one captured task.")
+    next_seq = model_word(_M_NEXT,
+                          "The capture-order sequence id of the next task (aclmdlRITaskGetSeqId).")
 
     @property
     def seq_last(self):
