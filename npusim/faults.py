@@ -37,6 +37,7 @@ import threading
 import types
 
 from . import errors as ERR
+from .device.launchjit import forget as _forget
 from .runtime import api_launch
 from .runtime.api_refused import c_name
 from .runtime.runtime import RT
@@ -245,6 +246,7 @@ def _end_capture_failed(stream_h) -> None:
     if link is None or link.kind != "origin":
         return
     with RT.lock:
+        _forget()                       # a locked region begins: the launch memo is void
         m = link.model
         C.mode_exit(s)
         C.exit_capture(m)
@@ -426,6 +428,7 @@ def inject(code: int | None = None, api: str | None = None, *, call: int | None 
                         bool(every), times)
         with _LOCK:
             ARMED.setdefault(full, []).append(inj)
+            _forget()                   # a memoized launch skips the injection point
         return inj
     if code is not None and code not in KERNEL_CODES:
         raise ValueError(f"a kernel injection faults with a kernel-exception code "

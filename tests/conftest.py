@@ -14,6 +14,18 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))   # ``import he
 os.environ.setdefault("NPUSIM_CHECK_SCHED", "1")
 
 
+@pytest.fixture(autouse=True)
+def _memo_check():
+    """With ``NPUSIM_MEMO_CHECK=1`` every launch-memo hit also takes the general path
+    (acl/_launchmemo.py): a test whose hit the general path disagrees with fails here."""
+    from npusim.acl import _launchmemo
+    yield
+    if _launchmemo.MISMATCHES:
+        found = list(_launchmemo.MISMATCHES)
+        _launchmemo.MISMATCHES.clear()
+        pytest.fail(f"launch memo entries the general path disagrees with: {found[:3]}")
+
+
 @pytest.fixture
 def dev0(acl):
     """``aclInit`` + ``aclrtSetDevice(0)`` on the test's thread (the plugin's ``acl``)."""

@@ -23,12 +23,13 @@ for _c in _errors._TABLE:
 
 from .. import faults as _faults  # noqa: E402
 from ..analysis import lint as _lint  # noqa: E402
-from . import _boundary  # noqa: E402
+from . import _boundary, _launchmemo  # noqa: E402
 from ._hosttrace import instrument as _instrument  # noqa: E402
 
 _faults.instrument(rt, "acl.rt")     # fault-injection points (npusim.inject), inside the trace
 _faults.instrument(mdl, "acl.mdl")
 _instrument(rt, "aclrt")
+rt.launch_kernel = _launchmemo.front(rt.launch_kernel)   # repeated launches: one compiled call
 _instrument(mdl, "aclmdlRI")
 
 

@@ -37,6 +37,7 @@ import types
 import numpy as np
 
 from .. import errors as _ERR
+from ..device import launchjit as _LJ
 from ..analysis import lint as _lint
 from ..faults import ARMED as _ARMED
 from ..runtime.api_refused import c_name
@@ -280,6 +281,7 @@ def wrap(name: str, attr: str, fn, outputs: int, raw=None, fast_failed=None):
     ns = {"_fn": fn, "_slow": _slow, "_escaped": _escaped, "_names": names, "_specs": specs,
           "_name": name, "_outputs": outputs, "_guarded": _util.GUARDED, "_raw": raw,
           "_RT": _RT, "_acquire": _RT.lock.acquire, "_release": _RT.lock.release, "_ARMED": _ARMED, "_LINTED": _LINTED,
+          "_MEMO": _LJ.MEMO, "_forget": _LJ.forget,
           "_on_fail": _lint.failed if fast_failed is None else fast_failed[0],
           "_box": fast_failed[1] if fast_failed is not None else None}
     head = []
@@ -309,6 +311,8 @@ def wrap(name: str, attr: str, fn, outputs: int, raw=None, fast_failed=None):
         body = (f"    if {' and '.join(terms) or 'True'}:\n"
                 f"        if not _RT.trace_on and _name not in _ARMED:\n"
                 f"            _acquire()\n"
+                f"            if _MEMO:\n"
+                f"                _forget()\n"
                 f"            try:\n"
                 + (f"                _box[0] = None\n" if fast_failed is not None else "") +
                 f"                r = _raw({arglist})\n"

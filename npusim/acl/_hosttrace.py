@@ -13,6 +13,7 @@ import inspect
 import types
 
 from ..analysis import lint as _lint
+from ..device.launchjit import forget as _forget
 from ..faults import ARMED as _ARMED
 from ..runtime.runtime import RT
 from . import _boundary
@@ -87,6 +88,7 @@ def _wrap(name: str, fn, api: str = "", pre=None, value_result: bool = False):
     @functools.wraps(fn)
     def traced(*args, **kwargs):
         with RT.lock:
+            _forget()                   # a locked region begins (acl/_launchmemo.py)
             if not RT.trace_on:
                 r = fn(*args, **kwargs)
             else:

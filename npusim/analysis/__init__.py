@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
+from ..device.launchjit import forget
 from ..errors import check
 from ..runtime import peer as _peer
 from ..runtime.api_mdl import model_of
@@ -103,6 +104,7 @@ def _drain(dev) -> None:
 def set_recording(on: bool) -> None:
     """``npusim.configure(record_accesses=...)``: record on every device, now and later."""
     REC.on = REC.accesses = bool(on)
+    forget()                          # a memoized launch is not recorded
     if on:
         _see_live_bridges()
     for d in _devices():
@@ -129,6 +131,7 @@ def record(accesses: bool = True):
             _kept.pop(d, None)
             REC.attach(d)
     REC.on, REC.accesses = True, accesses or prev[1]
+    forget()                          # a memoized launch is not recorded
     if REC.accesses:
         _see_live_bridges()
     try:

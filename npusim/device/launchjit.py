@@ -27,6 +27,7 @@ plain Python over the numpy arrays (``tests/device/test_compiled_launch.py`` com
 """
 from __future__ import annotations
 
+import os
 import weakref
 
 import numpy as np
@@ -58,6 +59,7 @@ M_COLS = 4
 
 # ---- CTL: the process's host-side words (one array for every device) --------------------------
 C_HOST = 0       # RT.host_ns: the host clock
+C_GEN = 1        # the launch memo's generation: bumped by forget() (the memo entry points test it)
 C_COLS = 8
 
 # ---- the directory (DeviceState.jdir), int64 --------------------------------------------------
@@ -73,6 +75,43 @@ SLOW = -1
 
 CTL = np.zeros(C_COLS, np.int64)
 """The host-side words of the process (``C_*``); ``RT.host_ns`` reads and writes ``CTL[C_HOST]``."""
+CTLW = memoryview(CTL).cast("B").cast("q")
+"""The same words as Python ints (``CTLW[C_HOST]``: ~30 ns where ``CTL[C_HOST]`` takes ~100)."""
+
+# ---- the launch memo (acl/_launchmemo.py) -------------------------------------------------------
+MEMO: dict = {}
+"""(function handle, stream handle) -> the memo entry of a launch the general path
+(``runtime/api_launch.launch_kernel``) found eligible for one compiled call: ``(size, jd, gq, kd,
+cstream or None, model or None, func, stream)`` with ``gq`` = generation and SQ, ``kd`` = body
+and duration (:func:`memo_words`). Filled under the runtime lock by the facade's launch front;
+emptied by :func:`forget` at the start of every other locked region."""
+GQ_SHIFT, Q_MASK = 16, 0xFFFF           # gq: the generation above the SQ (< SQ_RESERVE)
+KD_SHIFT, KID_MASK = 24, 0xFFFFFF       # kd: the duration above the kernel-table id
+_KD_DUR_MAX = (1 << (63 - KD_SHIFT)) - 1
+
+
+def memo_words(q: int, kid: int, dur: int):
+    """``(gq, kd)`` of a memo entry made now, or None when a value does not fit its field."""
+    if q > Q_MASK or kid > KID_MASK or not 0 <= dur <= _KD_DUR_MAX:
+        return None
+    return CTLW[C_GEN] << GQ_SHIFT | q, dur << KD_SHIFT | kid
+OFFER = [None, None]
+"""``[offer, eligible]``: the general path's offer of a memo entry, ``((func, stream), entry)``,
+made after its compiled call succeeded and taken by the front; with :data:`MEMO_CHECK` also the
+entry it found eligible before that call (the check's reference)."""
+MEMO_CHECK = os.environ.get("NPUSIM_MEMO_CHECK", "") not in ("", "0")
+"""``NPUSIM_MEMO_CHECK=1``: every memo hit takes the general path and is compared with it."""
+
+
+def forget() -> None:
+    """Empty the launch memo and bump its generation (``CTL[C_GEN]``): called (when the memo is
+    not empty) at the start of every region that holds the runtime lock and by every change
+    outside one that a memo entry depends on, so no entry outlives the state it was made from;
+    an entry read before the bump fails the generation test inside its compiled call. An empty
+    memo needs neither: an entry being read means the memo was not empty when the region began."""
+    if MEMO:
+        MEMO.clear()
+        CTLW[C_GEN] += 1
 
 
 @intrinsic
@@ -173,6 +212,28 @@ def _eager_task_c(d, q, cost, op, flag, blocks, a0, a1, a2, a3):
                        a2, a3, j[J_DOORBELL_NS])
 
 
+def _memo_capture_c(d, gq, kd, a1, a2, blocks):
+    j = carray(_ptr(d), (J_COLS,))
+    ctl = carray(_ptr(j[J_CTL]), (C_COLS,))
+    if ctl[C_GEN] != gq >> GQ_SHIFT:   # the memo entry is stale: the general path
+        return SLOW
+    return _capture_kernel(carray(_ptr(j[J_POOL]), (j[J_POOL_ROWS], 8)),
+                           carray(_ptr(j[J_RINGS]), (j[J_RINGS_ROWS], R_COLS)),
+                           carray(_ptr(j[J_MSEQ]), (j[J_MSEQ_ROWS], M_COLS)),
+                           ctl, gq & Q_MASK, kd & KID_MASK, a1, a2, kd >> KD_SHIFT, blocks)
+
+
+def _memo_eager_c(d, gq, kd, a1, a2, blocks):
+    j = carray(_ptr(d), (J_COLS,))
+    ctl = carray(_ptr(j[J_CTL]), (C_COLS,))
+    if ctl[C_GEN] != gq >> GQ_SHIFT:
+        return SLOW
+    return _eager_task(carray(_ptr(j[J_POOL]), (j[J_POOL_ROWS], 8)),
+                       carray(_ptr(j[J_RINGS]), (j[J_RINGS_ROWS], R_COLS)),
+                       ctl, gq & Q_MASK, j[J_LAUNCH_NS], OP_KERNEL, 0, blocks, kd & KID_MASK,
+                       a1, a2, kd >> KD_SHIFT, j[J_DOORBELL_NS])
+
+
 # ---- the reference path: the same bodies as Python over the arrays -----------------------------
 STATES: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 """Directory address -> its DeviceState (the reference path finds the arrays through it; a
@@ -202,11 +263,25 @@ def _eager_task_py(d, q, cost, op, flag, blocks, a0, a1, a2, a3):
                                    int(STATES[d].jdir[J_DOORBELL_NS])))
 
 
+def _memo_capture_py(d, gq, kd, a1, a2, blocks):
+    if int(CTL[C_GEN]) != gq >> GQ_SHIFT:
+        return SLOW
+    return _capture_kernel_py(d, gq & Q_MASK, kd & KID_MASK, a1, a2, kd >> KD_SHIFT, blocks)
+
+
+def _memo_eager_py(d, gq, kd, a1, a2, blocks):
+    if int(CTL[C_GEN]) != gq >> GQ_SHIFT:
+        return SLOW
+    return _eager_kernel_py(d, gq & Q_MASK, kd & KID_MASK, a1, a2, kd >> KD_SHIFT, blocks)
+
+
 # ---- selection and lazy compilation ------------------------------------------------------------
 _I = types.int64
 _SIGS = {"capture_kernel": (_capture_kernel_c, _capture_kernel_py, (_I,) * 7),
          "eager_kernel": (_eager_kernel_c, _eager_kernel_py, (_I,) * 7),
-         "eager_task": (_eager_task_c, _eager_task_py, (_I,) * 10)}
+         "eager_task": (_eager_task_c, _eager_task_py, (_I,) * 10),
+         "memo_capture": (_memo_capture_c, _memo_capture_py, (_I,) * 6),
+         "memo_eager": (_memo_eager_c, _memo_eager_py, (_I,) * 6)}
 _COMPILED: dict = {}            # name -> the compiled entry point, once made
 _USE_COMPILED = True
 
@@ -253,3 +328,5 @@ def compiled() -> bool:
 capture_kernel = _first_use("capture_kernel")
 eager_kernel = _first_use("eager_kernel")
 eager_task = _first_use("eager_task")
+memo_capture = _first_use("memo_capture")
+memo_eager = _first_use("memo_eager")

@@ -18,6 +18,7 @@ import functools
 import sys
 from dataclasses import replace
 
+from ..device.launchjit import forget as _forget
 from ..runtime.peer import owner_of
 from ..runtime.recording import site
 from ..runtime.runtime import RT
@@ -40,6 +41,7 @@ def _api(outputs: int):
             RT.tls.error_detail = ""
             try:
                 with RT.lock:
+                    _forget()           # a locked region begins: the launch memo is void
                     r = fn(*args, **kw)
                     if RT.stalled:
                         RT.progress.notify_all()

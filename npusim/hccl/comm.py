@@ -30,6 +30,7 @@ import time
 
 from ..device.memory import OutOfMemory
 from ..device import engine as E
+from ..device.launchjit import forget as _forget
 from ..runtime.api_mdl import LAUNCH_HOOKS
 from ..runtime.device import CENSUS_HOOKS, CLOSE_HOOKS
 from ..runtime.peer import bridge as make_bridge
@@ -371,6 +372,7 @@ def wait_complete(m: Member, timeout_s: float) -> bool:
         if left <= 0:
             return False
         JOINED.wait(min(left, 0.05))
+        _forget()                       # the runtime lock is held again: the launch memo is void
     return True
 
 

@@ -44,6 +44,7 @@ import time
 from .. import errors as ERR
 from ..device import engine as E
 from ..device import sqe as S
+from ..device.launchjit import forget as _forget
 from . import api_stream as AS
 from . import args as A
 from .capture import stream_capturing
@@ -295,6 +296,7 @@ def process_report(timeout: int) -> int:
         if left is not None and left <= 0:
             return ERR.ACL_ERROR_RT_REPORT_TIMEOUT
         RT.progress.wait(_POLL_S if left is None else min(_POLL_S, left))   # lock released
+        _forget()                       # ... and held again: the launch memo is void
         block = True
 
 

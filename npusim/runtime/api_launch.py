@@ -47,6 +47,11 @@ from .runtime import RT
 from .stream import refused
 
 _OP_KERNEL = S.OP_KERNEL
+_OFFER, _MEMO_CHECK, _memo_words = _LJ.OFFER, _LJ.MEMO_CHECK, _LJ.memo_words
+_depth = getattr(RT.lock, "_recursion_count", lambda: 0)
+"""The runtime lock's depth in this thread (CPython 3.11+; else 0: no launch is memoized). A
+launch offers its memo entry at depth 1 only: inside a callback of another locked call, that
+call may still change what the entry was made from after the launch returns."""
 _ENTRIES = TABLE.entries        # the kernel table's entries (one list for the process)
 _MIX_PAIR = int(MixType.MIX_AIC_AIV_MAIN_AIC)   # mix kernels of an AIC + AIV pair (and up)
 
@@ -61,6 +66,7 @@ def set_kernel_hook(hook) -> None:
     """Install (or, with None, remove) the :data:`KERNEL_HOOK`."""
     global KERNEL_HOOK
     KERNEL_HOOK = hook
+    _LJ.forget()                      # a memoized launch skips the hook
 
 
 # ---- launch configuration (api_error.cc CheckKernelLaunchCfg, para_convertor.cc
@@ -406,10 +412,16 @@ def launch_kernel(func, num_blocks, args_ptr, args_size, stream):
                     # submit_kernel's eager path when none of its checks applies: one compiled
                     # call (Stream.submit_kernel's) when not bound, one thread, no GLOBAL
                     # capture and the staged ring has room; else Stream.submit_kernel
-                    if s.bound is None and RT.threads <= 1 and not ctx.capture_refs[0] \
-                            and _LJ.eager_kernel(s.jd, s.sq, kid, args_ptr, args_size, dur,
-                                                 num_blocks & 0xFFFF) >= 0:
-                        return OK
+                    if s.bound is None and RT.threads <= 1 and not ctx.capture_refs[0]:
+                        w = _memo_words(s.sq, kid, dur)
+                        if _MEMO_CHECK:
+                            _OFFER[1] = (args_size, s.jd, w, None, None)
+                        if _LJ.eager_kernel(s.jd, s.sq, kid, args_ptr, args_size, dur,
+                                            num_blocks & 0xFFFF) >= 0:
+                            if w is not None and _depth() == 1:     # the launch memo's offer
+                                _OFFER[0] = ((func, stream), (args_size, s.jd) + w
+                                             + (None, None))
+                            return OK
                     pos = s.submit_kernel(kid, args_ptr, args_size, dur, num_blocks & 0xFFFF)
                     return -pos if pos < 0 else OK      # a bound stream's full model stream
                 else:
@@ -420,6 +432,9 @@ def launch_kernel(func, num_blocks, args_ptr, args_size, stream):
                     model, cs = link.model, link.cstream
                     if not (model.destroyed or model.taskgrp_streams
                             or cs.task_group is not None):
+                        w = _memo_words(cs.sq, kid, dur)
+                        if _MEMO_CHECK and RT.threads <= 1:
+                            _OFFER[1] = (args_size, cs.jd, w, cs, model)
                         r = _LJ.capture_kernel(cs.jd, cs.sq, kid, args_ptr, args_size, dur,
                                                num_blocks & 0xFFFF)
                         if r >= 0:
@@ -428,6 +443,9 @@ def launch_kernel(func, num_blocks, args_ptr, args_size, stream):
                                                        (r >> 32) & 0x3FFFFFFF))
                             if cs.last_event is not None:
                                 cs.last_event = None
+                            if w is not None and RT.threads <= 1 and _depth() == 1:
+                                _OFFER[0] = ((func, stream), (args_size, cs.jd) + w
+                                             + (cs, model))           # the memo's offer
                             return OK
             return submit_kernel(k, s, kid, num_blocks, args_ptr, args_size)
         return submit_kernel(k, s, TABLE.by_name[BAD_PC_BODY], num_blocks, args_ptr, args_size)

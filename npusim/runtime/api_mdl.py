@@ -5,6 +5,7 @@ import threading
 
 from .. import errors as ERR
 from ..device import sqe as S
+from ..device.launchjit import forget as _forget
 from . import api_stream as AS
 from . import capture as C
 from . import cond, dump, tasks
@@ -80,6 +81,7 @@ def _begin(s, mode, sub_model) -> int:
     if s.is_default:
         return ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
     with RT.lock:
+        _forget()                       # a locked region begins: the launch memo is void
         if sub_model is not None and sub_model.status != M.NONE:
             return ERR.ACL_ERROR_RT_MODEL_CAPTURED
         if s.capture is not None:
@@ -137,6 +139,7 @@ def ri_capture_end(stream):
     if s.is_default:
         return None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
     with RT.lock:
+        _forget()                       # a locked region begins: the launch memo is void
         link = s.capture
         if link is None:
             return None, ERR.ACL_ERROR_RT_STREAM_NOT_CAPTURED
@@ -293,6 +296,7 @@ def launch(m, s) -> int:
     added streams' notifies, cond defaults, external events, MODEL_EXECUTE and the EndGraph
     wait (§6.3)."""
     with RT.lock:
+        _forget()                       # a locked region begins: the launch memo is void
         code = _build(m)
         if code:
             return code

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..device.launchjit import forget as _forget
 from . import peer
 from .device import CENSUS_HOOKS
 from .runtime import RT
@@ -73,5 +74,6 @@ def _device(dev) -> dict:
 def census() -> Census:
     """A snapshot of every live resource (see the module docstring)."""
     with RT.lock:
+        _forget()                       # a locked region begins: the launch memo is void
         return Census({i: _device(d) for i, d in RT.devices.items()}, RT.handles.counts(),
                       len(RT.pageable))

@@ -25,6 +25,7 @@ import struct
 
 from .. import errors as ERR
 from ..device.kernels import TABLE, UNIT_AIC
+from ..device.launchjit import forget
 from .runtime import RT
 
 PARAM_KINDS = ("ptr", "i64", "u64", "i32", "u32", "f32", "f64")
@@ -151,6 +152,7 @@ def declare(kid: int, params, cost=None) -> None:
     set_model(kid, None)
     if model is not None:
         MODELS[kid] = model
+        forget()                      # a memoized launch of kernel kid skips its cost model
 
 
 def declared_params(kid: int):
@@ -165,6 +167,7 @@ def set_model(kid: int, cost, params=None) -> None:
         MODELS.pop(kid, None)
     else:
         MODELS[kid] = CostModel(cost, params)
+        forget()
 
 
 def restore_model(kid: int) -> None:
@@ -172,6 +175,7 @@ def restore_model(kid: int) -> None:
     d = DECLARED.get(kid)
     if d is not None and d[1] is not None:
         MODELS[kid] = d[1]
+        forget()
     else:
         MODELS.pop(kid, None)
 

@@ -19,6 +19,7 @@ from .. import errors as ERR
 from ..device import engine as E
 from ..device import sqe as S
 from ..device.kernels import TABLE, UNIT_AIC, UNIT_AICPU
+from ..device.launchjit import forget as _forget
 from ..device.memory import DEV_STRIDE, may_reserve
 from ..device.recording import OBS_ALL, OBS_SQ
 from ..device.sqe import SQE_STRUCT
@@ -525,6 +526,7 @@ class Device:
         faults it logged, retired slots it freed, ``AFTER_RUN_HOOKS``. A host wait pays this
         once per engine run, so it does no work for what did not change."""
         with RT.lock:
+            _forget()                       # a locked region begins: the launch memo is void
             r = self.state.run(horizon, kind, a, b)
             self._after_run()
             return r
@@ -631,6 +633,7 @@ class Device:
         record it needs, wait for that (``Runtime.await_progress``); otherwise — or when
         ``stall_wait_s`` passes with no new call — it is a deadlock."""
         with RT.lock:
+            _forget()                       # a locked region begins: the launch memo is void
             for hook in STALL_HOOKS:
                 if hook(self):
                     return

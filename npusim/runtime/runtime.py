@@ -12,13 +12,11 @@ import os
 import threading
 
 from .. import errors as ERR
-from ..device.launchjit import C_HOST as _C_HOST, CTL as _CTL
+from ..device.launchjit import C_HOST as _C_HOST, CTLW as _CTLW, forget as _forget
 from ..profiles import DEFAULT_PROFILE, get_profile
 from .handles import Registry
 from .pageable import PageableRegistry
 
-
-_CTLW = memoryview(_CTL).cast("B").cast("q")     # the host-side words as Python ints
 
 MODE_NONE = 3
 """aclmdlRICaptureMode count (GLOBAL, THREAD_LOCAL, RELAXED = 0, 1, 2): "no capture mode"."""
@@ -143,6 +141,7 @@ class Runtime:
     def configure(self, profile: str | None = None, trace: bool | None = None,
                   **options) -> None:
         """Choose the chip profile (and simulator options) used by the next ``acl.init``."""
+        _forget()                       # tracing, timing, options: the launch memo is void
         if profile is not None:
             get_profile(profile)                       # KeyError with the valid names
             self.profile_name = profile
@@ -189,6 +188,7 @@ class Runtime:
             return self.progress.wait(self.stall_wait_s)
         finally:
             self.stalled.discard(me)
+            _forget()                   # the lock is held again: a region resumes
 
     def call_done(self) -> None:
         """A facade call ended: wake threads stalled on a wait it may have satisfied."""
@@ -249,6 +249,7 @@ class Runtime:
     def reset(self, config: bool = False) -> None:
         """Forget every device, handle and thread binding (a fresh process, for tests); with
         ``config`` also the configuration (profile from NPUSIM_PROFILE, tracing off, options)."""
+        _forget()
         self.stream_state_callbacks = {}        # none called while the devices close
         if config:
             self.profile_name = os.environ.get("NPUSIM_PROFILE", DEFAULT_PROFILE)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
+from ..device.launchjit import forget as _forget
 from ..runtime.runtime import RT
 from .chrome import Trace, WorldTrace
 
@@ -46,6 +47,7 @@ def clear() -> None:
     """Forget the recorded trace: every device's rows, the host calls and the markers.
     Recording goes on (tracing stays as configured)."""
     with RT.lock:
+        _forget()                       # a locked region begins: the launch memo is void
         for d in RT.devices.values():
             d.state.clear_trace()
         RT.host_trace.clear()

@@ -34,8 +34,10 @@ def _rows(st, cs) -> bytes:
     return st.pool[base:base + cs.task_count].tobytes()
 
 
-def _program(compiled: bool) -> dict:
+def _program(compiled: bool, memo: bool = True) -> dict:
     LJ.set_compiled(compiled)
+    launch = acl.rt.launch_kernel if memo else acl.rt.launch_kernel.__general__
+    hits = []
     try:
         npusim.reset()
         acl.init()
@@ -61,12 +63,14 @@ def _program(compiled: bool) -> dict:
         out = {}
         # eager: more launches than a ring holds (full-ring waits), memsets, records and waits
         for i in range(2500):
-            _ok(acl.rt.launch_kernel(easy, 1, args[0], 8, s0))
+            _ok(launch(easy, 1, args[0], 8, s0))
+            if i == 2000:
+                hits.append(len(LJ.MEMO))
             if i % 100 == 0:
                 _ok(acl.rt.memset_async(bufs[1], 64, 0, 64, s1))
                 _ok(acl.rt.record_event(events[0], s0))
                 _ok(acl.rt.stream_wait_event(s1, events[0]))
-                _ok(acl.rt.launch_kernel(easy, 2, args[1], 8, s1))
+                _ok(launch(easy, 2, args[1], 8, s1))
         out["eager_host"] = RT.host_ns
         out["last_task"] = last_eager_task()
         _ok(acl.rt.synchronize_device())
@@ -79,7 +83,9 @@ def _program(compiled: bool) -> dict:
         for i in range(300):
             for k, s in enumerate(streams):
                 if k == 0 or i % 3:
-                    _ok(acl.rt.launch_kernel(easy, 1 + k, args[k], 8, s))
+                    _ok(launch(easy, 1 + k, args[k], 8, s))
+            if i == 200:
+                hits.append(len(LJ.MEMO))
             if i % 50 == 0:
                 _ok(acl.rt.memset_async(bufs[2], 4, 0, 4, s2))
         _ok(acl.rt.record_event(events[2], s1))
@@ -98,7 +104,7 @@ def _program(compiled: bool) -> dict:
         m2 = RT.handles.get("stream", s1)[0].capture.model
         m2.cascade_at = 20
         for _ in range(90):
-            _ok(acl.rt.launch_kernel(easy, 1, args[1], 8, s1))
+            _ok(launch(easy, 1, args[1], 8, s1))
         mh2 = _ok(*acl.mdl.ri_capture_end(s1))
         out["cascade"] = [(_rows(st, cs), cs.task_count, cs.sqe_num) for cs in m2.streams]
         # replays
@@ -117,6 +123,7 @@ def _program(compiled: bool) -> dict:
         _ok(acl.mdl.ri_destroy(mh))
         _ok(acl.mdl.ri_destroy(mh2))
         out["census_after"] = npusim.census().devices
+        assert all(hits) == memo, hits          # the launches went through the memo (or not)
         return out
     finally:
         LJ.set_compiled(True)
@@ -132,6 +139,15 @@ def test_compiled_and_reference_paths_have_the_same_effects():
     assert ref["data"][0][0] == 2500 + 2 * 300 + 2 * 0      # s0's launches: eager + replays
     assert len(ref["cascade"]) > 3                          # the 90 tasks cascaded
     assert len(ref["runs"]) > 300                           # interleaved: many runs
+
+
+def test_launch_memo_has_the_general_paths_effects():
+    """acl/_launchmemo.py: the same program through the memo's front and through the general
+    wrapper alone (``launch_kernel.__general__``) — every effect the same."""
+    general = _program(True, memo=False)
+    memo = _program(True, memo=True)
+    for k in general:
+        assert memo[k] == general[k], k
 
 
 def test_reference_path_is_selected_and_restored():

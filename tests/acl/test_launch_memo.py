@@ -1,0 +1,193 @@
+"""The launch memo (``npusim/acl/_launchmemo.py``): a repeated ``acl.rt.launch_kernel`` takes one
+compiled call, and every change an entry depends on voids it first.
+
+The effects of a whole program through the memo and through the general wrapper are compared in
+``tests/device/test_compiled_launch.py``; here each way an entry can go stale is made to happen
+between two launches, and the second launch must do what the general path does.
+"""
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+import npusim
+from npusim import acl
+from npusim.device import launchjit as LJ
+from npusim.runtime.runtime import RT
+
+from helpers.capture import model as model_of
+from helpers.kernel import OK, dev_alloc, func, load_samples, out
+
+
+@pytest.fixture
+def k(acl):
+    """(EasyOPf handle, args block pointing at a zeroed 64-byte buffer, the buffer, a stream)."""
+    easy = func(load_samples(), "EasyOPf")
+    x = dev_alloc(64)
+    a = dev_alloc(8, None)
+    slot = np.array([x], np.uint64)
+    out(acl.rt.memcpy(a, 8, acl.util.numpy_to_ptr(slot), 8, acl.ACL_MEMCPY_HOST_TO_DEVICE))
+    s = out(*acl.rt.create_stream())
+    return easy, a, x, s
+
+
+def _word0(x: int) -> int:
+    host = np.zeros(16, np.uint32)
+    out(acl.rt.memcpy(acl.util.numpy_to_ptr(host), 64, x, 64, acl.ACL_MEMCPY_DEVICE_TO_HOST))
+    return int(host[0])
+
+
+def _memoized(easy, a, s, n: int = 3) -> None:
+    for _ in range(n):
+        assert acl.rt.launch_kernel(easy, 1, a, 8, s) == OK
+    assert (easy, s) in LJ.MEMO
+
+
+def test_repeated_eager_launches_run_through_the_memo(k):
+    easy, a, x, s = k
+    _memoized(easy, a, s, 500)
+    out(acl.rt.synchronize_stream(s))
+    assert _word0(x) == 500
+
+
+def test_capture_end_voids_the_entry_and_the_stream_launches_eagerly(k):
+    easy, a, x, s = k
+    out(acl.mdl.ri_capture_begin(s, acl.ACL_MODEL_RI_CAPTURE_MODE_GLOBAL))
+    _memoized(easy, a, s)
+    assert LJ.MEMO[(easy, s)][4] is not None              # the capture stream's entry
+    mh = out(*acl.mdl.ri_capture_end(s))
+    assert not LJ.MEMO
+    assert acl.rt.launch_kernel(easy, 1, a, 8, s) == OK    # eager now
+    out(acl.rt.synchronize_stream(s))
+    assert _word0(x) == 1
+    assert [cs.task_count for cs in model_of(mh).streams] == [3]
+    out(acl.mdl.ri_execute_async(mh, s))
+    out(acl.rt.synchronize_stream(s))
+    assert _word0(x) == 4
+    out(acl.mdl.ri_destroy(mh))
+
+
+def test_a_record_between_captured_launches_voids_the_entry(k):
+    easy, a, x, s = k
+    e = out(*acl.rt.create_event_ex_with_flag(acl.ACL_EVENT_SYNC))
+    out(acl.mdl.ri_capture_begin(s, acl.ACL_MODEL_RI_CAPTURE_MODE_GLOBAL))
+    _memoized(easy, a, s)
+    out(acl.rt.record_event(e, s))
+    assert not LJ.MEMO
+    cs = RT.handles.get("stream", s)[0].capture.cstream
+    assert cs.last_event is not None
+    assert acl.rt.launch_kernel(easy, 1, a, 8, s) == OK
+    assert cs.last_event is None                          # the general path's bookkeeping
+    out(acl.mdl.ri_destroy(out(*acl.mdl.ri_capture_end(s))))
+
+
+def test_a_destroyed_stream_is_refused_after_its_entry(k):
+    easy, a, x, s = k
+    _memoized(easy, a, s)
+    out(acl.rt.destroy_stream(s))
+    assert acl.rt.launch_kernel(easy, 1, a, 8, s) == acl.ACL_ERROR_RT_INVALID_HANDLE
+
+
+def test_an_api_injection_reaches_a_memoized_launch(k):
+    easy, a, x, s = k
+    _memoized(easy, a, s)
+    with npusim.inject(acl.ACL_ERROR_RT_PARAM_INVALID, api="aclrtLaunchKernel"):
+        assert not LJ.MEMO
+        assert acl.rt.launch_kernel(easy, 1, a, 8, s) == acl.ACL_ERROR_RT_PARAM_INVALID
+
+
+def test_a_kernel_injection_reaches_a_memoized_launch(k):
+    easy, a, x, s = k
+    _memoized(easy, a, s)
+    out(acl.rt.synchronize_stream(s))
+    with npusim.inject(kernel="EasyOPf"):
+        assert not LJ.MEMO
+        assert acl.rt.launch_kernel(easy, 1, a, 8, s) == OK
+        assert acl.rt.synchronize_stream(s) != OK          # the trap body faulted
+
+
+def test_tracing_and_recording_void_the_memo_and_make_none(k):
+    easy, a, x, s = k
+    _memoized(easy, a, s)
+    npusim.configure(trace=True)
+    try:
+        assert not LJ.MEMO
+        n = len(RT.host_trace)
+        for _ in range(3):
+            assert acl.rt.launch_kernel(easy, 1, a, 8, s) == OK
+        assert not LJ.MEMO
+        assert [t[0] for t in RT.host_trace[n:]] == ["aclrt.launch_kernel"] * 3
+    finally:
+        npusim.configure(trace=False)
+    _memoized(easy, a, s)
+    npusim.configure(record_accesses=True)
+    try:
+        assert not LJ.MEMO
+        assert acl.rt.launch_kernel(easy, 1, a, 8, s) == OK
+        assert not LJ.MEMO
+    finally:
+        npusim.configure(record_accesses=False)
+
+
+def test_a_cost_model_voids_the_memo(k):
+    easy, a, x, s = k
+    _memoized(easy, a, s)
+    npusim.set_kernel_cost("EasyOPf", cost=lambda blocks, *args: 5000)
+    try:
+        assert not LJ.MEMO
+        assert acl.rt.launch_kernel(easy, 1, a, 8, s) == OK
+        assert not LJ.MEMO                                 # a cost model: the general path
+    finally:
+        npusim.reset_kernel_cost("EasyOPf")
+
+
+def test_no_entry_is_made_inside_another_locked_call_or_with_two_threads(k):
+    easy, a, x, s = k
+    with RT.lock:                                          # lock depth 2: a callback's launch
+        assert acl.rt.launch_kernel(easy, 1, a, 8, s) == OK
+        assert acl.rt.launch_kernel(easy, 1, a, 8, s) == OK
+    assert not LJ.MEMO
+    _memoized(easy, a, s)
+    t = threading.Thread(target=lambda: acl.rt.set_device(0))
+    t.start()
+    t.join()
+    assert not LJ.MEMO                                     # the second thread's call voided it
+    for _ in range(3):
+        assert acl.rt.launch_kernel(easy, 1, a, 8, s) == OK
+    assert not LJ.MEMO                                     # per-thread task ids: the general path
+    out(acl.rt.synchronize_stream(s))
+    assert _word0(x) == 8
+
+
+def test_a_stale_entry_fails_its_generation_test(k):
+    easy, a, x, s = k
+    _memoized(easy, a, s)
+    e = LJ.MEMO[(easy, s)]
+    LJ.forget()
+    assert not LJ.MEMO
+    assert LJ.memo_eager(e[1], e[2], e[3], a, 8, 1) == LJ.SLOW
+    LJ.set_compiled(False)
+    try:
+        assert LJ.memo_eager(e[1], e[2], e[3], a, 8, 1) == LJ.SLOW
+    finally:
+        LJ.set_compiled(True)
+
+
+@pytest.mark.parametrize("bad", ["func float", "func bool", "func numpy", "stream numpy",
+                                 "size float", "blocks 0", "blocks float", "ptr 0", "size 0",
+                                 "func list"])
+def test_values_of_other_types_get_the_general_paths_code(k, bad):
+    easy, a, x, s = k
+    args = {"func": easy, "num_blocks": 1, "args_ptr": a, "args_size": 8, "stream": s}
+    name, how = bad.split()
+    key = {"func": "func", "stream": "stream", "size": "args_size", "blocks": "num_blocks",
+           "ptr": "args_ptr"}[name]
+    v = args[key]
+    args[key] = {"float": float(v), "bool": True, "numpy": np.uint64(v), "0": 0,
+                 "list": [v]}[how]
+    general = acl.rt.launch_kernel.__general__
+    want = general(*args.values())
+    _memoized(easy, a, s)
+    assert acl.rt.launch_kernel(*args.values()) == want
