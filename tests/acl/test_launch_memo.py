@@ -191,3 +191,25 @@ def test_values_of_other_types_get_the_general_paths_code(k, bad):
     want = general(*args.values())
     _memoized(easy, a, s)
     assert acl.rt.launch_kernel(*args.values()) == want
+
+
+def test_memo_check_mode_finds_no_stale_entry_in_the_stateful_and_graph_tests():
+    """``NPUSIM_MEMO_CHECK=1``: every hit of the facade's stateful test, the threads test and
+    the capture-path tests also takes the general path, and the two must agree (the fixture of
+    tests/conftest.py fails a test with a mismatch). The whole suite passes so too; this runs a
+    share of it in CI."""
+    import os
+    import pathlib
+    import subprocess
+    import sys
+    root = pathlib.Path(__file__).resolve().parents[2]
+    env = dict(os.environ, NPUSIM_MEMO_CHECK="1")
+    files = ["tests/acl/test_stateful.py", "tests/acl/test_threads.py",
+             "tests/device/test_compiled_launch.py", "tests/graph/test_run_ahead_graphs.py",
+             "tests/graph/test_capture_cascade.py",
+             "tests/graph/test_capture_cross_stream.py", "tests/graph/test_task_update.py"]
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p",
+                        "no:cacheprovider", "-o", "addopts=", *files], cwd=root, env=env,
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
+    assert " passed" in r.stdout
