@@ -311,8 +311,9 @@ def wrap(name: str, attr: str, fn, outputs: int, raw=None, fast_failed=None):
         body = (f"    if {' and '.join(terms) or 'True'}:\n"
                 f"        if not _RT.trace_on and _name not in _ARMED:\n"
                 f"            _acquire()\n"
-                f"            if _MEMO:\n"
-                f"                _forget()\n"
+                + ("" if getattr(raw, "voids_memo_itself", False) else
+                   f"            if _MEMO:\n"
+                   f"                _forget()\n") +
                 f"            try:\n"
                 + (f"                _box[0] = None\n" if fast_failed is not None else "") +
                 f"                r = _raw({arglist})\n"

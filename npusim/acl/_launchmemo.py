@@ -42,7 +42,7 @@ def front(general):
     """The facade's ``launch_kernel``: the memo's hit, else ``general`` (the argument boundary's
     wrapper) and, after a success, the entry the general path offered."""
     memo, offer, armed, rt = MEMO, _OFFER, _ARMED, _RT
-    lj, check = _LJ, _LJ.MEMO_CHECK
+    lj, check, new_run = _LJ, _LJ.MEMO_CHECK, _LJ.NEW_RUN
 
     def take(r):
         o = offer[0]
@@ -73,7 +73,7 @@ def front(general):
                 r = lj.memo_capture(e[1], e[2], e[3], args_ptr, args_size, num_blocks)
                 if r >= 0:
                     if r >> 62:                 # a new run of the model's capture order
-                        e[5].seq_runs.append((cs, r & 0xFFFFFFFF, (r >> 32) & 0x3FFFFFFF))
+                        cs.seq_runs.append(r ^ new_run)
                     return 0
         offer[0] = None
         return take(general(func, num_blocks, args_ptr, args_size, stream))

@@ -47,7 +47,7 @@ from .runtime import RT
 from .stream import refused
 
 _OP_KERNEL = S.OP_KERNEL
-_OFFER, _MEMO_CHECK, _memo_words = _LJ.OFFER, _LJ.MEMO_CHECK, _LJ.memo_words
+_OFFER, _MEMO_CHECK, _memo_words, _NEW_RUN = _LJ.OFFER, _LJ.MEMO_CHECK, _LJ.memo_words, _LJ.NEW_RUN
 _depth = getattr(RT.lock, "_recursion_count", lambda: 0)
 """The runtime lock's depth in this thread (CPython 3.11+; else 0: no launch is memoized). A
 launch offers its memo entry at depth 1 only: inside a callback of another locked call, that
@@ -422,6 +422,7 @@ def launch_kernel(func, num_blocks, args_ptr, args_size, stream):
                                 _OFFER[0] = ((func, stream), (args_size, s.jd) + w
                                              + (None, None))
                             return OK
+                    _LJ.forget()                # the Python path: memo entries may go stale
                     pos = s.submit_kernel(kid, args_ptr, args_size, dur, num_blocks & 0xFFFF)
                     return -pos if pos < 0 else OK      # a bound stream's full model stream
                 else:
@@ -439,19 +440,26 @@ def launch_kernel(func, num_blocks, args_ptr, args_size, stream):
                                                num_blocks & 0xFFFF)
                         if r >= 0:
                             if r >> 62:             # a new run of the model's capture order
-                                model.seq_runs.append((cs, r & 0xFFFFFFFF,
-                                                       (r >> 32) & 0x3FFFFFFF))
+                                cs.seq_runs.append(r ^ _NEW_RUN)
                             if cs.last_event is not None:
                                 cs.last_event = None
                             if w is not None and RT.threads <= 1 and _depth() == 1:
                                 _OFFER[0] = ((func, stream), (args_size, cs.jd) + w
                                              + (cs, model))           # the memo's offer
                             return OK
+            _LJ.forget()
             return submit_kernel(k, s, kid, num_blocks, args_ptr, args_size)
+        _LJ.forget()
         return submit_kernel(k, s, TABLE.by_name[BAD_PC_BODY], num_blocks, args_ptr, args_size)
     except (TypeError, AttributeError):
         RT.tls.explain("an argument is not of its C type")
         return E_PARAM
+
+
+launch_kernel.voids_memo_itself = True
+"""Its locked region does not begin with ``launchjit.forget()`` (acl/_boundary.py): the compiled
+path changes what a memo hit changes, and every other path forgets before it changes anything,
+so a launch missing the memo keeps the other streams' entries."""
 
 
 def launch_kernel_v2(func, num_blocks, args_ptr, args_size, cfg, stream):

@@ -10,9 +10,9 @@ Model status follows ``RtCaptureModelStatus`` (§6.2): NONE → CAPTURE_ACTIVE �
 """
 from __future__ import annotations
 
-import sys
-
+import bisect
 import itertools
+import sys
 from collections import deque
 
 from .. import errors as ERR
@@ -27,6 +27,7 @@ from .recording import REC
 from .device import DeadlockError
 from .runtime import RT
 from .stream import SqStream, ring_word
+
 
 _M_CASCADE = LJ.M_CASCADE
 _M_COLS = LJ.M_COLS
@@ -71,13 +72,19 @@ INITIAL_RING_SUB = 8            # ... and a sub-model's: a cond branch holds a f
                                 # rows, a cold page each evaluation; 8: 512 KiB)
 
 
+def _RUN_POS(run: int) -> int:
+    """A run's first position (``CaptureStream.seq_runs``)."""
+    return run & 0xFFFFFFFF
+
+
 class CaptureStream(SqStream):
     """One hidden stream of a model: an SQ ring plus what EndCapture validation needs. It is an
     ``SqStream`` (``is_model``), so a user API handed its handle sees a stream it refuses.
     Callers hold the runtime lock (every facade call does: architecture.md §16)."""
 
     __slots__ = ("model", "original", "head", "added", "user_stream", "parent", "last_level",
-                 "depth", "state", "last_event", "task_group", "_ring_base", "task_handles")
+                 "depth", "state", "last_event", "task_group", "_ring_base", "task_handles",
+                 "seq_runs")
     is_model = True
 
     def __init__(self, model: "CaptureModel", original: bool, head: bool, user_stream=None,
@@ -107,6 +114,9 @@ class CaptureStream(SqStream):
         self.task_group = None      # open task group (task groups)
         self._ring_base = -1        # pool row of position 0, once capture has ended
         self.task_handles: dict = {}  # position -> task handle (aclmdlRIGetTasksByStream)
+        # this stream's runs of its model's capture order (aclmdlRITaskGetSeqId, §13.3):
+        # ``first seq id << 32 | first position`` of each run of consecutive tasks, in order
+        self.seq_runs: list = []
         model.streams.append(self)
         dev.streams_by_sq_model[self.sq] = self
 
@@ -184,7 +194,7 @@ class CaptureStream(SqStream):
             push(q, S.OP_NOP, 0, 0, 0, 0, 0, 0, a5, 0, 0, p & 0xFFFF)
         m = self.model
         if m.seq_last is not self:           # _appended for n tasks
-            m.seq_runs.append((self, pos, m.next_seq))
+            self.seq_runs.append(m.next_seq << 32 | pos)
             m.seq_last = self
         m.next_seq += n
         self.task_count = pos + n
@@ -207,7 +217,7 @@ class CaptureStream(SqStream):
             if r >= 0:
                 pos = r & 0xFFFFFFFF
                 if r >> 62:                         # a new run of the model's capture order
-                    self.model.seq_runs.append((self, pos, (r >> 32) & 0x3FFFFFFF))
+                    self.seq_runs.append(r ^ LJ.NEW_RUN)
                 if self.last_event is not None:
                     self.last_event = None
                 return pos
@@ -238,7 +248,7 @@ class CaptureStream(SqStream):
         j = m.mrow * _M_COLS
         seq = mv[j + _M_NEXT]
         if mv[j + _M_LAST] != q:             # a new run of the model's capture order
-            m.seq_runs.append((self, pos, seq))
+            self.seq_runs.append(seq << 32 | pos)
             mv[j + _M_LAST] = q
         mv[j + _M_NEXT] = seq + 1
         rv[i + _R_SQE_NUM] += sqe_count
@@ -300,7 +310,7 @@ class CaptureModel:
                  "_args_pos", "_args_size", "destroyed", "task_groups", "taskgrp_streams",
                  "taskgrp_err", "cond_handles", "capture_progress", "begun_at", "invalidated_by",
                  "staged_updates", "last_debug_lines", "slots", "last_run_stream",
-                 "seq_runs", "mrow", "task_cfgs", "ext_records", "ext_waits",
+                 "mrow", "task_cfgs", "ext_records", "ext_waits",
                  "destroy_callbacks", "sw_events", "_default_conds", "_runs_trim_at",
                  "inner_tasks", "disabled_rows")
 
@@ -359,10 +369,9 @@ class CaptureModel:
         self.staged_updates: dict = {}         # (capture stream, pos) -> row (aclmdlRIUpdate)
         self.last_debug_lines: list = []       # what the last aclmdlRIDebugPrint printed
         # capture order across the model's streams (aclmdlRITaskGetSeqId, §13.3): one counter,
-        # kept as runs (capture stream, first position, first seq id) of consecutive tasks
+        # kept as runs of consecutive tasks in each capture stream (``CaptureStream.seq_runs``)
         # (``next_seq`` and ``seq_last`` are words of the model's ``mseq`` row, ``mrow``: the
         # compiled launch path advances them)
-        self.seq_runs: list = []
         self.task_cfgs: dict = {}              # (capture stream, pos) -> TaskCfg of a kernel
         # (capture stream, pos) of the tasks the runtime writes for a captured host function or
         # blocking callback: the runtime's inner event's wait and reset (TaskOwner RT_TASK_INNER,
@@ -441,10 +450,9 @@ class CaptureModel:
 
     def seq_id(self, cs: CaptureStream, pos: int) -> int:
         """The capture-order sequence id of the task at ``pos`` of ``cs`` (§13.3)."""
-        for run_cs, first, seq in reversed(self.seq_runs):
-            if run_cs is cs and first <= pos:
-                return seq + pos - first
-        return -1
+        runs = cs.seq_runs
+        i = bisect.bisect_right(runs, pos, key=_RUN_POS) - 1      # the run holding pos
+        return -1 if i < 0 else (runs[i] >> 32) + pos - (runs[i] & 0xFFFFFFFF)
 
     def origin_stream(self) -> CaptureStream:
         """The last-level original capture stream (where EndGraph and event resets go)."""
