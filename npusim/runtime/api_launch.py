@@ -404,7 +404,7 @@ def launch_kernel(func, num_blocks, args_ptr, args_size, stream):
             if s.tg_update is None and KERNEL_HOOK is None \
                     and (not k.has_param_summary or k.plain_args == (kid, args_size)) \
                     and not prog.lazy and k.mix_type < _MIX_PAIR and not k.share_mem_size \
-                    and not ctx.failure_code and (dur or not _COST_MODELS):
+                    and not ctx.failure_code and (dur or kid not in _COST_MODELS):
                 # (``ctx`` is ``s.ctx`` here: the default stream's, or checked just above)
                 if REC.on or _ENTRIES[kid].func is None:     # recorded; a lazy body
                     pass
