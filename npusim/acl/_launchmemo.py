@@ -74,6 +74,8 @@ def front(general):
                 if r >= 0:
                     if r >> 62:                 # a new run of the model's capture order
                         cs.seq_runs.append(r ^ new_run)
+                    if cs.last_event is not None:   # a record came before (api_event.py)
+                        cs.last_event = None
                     return 0
         offer[0] = None
         return take(general(func, num_blocks, args_ptr, args_size, stream))

@@ -4,6 +4,7 @@ from __future__ import annotations
 from .. import errors as ERR
 from ..device import engine as E
 from ..device import sqe as S
+from ..device.launchjit import forget as _forget
 from ..device.recording import OBS_SQ
 from . import api_stream as AS
 from . import capture
@@ -154,7 +155,10 @@ def record_event(eh, sh) -> int:
         return code
     link = s.capture
     if link is not None and not ev.flag & ACL_EVENT_EXTERNAL:
-        return capture.record(ev, s)
+        code = capture.record(ev, s)
+        if code:                        # a conflict may have ended captures
+            _forget()
+        return code
     if ev.kind == FLAG:                 # ev.record_value()
         v = 1
     else:
@@ -203,7 +207,12 @@ def stream_wait_event(sh, eh) -> int:
     link = s.capture
     m = ev.capture_model                # event_captured(ev), inline
     if link is not None or (m is not None and m.status in CAPTURING):
-        return capture.wait(s, ev)
+        if link is None:
+            _forget()                   # the stream joins the capture: its launches change
+        code = capture.wait(s, ev)
+        if code:                        # a conflict may have ended captures
+            _forget()
+        return code
     if ev.last is None:
         if ev.kind == EX:
             return ERR.ACL_SUCCESS                         # wait before any record: a no-op
@@ -551,3 +560,12 @@ def notify_batch_reset(notifies, num) -> int:
             return -pos
         n.note_task(s, pos)
     return ERR.ACL_SUCCESS
+
+
+# Record and wait void the launch memo (acl/_launchmemo.py) only where they change what a memoized
+# launch depends on — a stream joining a capture, a failure, Stream.submit's Python path — not
+# at the start of their locked region: a graph of blocks of launches between a record and a wait
+# would otherwise miss the memo at each block's first launch of every stream. A captured record
+# sets its capture stream's ``last_event``, which the memo's hit clears as the general path does.
+record_event.voids_memo_itself = True
+stream_wait_event.voids_memo_itself = True

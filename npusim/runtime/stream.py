@@ -183,7 +183,13 @@ class Stream(SqStream):
         (the later tasks add no cost, so only the last wait counts), and this task's doorbell
         time, later by that one wait, changes nothing, because a full ring runs ``depth - 2 -
         then`` SQEs of at least ``sqe_dispatch_eager_ns`` each before it reaches the task
-        (checked: that margin covers ``doorbell_ns``, else the waits stay separate)."""
+        (checked: that margin covers ``doorbell_ns``, else the waits stay separate).
+
+        Every path but the compiled one voids the launch memo (``launchjit.forget``) before it
+        changes anything: record and wait leave that to this method (api_event.py)."""
+        if LJ.MEMO and (self.tg_update is not None or self.capture is not None
+                        or self.bound is not None):
+            LJ.forget()
         if self.tg_update is not None:
             return self.tg_update.submit_update(self, op, a0, a1, a2, a3, flag, blocks)
         if self.capture is not None:
@@ -202,6 +208,7 @@ class Stream(SqStream):
             pos = LJ.eager_task(self.jd, self.sq, host_cost_ns, op, flag, blocks, a0, a1, a2, a3)
             if pos >= 0:
                 return pos
+        LJ.forget()                             # the Python path: a full ring runs the engine
         dev = self.device
         RT.host_ns += host_cost_ns
         st = dev.state

@@ -69,18 +69,41 @@ def test_capture_end_voids_the_entry_and_the_stream_launches_eagerly(k):
     out(acl.mdl.ri_destroy(mh))
 
 
-def test_a_record_between_captured_launches_voids_the_entry(k):
+def test_a_record_between_captured_launches_keeps_the_entry_and_its_bookkeeping(k):
     easy, a, x, s = k
     e = out(*acl.rt.create_event_ex_with_flag(acl.ACL_EVENT_SYNC))
     out(acl.mdl.ri_capture_begin(s, acl.ACL_MODEL_RI_CAPTURE_MODE_GLOBAL))
     _memoized(easy, a, s)
     out(acl.rt.record_event(e, s))
-    assert not LJ.MEMO
+    assert (easy, s) in LJ.MEMO                           # a record changes no launch
     cs = RT.handles.get("stream", s)[0].capture.cstream
     assert cs.last_event is not None
-    assert acl.rt.launch_kernel(easy, 1, a, 8, s) == OK
+    assert acl.rt.launch_kernel(easy, 1, a, 8, s) == OK    # a hit
     assert cs.last_event is None                          # the general path's bookkeeping
     out(acl.mdl.ri_destroy(out(*acl.mdl.ri_capture_end(s))))
+
+
+def test_a_wait_that_joins_a_stream_to_a_capture_voids_its_eager_entry(k):
+    easy, a, x, s = k
+    s2 = out(*acl.rt.create_stream())
+    e = out(*acl.rt.create_event_ex_with_flag(acl.ACL_EVENT_SYNC))
+    _memoized(easy, a, s2)                                 # s2: eager
+    out(acl.mdl.ri_capture_begin(s, acl.ACL_MODEL_RI_CAPTURE_MODE_GLOBAL))
+    _memoized(easy, a, s)
+    out(acl.rt.record_event(e, s))
+    out(acl.rt.stream_wait_event(s2, e))                   # s2 joins the capture
+    assert not LJ.MEMO
+    _memoized(easy, a, s2)                                 # now captured
+    assert LJ.MEMO[(easy, s2)][4] is not None
+    out(acl.rt.record_event(e, s2))
+    out(acl.rt.stream_wait_event(s, e))
+    mh = out(*acl.mdl.ri_capture_end(s))
+    assert len(model_of(mh).streams) == 2
+    out(acl.rt.synchronize_device())
+    assert _word0(x) == 3                                  # s2's eager launches only
+    out(acl.mdl.ri_execute_async(mh, s))
+    out(acl.rt.synchronize_device())
+    assert _word0(x) == 3 + 6
 
 
 def test_a_destroyed_stream_is_refused_after_its_entry(k):
