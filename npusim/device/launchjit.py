@@ -99,6 +99,9 @@ OFFER = [None, None]
 """``[offer, eligible]``: the general path's offer of a memo entry, ``((func, stream), entry)``,
 made after its compiled call succeeded and taken by the front; with :data:`MEMO_CHECK` also the
 entry it found eligible before that call (the check's reference)."""
+LAST = [None]
+"""The entry of the front's last hit, tried before ``MEMO`` (a loop launching one function on
+one stream skips the lookup); emptied with the memo."""
 MEMO_CHECK = os.environ.get("NPUSIM_MEMO_CHECK", "") not in ("", "0")
 """``NPUSIM_MEMO_CHECK=1``: every memo hit takes the general path and is compared with it."""
 
@@ -111,6 +114,7 @@ def forget() -> None:
     memo needs neither: an entry being read means the memo was not empty when the region began."""
     if MEMO:
         MEMO.clear()
+        LAST[0] = None
         CTLW[C_GEN] += 1
 
 
