@@ -19,7 +19,7 @@ from .layout import (B_MEMCPY_MODE, E_BODY, E_CONTEND, E_EXACT, E_HORIZON, E_NEE
                      S_IDLE, S_PARKED, T_LEAF, T_ROW, X_DONE, X_FAULT, X_PARK, X_YIELD, Y_VAL, _NB,
                      _NW, _OP_BODY, _OP_UNIT, _OP_PRIV, sched_layout)
 from .sched import (_borrow, _build, _carve, _fault, _fault_exit, _finish, _next_start,
-                    _prefetch_ahead, _t_second, _t_set)
+                    _prefetch_ahead, _prefetch_next, _t_root, _t_set)
 from .opcodes import _execute
 
 
@@ -133,14 +133,14 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
         r = _stop_holds(sqs, sync, st)
         if r != R_GO:
             return _finish(sqs, st, sched, tree, sch, lhead, live, r)
-        top, q = tree[_NB + _NW], tree[_NB + _NW + 1]
+        top, q, limit, second = _t_root(tree)
         if top == INF:
             return _finish(sqs, st, sched, tree, sch, lhead, live, R_NONE)
         if top > horizon:
             return _finish(sqs, st, sched, tree, sch, lhead, live, R_HORIZON)
         # the top SQ runs (it keeps its leaf, re-keyed when it stops) while its next start
         # stays no later than the second earliest
-        limit = _t_second(tree)
+        _prefetch_next(sqs, pool, sch, second)
         if limit > horizon:
             limit = horizon
         if st[E_RESUME] != 0:       # the turn R_NEED_BODY broke off goes on: the same picks
