@@ -170,14 +170,9 @@ _AHEAD = 4          # SQEs of an SQ prefetched ahead of its head when it is re-k
 # tree[_NB + _NW * i]: (key, SQ) of the SQ winning its subtree, its key the SQ's next start, then
 # the earliest key of the rest of the subtree (the runner-up's; the root's is a turn's limit)
 # (leaf cap + j: the SQ on leaf j, or (INF, len(sqs)), and INF for the rest); tree[1] is where
-# the free-leaf stack starts: its size, then the free leaves. Packed mode (sched.py, "Packed
-# keys"; tree[T_SHIFT] > 0): a node's words 2 and 3 are the runner-up's and the winner's
-# (key, SQ) packed in one word, key << T_SHIFT | SQ (INF: none); a leaf keeps its key and SQ in
-# words 0 and 1 too, and the inner nodes' words 0 and 1 are not kept. The pair mode (T_SHIFT 0)
-# keeps words 0 .. 2 of every node (sched._t_root reads the root in either).
-_NB = 4
-T_SHIFT = 2         # the tree's header word after cap and fb: the packing shift, 0 pair mode
-_NW = 4             # words per node: key, SQ, runner-up key, packed (key, SQ) (32-byte nodes)
+# the free-leaf stack starts: its size, then the free leaves.
+_NB = 2
+_NW = 4             # words per node: key, SQ, runner-up key, one unused (32-byte nodes)
 # sch: int64 [len(sqs), SCH_COLS], per SQ:
 L_ON = 0            # the waiter list it is on (a sync slot, or the memory list), -1 none
 L_NEXT, L_PREV = 1, 2       # its neighbours on that list, -1 none

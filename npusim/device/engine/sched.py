@@ -14,8 +14,8 @@ from ..memview import rec_unpark, view_at
 from .layout import (E_FKIND, E_INFO, E_INFO2, E_MEM_WAITERS, E_POS, E_SQ, E_STATUS, INF, L_NEXT,
                      L_ON, L_PREV, Q_BASE, Q_DEPTH, Q_ERR, Q_ERR_POS, Q_HEAD, Q_STATE, Q_TAIL,
                      Q_TIME, Q_WAIT, Q_WAIT_SINCE, R_DEADLOCK, R_FAULT, R_IDLE, R_NONE, S_ACTIVE,
-                     S_PARKED, T_LEAF, T_LIVE, T_ROW, T_SHIFT, X_DONE,
-                     X_YIELD, Y_TIME, Y_VAL, Y_WAITERS, _AHEAD, _NB, _NW)
+                     S_PARKED, T_LEAF, T_LIVE, T_ROW, X_DONE, X_YIELD, Y_TIME, Y_VAL, Y_WAITERS,
+                     _AHEAD, _NB, _NW)
 
 
 # ================================================================ shared steps
@@ -212,69 +212,18 @@ def _next_start(sqs, pool, sch, a):
 
 
 @njit(cache=True, inline="always")
-def _prefetch_next(sqs, pool, sch, r):
-    """Prefetch what the runner-up SQ ``r`` (most often the next turn's; -1 none) reads first:
-    its SQ-table row and its head row."""
-    if r >= 0:
-        _prefetch(sqs.ctypes.data + 8 * sqs.shape[1] * r)
-        _prefetch(pool.ctypes.data + 64 * sch[r, T_ROW])
-
-
-@njit(cache=True, inline="always")
 def _prefetch_ahead(pool, row, base, depth):
-    """Prefetch the _AHEAD rows after ``row`` in its ring. Every one of them, not only the last:
-    a turn that ran several SQEs (run-ahead) moved the head by as many, and the rows between the
-    last turn's prefetch and this one's would come from memory when their turn comes."""
-    p = pool.ctypes.data
-    end = base + depth
-    for k in range(1, _AHEAD + 1):
-        r = row + k
-        if r >= end:
-            r -= depth
-        _prefetch(p + 64 * r)
-
-
-# Packed keys. A node's (key, SQ) pair is compared by key, then SQ: two compares and a branchless
-# combination per level, on the path every turn replays (~2 ns a level, measured: 16 ns a turn
-# at 256 leaves). While every key of the run is below 2 ** (62 - shift), shift the bits of the
-# largest SQ index + 1, the pair packs into one word whose order is the pair's (key << shift |
-# SQ; INF stays INF, above every packed pair), and a level is one compare and two selects. A key
-# out of that range (one beyond ~26 days of simulated time at 2,048 SQs, or negative) turns the
-# pair mode on for the rest of the run: the inner nodes rebuilt from the leaves, which keep
-# both forms. The root is copied to the header either way, so a turn reads the same words.
-
-_T_PACK = 32        # leaves from which a run's tree is packed (below, the pair mode is as fast)
+    """Prefetch the row _AHEAD SQEs after ``row`` in its ring."""
+    r = row + _AHEAD
+    if r >= base + depth:
+        r -= depth
+    _prefetch(pool.ctypes.data + 64 * r)
 
 
 @njit(cache=True, inline="always")
 def _t_later(kc, c, ks, s):
     """(kc, c) comes after (ks, s): by key, ties to the lower SQ index (no branch)."""
     return (ks < kc) | ((ks == kc) & (s < c))
-
-
-@njit(cache=True, inline="always")
-def _t_pack(tree, key, c):
-    """(key, SQ ``c``) packed with the run's shift; -1 when the key is out of range."""
-    sh = tree[T_SHIFT]
-    if key == INF:
-        return INF
-    if key >> (62 - sh) != 0:
-        return np.int64(-1)
-    return (key << sh) | c
-
-
-@njit(cache=True, inline="always")
-def _t_root(tree):
-    """The root: the earliest key and its SQ, and the runner-up key (a turn's limit) and its SQ
-    (-1: not known, in the pair mode)."""
-    r = _NB + _NW
-    sh = tree[T_SHIFT]
-    if sh == 0:
-        return tree[r], tree[r + 1], tree[r + 2], np.int64(-1)
-    w, w2 = tree[r + 3], tree[r + 2]
-    m = (np.int64(1) << sh) - 1
-    return (w >> sh if w != INF else INF, w & m, w2 >> sh if w2 != INF else INF,
-            w2 & m if w2 != INF else np.int64(-1))
 
 
 @njit(cache=True)
@@ -284,9 +233,9 @@ def _t_grow(tree, sch):
     fb = tree[1]
     for j in range(cap):
         o, n = _NB + _NW * (cap + j), _NB + _NW * (2 * cap + j)
-        tree[n], tree[n + 1], tree[n + 2], tree[n + 3] = tree[o], tree[o + 1], INF, tree[o + 3]
+        tree[n], tree[n + 1], tree[n + 2] = tree[o], tree[o + 1], INF
         f = n + _NW * cap
-        tree[f], tree[f + 1], tree[f + 2], tree[f + 3] = INF, sch.shape[0], INF, INF
+        tree[f], tree[f + 1], tree[f + 2] = INF, sch.shape[0], INF
         tree[fb + 1 + j] = 2 * cap - 1 - j
     tree[fb] = cap
     tree[0] = 2 * cap
@@ -295,27 +244,14 @@ def _t_grow(tree, sch):
 
 @njit(cache=True)
 def _t_rebuild(tree):
-    """Every inner node from the leaves, in the tree's mode; the root copied to the header."""
-    if tree[T_SHIFT] == 0:
-        for i in range(tree[0] - 1, 0, -1):
-            n, l, r = _NB + _NW * i, _NB + _NW * 2 * i, _NB + _NW * (2 * i + 1)
-            w, o = l, r
-            if _t_later(tree[l], tree[l + 1], tree[r], tree[r + 1]):
-                w, o = r, l
-            tree[n], tree[n + 1] = tree[w], tree[w + 1]
-            tree[n + 2] = min(tree[w + 2], tree[o])
-    else:
-        for i in range(tree[0] - 1, 0, -1):
-            n, l, r = _NB + _NW * i, _NB + _NW * 2 * i, _NB + _NW * (2 * i + 1)
-            wl, wr = tree[l + 3], tree[r + 3]
-            tree[n + 3], tree[n + 2] = min(wl, wr), min(max(wl, wr), min(tree[l + 2], tree[r + 2]))
-
-
-@njit(cache=True)
-def _t_unpack(tree):
-    """A key out of the packed range: the pair mode from now on (the inner nodes rebuilt)."""
-    tree[T_SHIFT] = 0
-    _t_rebuild(tree)
+    """Every inner node from the leaves."""
+    for i in range(tree[0] - 1, 0, -1):
+        n, l, r = _NB + _NW * i, _NB + _NW * 2 * i, _NB + _NW * (2 * i + 1)
+        w, o = l, r
+        if _t_later(tree[l], tree[l + 1], tree[r], tree[r + 1]):
+            w, o = r, l
+        tree[n], tree[n + 1] = tree[w], tree[w + 1]
+        tree[n + 2] = min(tree[w + 2], tree[o])
 
 
 @njit(cache=True, inline="always")
@@ -323,9 +259,9 @@ def _t_set(tree, sch, a, key, release):
     """SQ ``a`` is runnable from ``key`` on (INF: not runnable): it takes a leaf, or gives its
     leaf back when it is not runnable and ``release`` (a parked SQ keeps its leaf, keyed INF,
     for the wake that is likely to come), and its leaf-to-root path is replayed. Each level
-    meets the winner and runner-up of the sibling subtree, whose address does not depend on the
-    last comparison, so the loads of all levels overlap; the node's runner-up is the best of the
-    loser and the winner side's runner-up. Packed mode when the key packs, else the pair mode."""
+    meets the (key, SQ, runner-up key) of the sibling subtree, whose address does not depend on
+    the last comparison, so the loads of all levels overlap; the node's runner-up is the best of
+    the loser's key and the winner side's runner-up."""
     j = sch[a, T_LEAF]
     c = a
     if j < 0:
@@ -345,35 +281,26 @@ def _t_set(tree, sch, a, key, release):
         tree[fb + n] = j
         sch[a, T_LEAF] = -1
         c = sch.shape[0]
-    i = tree[0] + j
+    i, kc, k2 = tree[0] + j, key, INF
     n = _NB + _NW * i
-    w = _t_pack(tree, key, c) if tree[T_SHIFT] != 0 else np.int64(-1)
-    tree[n], tree[n + 1], tree[n + 2], tree[n + 3] = key, c, INF, w
-    if w < 0:
-        if tree[T_SHIFT] != 0:
-            _t_unpack(tree)
-            return
-        kc, k2 = key, INF
-        while i > 1:
-            o = _NB + _NW * (i ^ 1)
-            ks, s, ks2 = tree[o], tree[o + 1], tree[o + 2]
-            take = _t_later(kc, c, ks, s)
-            k2 = min(ks2, kc) if take else min(k2, ks)
-            c = s if take else c
-            kc = ks if take else kc
-            i >>= 1
-            n = _NB + _NW * i
-            tree[n], tree[n + 1], tree[n + 2] = kc, c, k2
-    else:
-        w2 = INF
-        while i > 1:            # no branch on the data: a taken / not-taken branch per level
-            o = _NB + _NW * (i ^ 1)     # mispredicts half the time (~15 cycles)
-            ws2, ws = tree[o + 2], tree[o + 3]
-            w2 = min(max(w, ws), min(w2, ws2))  # the loser, or the winner side's runner-up
-            w = min(w, ws)                      # (the loser side's is no earlier than it)
-            i >>= 1
-            n = _NB + _NW * i
-            tree[n + 2], tree[n + 3] = w2, w
+    tree[n], tree[n + 1], tree[n + 2] = kc, c, k2
+    while i > 1:
+        o = _NB + _NW * (i ^ 1)
+        ks, s, ks2 = tree[o], tree[o + 1], tree[o + 2]
+        take = _t_later(kc, c, ks, s)
+        k2 = min(ks2, kc) if take else min(k2, ks)
+        c = s if take else c
+        kc = ks if take else kc
+        i >>= 1
+        n = _NB + _NW * i
+        tree[n], tree[n + 1], tree[n + 2] = kc, c, k2
+
+
+@njit(cache=True, inline="always")
+def _t_second(tree):
+    """The earliest key of the runnable SQs other than the top one: the root's runner-up key
+    (kept by every replay, so a turn's limit costs no walk of the top's path)."""
+    return tree[_NB + _NW + 2]
 
 
 @njit(cache=True)
@@ -438,24 +365,15 @@ def _build(sqs, pool, sched, tree, sch, lhead, live, nsq):
         cap *= 2
     tree[0] = cap
     none = sch.shape[0]
-    sh = 1
-    while (np.int64(1) << sh) <= none:
-        sh += 1
-    tree[T_SHIFT] = sh if cap >= _T_PACK else 0     # packed while every key packs
     for j in range(cap):
         o = _NB + _NW * (cap + j)
-        tree[o], tree[o + 1], tree[o + 2], tree[o + 3] = INF, none, INF, INF
+        tree[o], tree[o + 1], tree[o + 2] = INF, none, INF
     for i in range(m):
         a = live[i]
         j = sch[a, T_LEAF]
         if j >= 0:
             o = _NB + _NW * (cap + j)
-            key = _next_start(sqs, pool, sch, a)
-            tree[o], tree[o + 1] = key, a
-            w = _t_pack(tree, key, a)
-            tree[o + 3] = w
-            if w < 0:
-                tree[T_SHIFT] = 0
+            tree[o], tree[o + 1] = _next_start(sqs, pool, sch, a), a
     fb = tree[1]
     tree[fb] = cap - n
     for k in range(cap - n):
