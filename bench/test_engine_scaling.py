@@ -41,6 +41,24 @@ turn and its record in the next: 2 SQEs per turn from 8 streams on, 4 at 2 strea
 (loaded machine): 17.0 / 46.6 ns per SQE at 2 / 256 streams with run-ahead (x2.75), 36.1 / 89.3
 exact (x2.47); another: 52.6 / 97.6 (x1.86) and 87.8 / 148.6 (x1.69). The 1.5x target is missed.
 
+Issue 40, the scheduler turn (minimum over 5 x 5 rounds of 250,000 SQEs, run alternately with
+the code before, loaded 2-core machine): 16.7 / 20.3 / 29.1 ns per SQE at 2 / 8 / 256 streams
+with run-ahead, 19.3 / 27.4 / 44.9 exact; the one-stream chain 11.3. The turns per SQE double
+from 2 streams (0.25: 4 SQEs a turn) to 8 and more (0.47-0.50; the oracle counts no parked wait
+once the chain is full), and a turn costs ~23 ns at 2 streams (a one-level tree), ~38 ns at
+256: for x1.5, a turn at 256 streams may cost at most 11.3 + 0.75 x (a turn at 2), ~28 ns. Where
+the 15 ns go: the tree's leaf-to-root replay, ~16 ns a turn at 256 leaves (replaying it twice
+adds 8.2 ns per SQE with run-ahead, 18 exact; a 64-leaf tree for 2 streams adds 1.6 ns a turn
+a level), the rest the first loads of a turn (profile: the head SQE's row, then the SQ-table
+row, ~12 % and ~3 % of the samples at 256 streams). Tried and not kept: (key, SQ) packed in one
+word (one compare and two selects a level, no branch) with the runner-up's rows prefetched at
+the start of a turn: 256 streams 27.5 / 41.5 ns (-6 / -9 %), but 8 streams 21.7 / 31.6 (+7 /
++15 %) and a stream alone 4 % slower (``run``'s code: each change to the turn's code moves
+LLVM's register allocation of the whole loop); a list sorted by (key, SQ) scanned from both
+ends: slower than a 3-level tree at 8 streams, and at 256 the re-keyed SQ lands 3-4 places from
+the front half the time (after the last the other half), so the scans ran over their budget;
+prefetching the SQ that followed this one's last turn: no gain.
+
 The results are printed as tables (``bench_report``); nothing is asserted about time.
 """
 from __future__ import annotations
