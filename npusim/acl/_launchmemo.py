@@ -19,11 +19,13 @@ launch (``faults.ARMED``).
 When it is dropped: ``launchjit.forget`` empties the memo and bumps its generation at the start
 of every region that holds the runtime lock (every other facade call, engine run, condition
 wake-up) and at every change made outside one that an entry depends on (``npusim.reset``,
-``configure``, recording, cost models, injections, the kernel hook). The generation is tested
+``configure``, recording, cost models, injections, the kernel hook). A launch, a record and a
+wait forget only where they change more than a hit does (``voids_memo_itself``). The generation is tested
 inside the compiled call, so the hit needs no lock: the call is atomic under the GIL, and an
 entry read before another thread's region began fails the test (docs/architecture.md §16).
 ``NPUSIM_MEMO_CHECK=1`` makes every hit take the general path and compare the entry with what
-that path finds now: the suite runs so in CI once (tests/acl/test_launch_memo.py).
+that path finds now (``MISMATCHES``; tests/conftest.py fails a test with one): the whole suite
+passes so, and CI runs a share of it so (tests/acl/test_launch_memo.py).
 """
 from __future__ import annotations
 
