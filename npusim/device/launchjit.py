@@ -95,6 +95,8 @@ def memo_words(q: int, kid: int, dur: int):
     if q > Q_MASK or kid > KID_MASK or not 0 <= dur <= _KD_DUR_MAX:
         return None
     return CTLW[C_GEN] << GQ_SHIFT | q, dur << KD_SHIFT | kid
+
+
 OFFER = [None, None]
 """``[offer, eligible]``: the general path's offer of a memo entry, ``((func, stream), entry)``,
 made after its compiled call succeeded and taken by the front; with :data:`MEMO_CHECK` also the
