@@ -236,3 +236,43 @@ def test_memo_check_mode_finds_no_stale_entry_in_the_stateful_and_graph_tests():
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
     assert " passed" in r.stdout
+
+
+def test_a_thread_that_starts_while_another_hits_the_memo(k):
+    """Real threads: the main thread captures 20,000 launches through the memo while a second
+    thread starts, sets the device and launches eagerly on its own stream; every launch of
+    both lands once (the graph's task count, both buffers' counts after a replay)."""
+    easy, a, x, s = k
+    n, m_other = 20_000, 2_000
+    x2 = dev_alloc(64)
+    a2 = dev_alloc(8, None)
+    slot = np.array([x2], np.uint64)
+    out(acl.rt.memcpy(a2, 8, acl.util.numpy_to_ptr(slot), 8, acl.ACL_MEMCPY_HOST_TO_DEVICE))
+    started, codes = threading.Event(), []
+
+    def other():
+        codes.append(acl.rt.set_device(0))
+        s2, code = acl.rt.create_stream()
+        codes.append(code)
+        started.set()
+        for _ in range(m_other):
+            codes.append(acl.rt.launch_kernel(easy, 1, a2, 8, s2))
+        codes.append(acl.rt.synchronize_stream(s2))
+        codes.append(acl.rt.destroy_stream(s2))
+
+    out(acl.mdl.ri_capture_begin(s, acl.ACL_MODEL_RI_CAPTURE_MODE_RELAXED))
+    t = threading.Thread(target=other)
+    bad = 0
+    for i in range(n):
+        if i == 1_000:
+            t.start()
+        bad |= acl.rt.launch_kernel(easy, 1, a, 8, s)
+    t.join()
+    assert bad == 0 and codes == [0] * len(codes) and started.is_set()
+    mh = out(*acl.mdl.ri_capture_end(s))
+    assert sum(cs.task_count for cs in model_of(mh).streams) >= n
+    out(acl.mdl.ri_execute_async(mh, s))
+    out(acl.rt.synchronize_stream(s))
+    assert _word0(x) == n
+    assert _word0(x2) == m_other
+    out(acl.mdl.ri_destroy(mh))
