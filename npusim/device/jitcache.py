@@ -31,13 +31,17 @@ _DEVICE = os.path.join(PACKAGE, "device")
 
 #: The files whose code or constants other files' jitted functions inline: the device layer with
 #: its subpackages — every module of the engine package (``device/engine/``) inlines the others'
-#: — (its host-only ``state.py`` and the package's own ``__init__`` aside), device printf, and the
+#: — (its host-only ``state.py``, the launch path's ``launchjit.py``, whose jitted calls nothing
+#: inlines, and the package's own ``__init__`` aside), device printf, and the
 #: argument converters that ``@npusim.kernel``'s generated wrappers call.
 ABI_FILES = tuple(sorted(
     os.path.join(d, f) for d, _, files in os.walk(_DEVICE) if "__pycache__" not in d
     for f in files if f.endswith(".py")
     and os.path.join(d, f) not in (os.path.join(_DEVICE, "__init__.py"),
-                                   os.path.join(_DEVICE, "state.py")))) + (
+                                   os.path.join(_DEVICE, "state.py"),
+                                   # the launch path's own jitted calls: no other jitted code
+                                   # inlines them, and numba's stamp of the file covers them
+                                   os.path.join(_DEVICE, "launchjit.py")))) + (
     os.path.join(PACKAGE, "kernel", "printf.py"), os.path.join(PACKAGE, "kernel", "decorator.py"))
 
 

@@ -60,6 +60,7 @@ def test_the_salt_covers_the_layouts_jitted_code_inlines():
         f = os.path.relpath(f.__file__, jitcache.PACKAGE)
         assert f in files
     assert "device/state.py" not in files           # host code: jitted code inlines none of it
+    assert "device/launchjit.py" not in files       # its jitted calls: none inlined elsewhere
 
 
 def test_a_user_function_keeps_numbas_own_locator(tmp_path):
