@@ -32,6 +32,7 @@ from __future__ import annotations
 from ..device import launchjit as _LJ
 from ..faults import ARMED as _ARMED
 from ..runtime.runtime import RT as _RT
+from . import _launchc
 
 MEMO = _LJ.MEMO
 _OFFER = _LJ.OFFER
@@ -44,7 +45,7 @@ def front(general):
     """The facade's ``launch_kernel``: the memo's hit, else ``general`` (the argument boundary's
     wrapper) and, after a success, the entry the general path offered."""
     memo, offer, armed, rt = MEMO, _OFFER, _ARMED, _RT
-    lj, check, new_run = _LJ, _LJ.MEMO_CHECK, _LJ.NEW_RUN
+    lj, check, new_run, chits = _LJ, _LJ.MEMO_CHECK, _LJ.NEW_RUN, _launchc.HIT
 
     def take(r):
         o = offer[0]
@@ -52,20 +53,30 @@ def front(general):
             offer[0] = None
             if not r and not rt.trace_on and _NAME not in armed:
                 memo[o[0]] = o[1] + o[0]
+                if chits[0] is None:
+                    _launchc.ensure()
         return r
 
     last = _LJ.LAST                     # [the entry of the last hit]
 
     def launch_kernel(func, num_blocks, args_ptr, args_size, stream):
+        chit = chits[0]
+        if chit is not None:            # the same hit in C (acl/_launchc.py)
+            r = chit(func, num_blocks, args_ptr, args_size, stream)
+            if not r:
+                return 0
+            if r < 0:                   # a miss
+                offer[0] = last[0] = None
+                return take(general(func, num_blocks, args_ptr, args_size, stream))
         e = last[0]
-        if e is None or e[6] is not func or e[7] is not stream:
+        if e is None or e[7] is not func or e[8] is not stream:
             try:
                 e = memo.get((func, stream))
             except TypeError:           # an unhashable value: the boundary's to refuse
                 e = None
         # the handles: the very objects the entry was made with (an equal float, bool or numpy
         # integer is not one); the size: the entry's (a small int is one object) or an int
-        if e is not None and e[6] is func and e[7] is stream \
+        if e is not None and e[7] is func and e[8] is stream \
                 and type(num_blocks) is int and 0 < num_blocks < 0x10000 \
                 and type(args_ptr) is int and 0 < args_ptr < 0x8000000000000000 \
                 and (args_size is e[0] or type(args_size) is int and args_size == e[0]):
@@ -80,7 +91,7 @@ def front(general):
                 r = lj.memo_capture(e[1], e[2], e[3], args_ptr, args_size, num_blocks)
                 if r >= 0:
                     if r >> 62:                 # a new run of the model's capture order
-                        cs.seq_runs.append(r ^ new_run)
+                        e[6].append(r ^ new_run)
                     if cs.last_event is not None:   # a record came before (api_event.py)
                         cs.last_event = None
                     last[0] = e

@@ -28,10 +28,11 @@ plain Python over the numpy arrays (``tests/device/test_compiled_launch.py`` com
 from __future__ import annotations
 
 import os
+import types as pytypes
 import weakref
 
 import numpy as np
-from numba import carray, njit, types
+from numba import carray, cfunc, njit, types
 from numba.extending import intrinsic
 
 from .sqe import OP_KERNEL
@@ -60,6 +61,7 @@ M_COLS = 4
 # ---- CTL: the process's host-side words (one array for every device) --------------------------
 C_HOST = 0       # RT.host_ns: the host clock
 C_GEN = 1        # the launch memo's generation: bumped by forget() (the memo entry points test it)
+C_COMPILED = 2   # 1 while the compiled path is selected (set_compiled; the C hit reads it)
 C_COLS = 8
 
 # ---- the directory (DeviceState.jdir), int64 --------------------------------------------------
@@ -75,6 +77,7 @@ SLOW = -1
 
 CTL = np.zeros(C_COLS, np.int64)
 """The host-side words of the process (``C_*``); ``RT.host_ns`` reads and writes ``CTL[C_HOST]``."""
+CTL[C_COMPILED] = 1
 CTLW = memoryview(CTL).cast("B").cast("q")
 """The same words as Python ints (``CTLW[C_HOST]``: ~30 ns where ``CTL[C_HOST]`` takes ~100)."""
 
@@ -82,8 +85,8 @@ CTLW = memoryview(CTL).cast("B").cast("q")
 MEMO: dict = {}
 """(function handle, stream handle) -> the memo entry of a launch the general path
 (``runtime/api_launch.launch_kernel``) found eligible for one compiled call: ``(size, jd, gq, kd,
-cstream or None, model or None, func, stream)`` with ``gq`` = generation and SQ, ``kd`` = body
-and duration (:func:`memo_words`). Filled under the runtime lock by the facade's launch front;
+cstream, model, the capture stream's seq_runs, func, stream)`` (None for the three of an eager
+stream) with ``gq`` = generation and SQ, ``kd`` = body and duration (:func:`memo_words`). Filled under the runtime lock by the facade's launch front;
 emptied by :func:`forget` at the start of every other locked region."""
 GQ_SHIFT, Q_MASK = 16, 0xFFFF           # gq: the generation above the SQ (< SQ_RESERVE)
 KD_SHIFT, KID_MASK = 24, 0xFFFFFF       # kd: the duration above the kernel-table id
@@ -319,6 +322,7 @@ def set_compiled(on: bool) -> None:
     """Select the compiled entry points (True, the default) or the reference Python path."""
     global _USE_COMPILED
     _USE_COMPILED = bool(on)
+    CTLW[C_COMPILED] = int(_USE_COMPILED)
     for name in _SIGS:
         if on and name not in _COMPILED:
             globals()[name] = _first_use(name)       # compiled on first use
@@ -336,3 +340,17 @@ eager_kernel = _first_use("eager_kernel")
 eager_task = _first_use("eager_task")
 memo_capture = _first_use("memo_capture")
 memo_eager = _first_use("memo_eager")
+
+
+def memo_addresses() -> tuple[int, int]:
+    """The C addresses of ``memo_capture`` and ``memo_eager`` (numba ``cfunc``s of the same
+    bodies, ``int64(int64 x 6)``), for the launch memo's C hit (acl/_launchc.py)."""
+    sig = types.int64(*(_I,) * 6)
+    out = []
+    for f in (_memo_capture_c, _memo_eager_c):
+        # a copy under its own name: numba's disk cache keys an index by the function's name
+        # and line, and a cfunc and the entry point sharing one would read each other's code
+        g = pytypes.FunctionType(f.__code__, f.__globals__, f.__name__ + "_cfunc")
+        g.__qualname__ = g.__name__
+        out.append(cfunc(sig, cache=True)(g).address)
+    return out[0], out[1]

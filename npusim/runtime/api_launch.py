@@ -420,7 +420,7 @@ def launch_kernel(func, num_blocks, args_ptr, args_size, stream):
                                             num_blocks & 0xFFFF) >= 0:
                             if w is not None and _depth() == 1:     # the launch memo's offer
                                 _OFFER[0] = ((func, stream), (args_size, s.jd) + w
-                                             + (None, None))
+                                             + (None, None, None))
                             return OK
                     _LJ.forget()                # the Python path: memo entries may go stale
                     pos = s.submit_kernel(kid, args_ptr, args_size, dur, num_blocks & 0xFFFF)
@@ -445,7 +445,7 @@ def launch_kernel(func, num_blocks, args_ptr, args_size, stream):
                                 cs.last_event = None
                             if w is not None and RT.threads <= 1 and _depth() == 1:
                                 _OFFER[0] = ((func, stream), (args_size, cs.jd) + w
-                                             + (cs, model))           # the memo's offer
+                                             + (cs, model, cs.seq_runs))   # the memo's offer
                             return OK
             _LJ.forget()
             return submit_kernel(k, s, kid, num_blocks, args_ptr, args_size)

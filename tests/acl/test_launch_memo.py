@@ -7,6 +7,7 @@ between two launches, and the second launch must do what the general path does.
 """
 from __future__ import annotations
 
+import os
 import threading
 
 import numpy as np
@@ -216,24 +217,55 @@ def test_values_of_other_types_get_the_general_paths_code(k, bad):
     assert acl.rt.launch_kernel(*args.values()) == want
 
 
+def test_the_c_hit_is_built_where_a_compiler_is(k):
+    """acl/_launchc.py: with a C compiler and Python's headers (CI has both) the memo's hit runs
+    in C once the memo keeps an entry; tests/device/test_compiled_launch.py compares a whole
+    program through it with the general path."""
+    import shutil
+    import sysconfig
+    from npusim.acl import _launchc
+    cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(cc) is None or os.environ.get("NPUSIM_NO_CFRONT"):
+        pytest.skip("no C compiler (or NPUSIM_NO_CFRONT): the Python hit")
+    easy, a, x, s = k
+    _memoized(easy, a, s, 100)
+    assert _launchc.HIT[0] is not None
+    out(acl.rt.synchronize_stream(s))
+    assert _word0(x) == 100
+
+
+def test_the_python_hit_passes_the_memo_tests():
+    """``NPUSIM_NO_CFRONT=1``: the memo's hit in Python (no C hit) through this file's tests and
+    the whole-program comparison."""
+    r = _pytest_with({"NPUSIM_NO_CFRONT": "1"}, ["tests/acl/test_launch_memo.py",
+                                                  "tests/device/test_compiled_launch.py"],
+                     "not python_hit and not check_mode")
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
+    assert " passed" in r.stdout
+
+
+def _pytest_with(env_vars: dict, files: list, select: str = ""):
+    import pathlib
+    import subprocess
+    import sys
+    root = pathlib.Path(__file__).resolve().parents[2]
+    env = dict(os.environ, **env_vars)
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p",
+                           "no:cacheprovider", "-o", "addopts=", *files]
+                          + (["-k", select] if select else []), cwd=root, env=env,
+                          capture_output=True, text=True, timeout=600)
+
+
 def test_memo_check_mode_finds_no_stale_entry_in_the_stateful_and_graph_tests():
     """``NPUSIM_MEMO_CHECK=1``: every hit of the facade's stateful test, the threads test and
     the capture-path tests also takes the general path, and the two must agree (the fixture of
     tests/conftest.py fails a test with a mismatch). The whole suite passes so too; this runs a
     share of it in CI."""
-    import os
-    import pathlib
-    import subprocess
-    import sys
-    root = pathlib.Path(__file__).resolve().parents[2]
-    env = dict(os.environ, NPUSIM_MEMO_CHECK="1")
     files = ["tests/acl/test_stateful.py", "tests/acl/test_threads.py",
              "tests/device/test_compiled_launch.py", "tests/graph/test_run_ahead_graphs.py",
              "tests/graph/test_capture_cascade.py",
              "tests/graph/test_capture_cross_stream.py", "tests/graph/test_task_update.py"]
-    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p",
-                        "no:cacheprovider", "-o", "addopts=", *files], cwd=root, env=env,
-                       capture_output=True, text=True, timeout=600)
+    r = _pytest_with({"NPUSIM_MEMO_CHECK": "1"}, files)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
     assert " passed" in r.stdout
 
