@@ -19,17 +19,13 @@ from npusim.device import launchjit as LJ
 from npusim.runtime.runtime import RT
 
 from helpers.capture import model as model_of
-from helpers.kernel import OK, dev_alloc, func, load_samples, out
+from helpers.kernel import OK, counter_args, easy_counter, out
 
 
 @pytest.fixture
 def k(acl):
     """(EasyOPf handle, args block pointing at a zeroed 64-byte buffer, the buffer, a stream)."""
-    easy = func(load_samples(), "EasyOPf")
-    x = dev_alloc(64)
-    a = dev_alloc(8, None)
-    slot = np.array([x], np.uint64)
-    out(acl.rt.memcpy(a, 8, acl.util.numpy_to_ptr(slot), 8, acl.ACL_MEMCPY_HOST_TO_DEVICE))
+    easy, x, a = easy_counter()
     s = out(*acl.rt.create_stream())
     return easy, a, x, s
 
@@ -276,10 +272,7 @@ def test_a_thread_that_starts_while_another_hits_the_memo(k):
     both lands once (the graph's task count, both buffers' counts after a replay)."""
     easy, a, x, s = k
     n, m_other = 20_000, 2_000
-    x2 = dev_alloc(64)
-    a2 = dev_alloc(8, None)
-    slot = np.array([x2], np.uint64)
-    out(acl.rt.memcpy(a2, 8, acl.util.numpy_to_ptr(slot), 8, acl.ACL_MEMCPY_HOST_TO_DEVICE))
+    x2, a2 = counter_args()
     started, codes = threading.Event(), []
 
     def other():

@@ -19,6 +19,7 @@ from npusim.runtime.runtime import RT
 from npusim.runtime.stream import last_eager_task
 
 from helpers.capture import model as model_of
+from helpers.kernel import counter_args, easy_counter
 
 
 def _ok(*values):
@@ -47,12 +48,7 @@ def _program(compiled: bool, memo: bool = True) -> dict:
         streams = [_ok(*acl.rt.create_stream()) for _ in range(3)]
         bufs, args = [], []
         for _ in range(3):
-            x = _ok(*acl.rt.malloc(64, 0))
-            _ok(acl.rt.memset(x, 64, 0, 64))
-            a = _ok(*acl.rt.malloc(8, 0))
-            slot = np.array([x], np.uint64)
-            _ok(acl.rt.memcpy(a, 8, acl.util.numpy_to_ptr(slot), 8,
-                              acl.ACL_MEMCPY_HOST_TO_DEVICE))
+            x, a = counter_args()
             bufs.append(x)
             args.append(a)
         new = acl.rt.create_event_ex_with_flag
@@ -185,13 +181,7 @@ def test_rings_grow_past_the_reserve_and_are_re_pointed():
     st.rings = st.rings[:8].copy()              # as if the reserve were 8 rows
     st._rv = memoryview(st.rings).cast("B").cast("q")
     st.repoint()
-    lib = _ok(*acl.rt.binary_load_from_file(npusim.samples.binary_path()))
-    easy = _ok(*acl.rt.binary_get_function(lib, "EasyOPf"))
-    x = _ok(*acl.rt.malloc(64, 0))
-    _ok(acl.rt.memset(x, 64, 0, 64))
-    a = _ok(*acl.rt.malloc(8, 0))
-    slot = np.array([x], np.uint64)
-    _ok(acl.rt.memcpy(a, 8, acl.util.numpy_to_ptr(slot), 8, acl.ACL_MEMCPY_HOST_TO_DEVICE))
+    easy, x, a = easy_counter()
     streams = [_ok(*acl.rt.create_stream()) for _ in range(12)]
     assert len(st.rings) >= 16 and st.jdir[LJ.J_RINGS] != old
     for s in streams:

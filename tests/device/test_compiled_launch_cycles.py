@@ -13,6 +13,7 @@ from npusim.device import engine as E
 from npusim.runtime.runtime import RT
 
 from helpers.acl import on_threads
+from helpers.kernel import easy_counter
 
 CYCLES = 1_000
 
@@ -21,18 +22,6 @@ def _ok(*values):
     *vals, ret = values
     assert ret == 0, ret
     return vals[0] if len(vals) == 1 else tuple(vals)
-
-
-def _counter():
-    """EasyOPf, a zeroed 64-byte counter (one u32 per block) and the args block pointing at it."""
-    lib = _ok(*acl.rt.binary_load_from_file(npusim.samples.binary_path()))
-    easy = _ok(*acl.rt.binary_get_function(lib, "EasyOPf"))
-    x = _ok(*acl.rt.malloc(64, 0))
-    _ok(acl.rt.memset(x, 64, 0, 64))
-    a = _ok(*acl.rt.malloc(8, 0))
-    slot = np.array([x], np.uint64)
-    _ok(acl.rt.memcpy(a, 8, acl.util.numpy_to_ptr(slot), 8, acl.ACL_MEMCPY_HOST_TO_DEVICE))
-    return easy, x, a
 
 
 def _read(x) -> int:
@@ -46,7 +35,7 @@ def test_a_thousand_captured_models_reuse_their_mseq_rows():
     acl.init()
     acl.rt.set_device(0)
     st = RT.devices[0].state
-    easy, x, a = _counter()
+    easy, x, a = easy_counter()
     s = _ok(*acl.rt.create_stream())
     in_use, made = st.mrows_in_use(), st.nmrows
     for _ in range(CYCLES):
@@ -67,7 +56,7 @@ def test_a_thousand_streams_reuse_their_rings_rows():
     acl.init()
     acl.rt.set_device(0)
     st = RT.devices[0].state
-    easy, x, a = _counter()
+    easy, x, a = easy_counter()
     nsq = int(st.st[E.E_NSQ])
     for _ in range(CYCLES):
         s = _ok(*acl.rt.create_stream())
@@ -85,7 +74,7 @@ def test_threads_launching_and_capturing_at_once_count_every_launch():
     npusim.reset()
     acl.init()
     acl.rt.set_device(0)
-    counters = [_counter() for _ in range(4)]
+    counters = [easy_counter() for _ in range(4)]
     n = 200
 
     def work(k):

@@ -50,6 +50,20 @@ def write(ptr: int, data) -> None:
                          acl.ACL_MEMCPY_HOST_TO_DEVICE) == OK
 
 
+def counter_args() -> tuple[int, int]:
+    """(a zeroed 64-byte counter, one u32 per EasyOPf block; the 8-byte args block pointing
+    at it)."""
+    x = dev_alloc(64)
+    a = dev_alloc(8, None)
+    write(a, np.array([x], np.uint64))
+    return x, a
+
+
+def easy_counter() -> tuple[int, int, int]:
+    """(EasyOPf of the sample binary, a counter and its args block: :func:`counter_args`)."""
+    return (func(load_samples(), "EasyOPf"),) + counter_args()
+
+
 def read(ptr: int, n: int, dtype=np.uint32) -> np.ndarray:
     host = np.zeros(n, dtype)
     assert acl.rt.memcpy(acl.util.numpy_to_ptr(host), host.nbytes, ptr, host.nbytes,
