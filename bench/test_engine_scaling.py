@@ -6,11 +6,16 @@
   of a wide chain is one scheduler pick, so this is the cost of a pick against the number of
   runnable and parked SQs. The table also prints SQEs per scheduler turn, counted by the
   pure-Python oracle on the chain's first 40,000 SQEs (``reference.run(..., stats=)``: it makes
-  the engine's picks). One stream runs its whole chain in one turn; from 8 streams on, every
-  turn runs one SQE (or none: a wait that parks), because the streams' next starts interleave in
-  simulated time. So past 2 streams a row is the cost of a turn (the tree's leaf-to-root replay,
-  log2 of the runnable SQs, and the dependent loads of the SQ's row and head SQE) plus the
-  SQE's own work, and the 1-stream row, with no turn at all, is not a point on the same curve.
+  the engine's picks). One stream runs its whole chain in one turn. With run-ahead (the
+  default) a turn runs up to the SQ's next synchronization at or past the limit: 4 SQEs at 2
+  streams, about 2 from 8 on ([wait, kernel, memset] then [record]); in exact order
+  (``E_EXACT``) one SQE a turn from 8 streams on. So past 2 streams a row is the cost of a turn
+  (the tree's leaf-to-root replay, log2 of the runnable SQs, and the loads of the SQ's row and
+  head SQE) over the SQEs a turn runs, plus the SQEs' own work, and the 1-stream row, with no
+  turn at all, is not a point on the same curve. A turn's end prefetches the two rows after
+  the next few of its SQ (``sched._prefetch_turn``): with one, every other row of a 2-SQE turn
+  was a cache miss (256 streams 30.2 -> 22.6 ns/SQE in an A/B of the two commits, alternating
+  processes; single stream unchanged).
 * SWITCH, 2 -> 1,000 branches (``test_cond._switch_loop(n, evaluations, "mod")``: a WHILE
   whose body, ``count_mod``, sets the switch word to (evaluations-1-i) mod n, then evaluates the
   SWITCH): every evaluation at every size takes a branch (a one-byte memset), so each row is

@@ -19,7 +19,7 @@ from .layout import (B_MEMCPY_MODE, E_BODY, E_CONTEND, E_EXACT, E_HORIZON, E_NEE
                      S_IDLE, S_PARKED, T_LEAF, T_ROW, X_DONE, X_FAULT, X_PARK, X_YIELD, Y_VAL, _NB,
                      _NW, _OP_BODY, _OP_UNIT, _OP_PRIV, sched_layout)
 from .sched import (_borrow, _build, _carve, _fault, _fault_exit, _finish, _next_start,
-                    _prefetch_ahead, _t_second, _t_set)
+                    _prefetch_turn, _t_second, _t_set)
 from .opcodes import _execute
 
 
@@ -231,7 +231,7 @@ def run(pool, sqs, sync, mptr, msq, conds, cmodels, mem, ctx, kaddr, kcost, tc, 
             later, first = -1, True     # it goes on: the loop runs its first SQE unchecked
         key, release = later, True  # the common turn end: its next start is known already
         if later >= 0:
-            _prefetch_ahead(pool, row, base, depth)
+            _prefetch_turn(pool, row, base, depth)
             sch[q, T_ROW] = row
         elif sqs[q, Q_STATE] == S_ACTIVE and sqs[q, Q_HEAD] < sqs[q, Q_TAIL]:
             key = _next_start(sqs, pool, sch, q)
