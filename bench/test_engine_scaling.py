@@ -64,6 +64,20 @@ ends: slower than a 3-level tree at 8 streams, and at 256 the re-keyed SQ lands 
 the front half the time (after the last the other half), so the scans ran over their budget;
 prefetching the SQ that followed this one's last turn: no gain.
 
+Issue 40, the turn's prefetch (an A/B of the two commits, ``scripts/ab_hot_path.py --engine``,
+4 alternating pairs, quiet machine): a turn's end prefetched one row of its SQ, 4 ahead, while
+a turn runs about 2, so every other head row was a miss. With two rows: 256 streams 29.3 ->
+23.0 ns per SQE, 64 streams 22.4 -> 21.3, 2 and 8 streams and the single stream unchanged
+(141.6 / 140.6 M SQE/s). This bench then: 13.0 / 22.0 ns at 2 / 256 streams, x1.69. More SQEs
+a turn would not reach x1.5 alone: letting every EVENT_RECORD go past the limit (not sound,
+built only to measure it: a record no longer ends a turn) gives 11.1 / 18.6 ns, x1.68 -- the
+2-stream row, whose stream 0 never waits, gains as much. What is left grows with the number of
+SQs in the tree, not with the SQEs a turn: the leaf-to-root replay (re-keying the top alone,
+a numba micro-benchmark: 8.9 ns at 2 leaves, 15.8 at 256) and the SQ's rows leaving L1 (256
+SQ-table rows are 32 KiB, all of one core's L1d). Tried and not kept: the runner-up's SQ kept
+in each node's spare word and its SQ-table and ``sch`` rows prefetched at a turn's start: 256
+streams 7 % slower.
+
 The results are printed as tables (``bench_report``); nothing is asserted about time.
 """
 from __future__ import annotations
