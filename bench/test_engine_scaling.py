@@ -14,7 +14,7 @@
   head SQE) over the SQEs a turn runs, plus the SQEs' own work, and the 1-stream row, with no
   turn at all, is not a point on the same curve. A turn's end prefetches the two rows after
   the next few of its SQ (``sched._prefetch_turn``): with one, every other row of a 2-SQE turn
-  was a cache miss (256 streams 30.2 -> 22.6 ns/SQE in an A/B of the two commits, alternating
+  was a cache miss (256 streams 29.3 -> 23.0 ns/SQE in an A/B of the two commits, alternating
   processes; single stream unchanged).
 * SWITCH, 2 -> 1,000 branches (``test_cond._switch_loop(n, evaluations, "mod")``: a WHILE
   whose body, ``count_mod``, sets the switch word to (evaluations-1-i) mod n, then evaluates the
