@@ -214,7 +214,7 @@ def _times(args) -> np.ndarray:
     return rows[np.lexsort((rows[:, 1], rows[:, 0]))]
 
 
-def _compare(p: Program, a, b) -> None:
+def _compare(a, b, racy: bool = False) -> None:
     assert np.array_equal(_times(a), _times(b)), "SQE times"
     assert np.array_equal(a[SQS], b[SQS]), "SQ table"
     assert np.array_equal(a[SYNC], b[SYNC]), "sync slots"
@@ -222,7 +222,7 @@ def _compare(p: Program, a, b) -> None:
     sa[E.E_EXACT] = sb[E.E_EXACT] = 0
     sa[E.E_TRACE_N] = sb[E.E_TRACE_N] = 0
     assert np.array_equal(sa, sb), "engine state"
-    if not p.racy:
+    if not racy:
         assert np.array_equal(a[MEM], b[MEM]), "memory of a race-free program"
 
 
@@ -232,9 +232,9 @@ def test_run_ahead_matches_exact_order_on_generated_programs():
         p = Program(seed)
         exact, ahead = p.run(True), p.run(False)
         try:
-            _compare(p, exact, ahead)
+            _compare(exact, ahead, p.racy)
             if seed % 10 == 0:                          # the oracle, in exact order
-                _compare(p, exact, p.run(True, R.run))
+                _compare(exact, p.run(True, R.run), p.racy)
         except AssertionError as e:
             raise AssertionError(f"program seed {seed} (racy={p.racy}): {e}") from None
         racy += p.racy
@@ -259,6 +259,40 @@ def test_run_ahead_takes_fewer_turns():
         res[exact] = stats["turns"], args[SQS][[a, b], E.Q_TIME].tolist()
     assert res[True][0] == 16 and res[False][0] == 2
     assert res[True][1] == res[False][1]
+
+
+def test_turns_ending_at_the_rings_and_the_pools_end():
+    """A turn's end prefetches two rows a few SQEs on (``sched._prefetch_turn``): at a ring's end
+    they wrap to its start, and the second may lie past the pool. Two streams in lockstep (each
+    iteration: wait for the other, two NOPs, record) whose exact-size rings are the pool's last
+    rows, in a pool cut to end there: turns end all along the rings, and the trace's times, the
+    tables, the engine state and the memory agree with exact order and with the oracle."""
+    d = DeviceState(PROFILE, 1 << 16, 1 << 12, trace_capacity=256)
+    d.set_tracing(True)
+    d.st[E.E_HORIZON] = E.INF
+    iters = 7
+    n = 4 * iters           # a record 5 rows before a ring's end: its prefetch passes the end
+    qs = [d.alloc_sq(n) for _ in range(2)]
+    slots = [d.alloc_slot() for _ in range(2)]
+    for k in range(1, iters + 1):
+        for i, q in enumerate(qs):
+            d.push(q, S.OP_EVENT_WAIT, 0, a0=slots[1 - i], a1=k - i)     # stream 1 leads
+            d.push(q, S.OP_NOP, 0)
+            d.push(q, S.OP_NOP, 0)
+            d.push(q, S.OP_EVENT_RECORD, 0, a0=slots[i], a1=k)
+    d.flush()
+    assert d.pool_used == int(d.sqs[qs[1], E.Q_BASE]) + n
+    pool = NAMES.index("pool")
+    runs = []
+    for exact, fn in ((True, E.run), (False, E.run), (False, R.run)):
+        args = [a.copy() for a in R.engine_args(d)]
+        args[pool] = args[pool][:d.pool_used].copy()            # the pool ends at the last ring
+        args[ST][E.E_EXACT] = int(exact)
+        assert _drive(fn, args) == [E.R_IDLE]
+        assert (args[SQS][qs, E.Q_HEAD] == n).all()
+        runs.append(args)
+    _compare(runs[0], runs[1])
+    _compare(runs[1], runs[2])
 
 
 def test_contention_keeps_exact_order():
