@@ -320,6 +320,35 @@ class Profile:
     """Simulated pinned host memory arena (``aclrtMallocHost``). [chosen]"""
     aicpu_cores: int = 4
     """AI CPU cores AICPU kernels' blocks are spread over (the timing model's waves). [chosen]"""
+    ai_core_cnt: int = 24
+    """AI Cores the platform reports (``ai_core_cnt`` of the SoC's ``platform_config`` ini:
+    24 on Ascend910B1 / 910_9391, 36 on 950PR_9599, 8 on 310P3); ``aclrtGetDeviceInfo``'s
+    AICORE_CORE_NUM (the driver's 25 less the one the runtime keeps back on A2 / A3,
+    ``reduceAicNum``) and ``aclGetDeviceCapability``'s AI_CORE_NUM."""
+    vector_core_cnt: int = 48
+    """Vector cores the platform reports (``vector_core_cnt``: 48, 72 on 950, 7 on 310P)."""
+    cube_core_cnt: int = 24
+    """``cube_core_cnt`` of the ini (24, 36 on 950); 0: the ini has no such key (310P3), and
+    ``aclrtGetDeviceInfo(ACL_DEV_ATTR_CUBE_CORE_NUM)`` fails with 107000."""
+    ai_cpu_cnt: int = 6
+    """``ai_cpu_cnt`` of the ini (6, 7 on 310P): ``ACL_DEV_ATTR_AICPU_CORE_NUM``."""
+    l2_size: int = 201_326_592
+    """L2 cache bytes (``l2_size``: 192 MiB on A2 / A3, 128 MiB on 950, 16 MiB on 310P)."""
+    npu_arch: int = 2201
+    """``NpuArch`` of the ini's ``[version]`` (2201 A2 / A3, 3510 950, 2002 310P):
+    ``ACL_DEV_ATTR_NPU_ARCH``."""
+    stars: bool = True
+    """The task scheduler is STARS (``isStars``: A2 / A3 / 950), not HWTS (310P): streams have an
+    overflow-detection switch (``RT_FEATURE_STREAM_OVERFLOW_SWITCH``), and the overflow status is
+    kept per process and fetched by a scheduler task (``DEVICE_SAT_STATUS_STREAM_LEVEL``), not
+    in a per-context buffer (``CONTEXT_LEVEL``) (``config/*/dev_info_reg.cc``)."""
+    sat_modes: tuple = (0, 1)
+    """Float overflow modes ``aclrtSetDeviceSatMode`` accepts (``supportOverflowMode``:
+    SATURATION (0) and INFNAN (1) on A2 / A3, INFNAN only on 950, SATURATION only on 310P)."""
+    sat_default: int = 1
+    """The process's mode before any ``aclrtSetDeviceSatMode``: INFNAN on the chips with the
+    overflow-mode feature (A2 / A3 / 950), SATURATION on 310P (``runtime.hpp`` ``satMode_``,
+    ``Runtime::Init``)."""
     timing: Timing = field(default_factory=Timing)
     """Cost model, see :class:`Timing`."""
 
@@ -351,6 +380,8 @@ Ascend950 = Profile(  # config/950/dev_info_reg.cc (CHIP_DAVID)
     expand_stream_rsv_task_num=8, additional_sqe_num=8, sq_depth_adapt=7, task_prefetch_count=8,
     max_physical_streams=2016, max_streams=65535, stub_event_count=131072,
     max_events=65536, max_notifies=65535, malloc_padding=0, hbm_bytes=128 * GiB,
+    ai_core_cnt=36, vector_core_cnt=72, cube_core_cnt=36, l2_size=134_217_728, npu_arch=3510,
+    sat_modes=(1,),
     # [chosen] a newer host stack and PCIe Gen5: host ~20 % and device ~25 % cheaper than A2
     timing=_scaled(80, 75, memcpy_h2d_bytes_per_ns=48, memcpy_d2h_bytes_per_ns=48,
                    memcpy_d2d_bytes_per_ns=800, memset_bytes_per_ns=1000),
@@ -365,6 +396,8 @@ Ascend310P = Profile(  # config/dc/dev_info_reg.cc (CHIP_DC): HWTS, classic capt
     max_physical_streams=992, max_streams=992, stub_event_count=1024,
     max_events=1023, max_notifies=1024, max_user_streams=1024, stream_clear_supported=False,
     hbm_bytes=24_000_000_000,
+    ai_core_cnt=8, vector_core_cnt=7, cube_core_cnt=0, ai_cpu_cnt=7, l2_size=16_777_216,
+    npu_arch=2002, stars=False, sat_modes=(0,), sat_default=0,
     # [chosen] inference card: host ~20 % and device ~40 % slower than A2; LPDDR4X (~200 GB/s)
     timing=_scaled(120, 140, memcpy_h2d_bytes_per_ns=20, memcpy_d2h_bytes_per_ns=20,
                    memcpy_d2d_bytes_per_ns=80, memset_bytes_per_ns=150),

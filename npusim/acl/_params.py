@@ -390,12 +390,12 @@ PARAMS: dict[str, Spec] = {
                                  "task_stream", "exec_stream")},
     # pointers
     **{n: Spec(POINTER) for n in ("ptr", "dst", "src", "args_ptr", "dev_addr", "left_value",
-                                  "right_value")},
+                                  "right_value", "output_addr")},
     # size_t
     **{n: Spec(SIZE) for n in ("dest_max", "count", "max_count", "size", "args_size",
                                "data_size", "user_args_size", "actual_args_size", "index",
                                "dpitch", "spitch", "width", "height", "mem_size", "n",
-                               "num")},
+                               "num", "output_size")},
     **{n: Spec(SIZE, optional=True) for n in ("length", "data_len", "param_size",
                                               "place_holder_num")},
     # uint32_t
@@ -509,6 +509,8 @@ OVERRIDES: dict[tuple[str, str], Spec] = {
                                         "set_device_task_abort_callback")},
     **{(f, "value"): Spec(ANY) for f in ("float16_to_float", "float_to_float16")},
     ("get_device_capability", "device_id"): Spec(U32, E_ACL),
+    ("get_device_info", "device_id"): Spec(U32),            # uint32_t deviceId
+    ("get_device_utilization_rate", "device_id"): Spec(I32),  # int32_t deviceId
     # peer access (runtime/api_peer.py): int32_t deviceId / peerDeviceId
     **{(f, n): Spec(I32) for f, n in (
         ("device_can_access_peer", "device_id"), ("device_can_access_peer", "peer_device_id"),

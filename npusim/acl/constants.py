@@ -96,6 +96,27 @@ from ..runtime.api_exception import (ACL_RT_CONTEXT_LEVEL, ACL_RT_ERROR_MEMORY, 
 from ..runtime.api_device import (ACL_RT_DEV_RES_CUBE_CORE,  # noqa: F401,E402
                                   ACL_RT_DEV_RES_VECTOR_CORE, ACL_RT_DEVICE_STATUS_ABNORMAL,
                                   ACL_RT_DEVICE_STATUS_NORMAL)
+from ..runtime.api_device import (ACL_DEV_ATTR_AICPU_CORE_NUM,  # noqa: F401,E402
+                                  ACL_DEV_ATTR_AICORE_CORE_NUM, ACL_DEV_ATTR_CUBE_CORE_NUM,
+                                  ACL_DEV_ATTR_CUST_OP_PRIVILEGE, ACL_DEV_ATTR_DEVICE_FORM_FACTOR,
+                                  ACL_DEV_ATTR_HD_CONNECT_TYPE, ACL_DEV_ATTR_IS_VIRTUAL,
+                                  ACL_DEV_ATTR_L2_CACHE_SIZE,
+                                  ACL_DEV_ATTR_LOCAL_MEM_PER_VECTOR_CORE,
+                                  ACL_DEV_ATTR_MAINBOARD_ID, ACL_DEV_ATTR_MAX_BLOCK_DIM_X,
+                                  ACL_DEV_ATTR_MAX_BLOCK_DIM_Y, ACL_DEV_ATTR_MAX_BLOCK_DIM_Z,
+                                  ACL_DEV_ATTR_MAX_BLOCK_PER_GRID, ACL_DEV_ATTR_MAX_GRID_DIM_X,
+                                  ACL_DEV_ATTR_MAX_GRID_DIM_Y, ACL_DEV_ATTR_MAX_GRID_DIM_Z,
+                                  ACL_DEV_ATTR_MAX_THREAD_PER_VECTOR_CORE,
+                                  ACL_DEV_ATTR_MAX_THREADS_PER_BLOCK, ACL_DEV_ATTR_NPU_ARCH,
+                                  ACL_DEV_ATTR_PHY_CHIP_ID, ACL_DEV_ATTR_SMP_ID,
+                                  ACL_DEV_ATTR_SUPER_POD_DEVICE_ID, ACL_DEV_ATTR_SUPER_POD_ID,
+                                  ACL_DEV_ATTR_SUPER_POD_SERVER_ID,
+                                  ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE,
+                                  ACL_DEV_ATTR_UBUF_PER_VECTOR_CORE, ACL_DEV_ATTR_VECTOR_CORE_NUM,
+                                  ACL_DEV_ATTR_WARP_SIZE)
+from ..runtime.api_overflow import (ACL_RT_OVERFLOW_MODE_INFNAN,  # noqa: F401,E402
+                                    ACL_RT_OVERFLOW_MODE_SATURATION,
+                                    ACL_RT_OVERFLOW_MODE_UNDEF)
 from ..runtime.api_reduce import (ACL_BF16, ACL_FLOAT, ACL_FLOAT16, ACL_INT4,  # noqa: F401,E402
                                   ACL_INT8, ACL_INT16, ACL_INT32, ACL_UINT8, ACL_UINT16,
                                   ACL_UINT32, ACL_RT_MEMCPY_SDMA_AUTOMATIC_EQUAL,

@@ -151,16 +151,10 @@ REFUSED: list[tuple[str, str, str, int, str]] = [
     # acl.rt functions of pyACL's runtime reference that npusim does not simulate (the names are
     # pyACL's index, hicann/runtime python/docs/zh/api_ref/runtime/README.md; the output counts
     # are the C functions' out-parameters, include/external/acl/acl_rt.h)
-    ("rt", "get_device_info", "aclrtGetDeviceInfo", 1, _HW),
     ("rt", "get_device_capability", "aclrtGetDeviceCapability", 1, _HW),
     ("rt", "get_devices_topo", "aclrtGetDevicesTopo", 1, _HW),
-    ("rt", "get_device_utilization_rate", "aclrtGetDeviceUtilizationRate", 1, _HW),
     ("rt", "device_get_uuid", "aclrtDeviceGetUuid", 1, _HW),
     ("rt", "device_get_bare_tgid", "aclrtDeviceGetBareTgid", 1, _HW),
-    ("rt", "set_device_sat_mode", "aclrtSetDeviceSatMode", 0, _SAT),
-    ("rt", "get_device_sat_mode", "aclrtGetDeviceSatMode", 1, _SAT),
-    ("rt", "get_overflow_status", "aclrtGetOverflowStatus", 0, _SAT),
-    ("rt", "reset_overflow_status", "aclrtResetOverflowStatus", 0, _SAT),
     ("rt", "set_ts_device", "aclrtSetTsDevice", 0, _LIMIT),
     ("rt", "device_set_limit", "aclrtDeviceSetLimit", 0, _LIMIT),
     ("rt", "device_get_limit", "aclrtDeviceGetLimit", 1, _LIMIT),

@@ -86,6 +86,45 @@ def error_verbose(e, idx):
     return cdef, c, py
 
 
+def utilization(e, idx):
+    """aclrtGetDeviceUtilizationRate(int32_t deviceId, aclrtUtilizationInfo *utilizationInfo): the
+    acl layer's checks (NULL info, a non-NULL reserved ``utilizationExtend``: 100000), then the
+    facade's dict into the four percentages (``utilizationExtend`` left as it was: NULL)."""
+    c = f"""aclError aclrtGetDeviceUtilizationRate(int32_t deviceId, aclrtUtilizationInfo *utilizationInfo)
+{{
+    if (utilizationInfo == NULL) return (aclError)cabi_py_null_({idx}, 0);
+    int64_t *o_ = cabi_out_;
+    o_[4] = 0;
+    aclError r_ = (aclError)cabi_py_aclrtGetDeviceUtilizationRate(
+        (int64_t)deviceId, utilizationInfo->utilizationExtend != NULL);
+    if (o_[4] & 1) {{
+        utilizationInfo->cubeUtilization = (int32_t)o_[0];
+        utilizationInfo->vectorUtilization = (int32_t)o_[1];
+        utilizationInfo->aicpuUtilization = (int32_t)o_[2];
+        utilizationInfo->memoryUtilization = (int32_t)o_[3];
+    }}
+    return r_;
+}}
+"""
+    cdef, py = _ext(e, idx, "int64_t, int64_t", f"""    if a1:
+        _set_recent_error("aclrtGetDeviceUtilizationRate returned 100000 "
+                          "ACL_ERROR_INVALID_PARAM: utilizationInfo->utilizationExtend is "
+                          "reserved and must be NULL")
+        return 100000
+    r = F{idx}(a0)
+{_OUT}    v = r[0]
+    o[4] = 0
+    if isinstance(v, dict):
+        o[0] = int(v.get("cubeUtilization", -1))
+        o[1] = int(v.get("vectorUtilization", -1))
+        o[2] = int(v.get("aicpuUtilization", -1))
+        o[3] = int(v.get("memoryUtilization", -1))
+        o[4] = 1
+    return r[-1]
+""", nulls=("utilizationInfo",))
+    return cdef, c, py
+
+
 # aclrtPhysicalMemProp's fields as the C wrapper passes them (present, then the fields)
 _PROP_C = ("prop != NULL, prop ? (int64_t)prop->handleType : 0, "
            "prop ? (int64_t)prop->allocationType : 0, prop ? (int64_t)prop->memAttr : 0, "
@@ -688,6 +727,7 @@ HANDLERS = {"aclmdlRICaptureThreadExchangeMode": exchange_mode,
             "aclrtPointerGetAttributes": pointer_attributes,
             "aclrtLaunchKernelWithHostArgs": launch_with_host_args,
             "aclrtGetErrorVerbose": error_verbose,
+            "aclrtGetDeviceUtilizationRate": utilization,
             "aclrtMallocPhysical": malloc_physical,
             "aclrtMemGetAllocationGranularity": granularity,
             "aclrtMemSetAccess": set_access,

@@ -265,6 +265,95 @@ def get_res_in_current_thread(res_type):
     return int(ctx.device.res_limit[int(res_type)]), ERR.ACL_SUCCESS
 
 
+
+# ---- device attributes and utilization (chapter 04) ----
+(ACL_DEV_ATTR_AICPU_CORE_NUM, ACL_DEV_ATTR_AICORE_CORE_NUM, ACL_DEV_ATTR_CUBE_CORE_NUM,
+ ACL_DEV_ATTR_VECTOR_CORE_NUM, ACL_DEV_ATTR_WARP_SIZE, ACL_DEV_ATTR_MAX_THREAD_PER_VECTOR_CORE,
+ ACL_DEV_ATTR_UBUF_PER_VECTOR_CORE, ACL_DEV_ATTR_MAX_GRID_DIM_X, ACL_DEV_ATTR_MAX_GRID_DIM_Y,
+ ACL_DEV_ATTR_MAX_GRID_DIM_Z, ACL_DEV_ATTR_MAX_BLOCK_PER_GRID, ACL_DEV_ATTR_MAX_THREADS_PER_BLOCK,
+ ACL_DEV_ATTR_MAX_BLOCK_DIM_X, ACL_DEV_ATTR_MAX_BLOCK_DIM_Y, ACL_DEV_ATTR_MAX_BLOCK_DIM_Z,
+ ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE, ACL_DEV_ATTR_L2_CACHE_SIZE, ACL_DEV_ATTR_SMP_ID,
+ ACL_DEV_ATTR_PHY_CHIP_ID, ACL_DEV_ATTR_SUPER_POD_DEVICE_ID, ACL_DEV_ATTR_SUPER_POD_SERVER_ID,
+ ACL_DEV_ATTR_SUPER_POD_ID, ACL_DEV_ATTR_CUST_OP_PRIVILEGE, ACL_DEV_ATTR_MAINBOARD_ID,
+ ACL_DEV_ATTR_HD_CONNECT_TYPE, ACL_DEV_ATTR_DEVICE_FORM_FACTOR, ACL_DEV_ATTR_IS_VIRTUAL,
+ ACL_DEV_ATTR_NPU_ARCH) = (1, 101, 102, 201, 202, 203, 204, 205, 206, 207, 208, 209, 210, 211,
+                           212, 301, 302, 401, 402, 403, 404, 405, 406, 407, 408, 409, 501, 601)
+"""aclrtDevAttr (acl_rt.h)."""
+ACL_DEV_ATTR_LOCAL_MEM_PER_VECTOR_CORE = ACL_DEV_ATTR_UBUF_PER_VECTOR_CORE   # the old name
+
+_SIMT = {ACL_DEV_ATTR_WARP_SIZE: 32, ACL_DEV_ATTR_MAX_THREAD_PER_VECTOR_CORE: 32 * 64,
+         ACL_DEV_ATTR_UBUF_PER_VECTOR_CORE: (256 - 32 - 8) * 1024,
+         ACL_DEV_ATTR_MAX_GRID_DIM_X: 65535, ACL_DEV_ATTR_MAX_GRID_DIM_Y: 65535,
+         ACL_DEV_ATTR_MAX_GRID_DIM_Z: 65535, ACL_DEV_ATTR_MAX_BLOCK_PER_GRID: 65535,
+         ACL_DEV_ATTR_MAX_THREADS_PER_BLOCK: 2048, ACL_DEV_ATTR_MAX_BLOCK_DIM_X: 2048,
+         ACL_DEV_ATTR_MAX_BLOCK_DIM_Y: 2048, ACL_DEV_ATTR_MAX_BLOCK_DIM_Z: 2048}
+"""The SIMT limits of the 950 (warp of 32 threads, 64 warps a vector core, 256 KiB of UB less a
+32 KiB data cache and 8 KiB for the compiler: base_david.hpp; grid, block and thread limits:
+device_properties.h); 0 on the chips without SIMT (``ApiImpl::GetDeviceSimtInfo``)."""
+_SYSTEM_IDS = range(ACL_DEV_ATTR_SMP_ID, ACL_DEV_ATTR_DEVICE_FORM_FACTOR + 1)
+
+
+def _device_attr(p, attr):
+    """(value, code) of attribute ``attr`` of a device of profile ``p``."""
+    if attr == ACL_DEV_ATTR_AICPU_CORE_NUM:
+        return p.ai_cpu_cnt, ERR.ACL_SUCCESS
+    if attr == ACL_DEV_ATTR_AICORE_CORE_NUM:
+        return p.ai_core_cnt, ERR.ACL_SUCCESS
+    if attr == ACL_DEV_ATTR_VECTOR_CORE_NUM:
+        return p.vector_core_cnt, ERR.ACL_SUCCESS
+    if attr == ACL_DEV_ATTR_CUBE_CORE_NUM:
+        if p.cube_core_cnt:
+            return p.cube_core_cnt, ERR.ACL_SUCCESS
+        RT.tls.explain(f"{p.soc_version}'s platform file has no cube_core_cnt")
+        return None, ERR.ACL_ERROR_RT_PARAM_INVALID
+    if attr in _SIMT:
+        return (_SIMT[attr] if p.is_v200 else 0), ERR.ACL_SUCCESS
+    if attr == ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE:
+        return p.hbm_bytes, ERR.ACL_SUCCESS
+    if attr == ACL_DEV_ATTR_L2_CACHE_SIZE:
+        return p.l2_size, ERR.ACL_SUCCESS
+    if attr == ACL_DEV_ATTR_NPU_ARCH:
+        return p.npu_arch, ERR.ACL_SUCCESS
+    if attr == ACL_DEV_ATTR_IS_VIRTUAL:
+        return 0, ERR.ACL_SUCCESS
+    if attr in _SYSTEM_IDS:
+        RT.tls.explain(f"attr {attr}: the driver's system ids (chip, board, super pod) are not "
+                       "simulated")
+        return None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    RT.tls.explain(f"attr: {attr} is not an aclrtDevAttr")
+    return None, ERR.ACL_ERROR_RT_PARAM_INVALID
+
+
+def get_device_info(device_id, attr):
+    """aclrtGetDeviceInfo -> (value, code): attribute ``attr`` of device ``device_id``, set or
+    not (``rtsDeviceGetInfo``: ``ApiErrorDecorator::GetDeviceInfoByAttr``, then
+    ``ApiImpl::GetDeviceInfoByAttr`` / ``GetDeviceInfoByAttrMisc``). Codes in order: an id
+    outside the devices 107000; an attribute that is not an aclrtDevAttr 107000. Values: the
+    core counts, L2 size and NpuArch of the SoC's platform file as the runtime reports them
+    (``Profile.ai_core_cnt`` ...: on A2 / A3 the driver's 25 AI Cores and 50 vector cores less
+    the ones it keeps back, 24 / 48); CUBE_CORE_NUM where the platform file has the key (not
+    310P: 107000); the SIMT limits on 950, 0 elsewhere; the HBM (``Profile.hbm_bytes``, what
+    aclrtGetMemInfo reports as its total); not virtual (0). The driver's system ids
+    (401-409: SMP, chip, super pod, board ...) are not simulated: 207000 (docs/fidelity.md row
+    509)."""
+    if not valid_device_id(device_id):
+        RT.tls.explain(f"device_id: {device_id} is not a device (0..{profile().device_count - 1})")
+        return None, ERR.ACL_ERROR_RT_PARAM_INVALID
+    return _device_attr(profile(), attr)
+
+
+def get_device_utilization_rate(device_id):
+    """aclrtGetDeviceUtilizationRate -> (info, code): ``{"cubeUtilization", "vectorUtilization",
+    "aicpuUtilization", "memoryUtilization"}`` in percent. The runtime reads each from the
+    driver and puts -1 where a read fails, with success (``aclrtGetDeviceUtilizationRateImpl``,
+    device.cpp): an id outside the devices gives -1 in every field; the memory's is always -1
+    (reserved). [chosen] npusim's devices report 0: the driver's figure is a sampled load
+    npusim does not model (docs/fidelity.md row 509). The only error is the acl layer's 100000
+    for a NULL info or a non-NULL ``utilizationExtend`` (C)."""
+    busy = 0 if valid_device_id(device_id) else -1
+    return {"cubeUtilization": busy, "vectorUtilization": busy, "aicpuUtilization": busy,
+            "memoryUtilization": -1}, ERR.ACL_SUCCESS
+
 # ---- contexts ----
 def create_context(dev_id):
     if not valid_device_id(dev_id):

@@ -221,10 +221,22 @@ def _own_stream(h):
 
 def set_stream_overflow_switch(stream, flag: int) -> int:
     """aclrtSetStreamOverflowSwitch: the stream's overflow-detection switch (0 or 1; the acl
-    layer refuses other values with 100000). Only tasks issued after the call see it."""
+    layer refuses other values with 100000). Only tasks issued after the call see it. A chip
+    without the switch (310P: HWTS) returns 0 at once, the stream unchecked
+    (``rtSetStreamOverflowSwitch``, api_c_stream.cc); then the handle, a capturing stream
+    107027 (``ApiErrorDecorator::SetStreamOverflowSwitch``), the context checks. The saturation
+    mode is not checked (api_overflow.py)."""
     if flag not in (0, 1):
         RT.tls.explain(f"flag: {flag} is not 0 (off) or 1 (on)")
         return ERR.ACL_ERROR_INVALID_PARAM
+    if not RT.profile_in_force().stars:
+        return ERR.ACL_SUCCESS
+    s, code = lookup(stream)
+    if code:
+        return code
+    if s is not None and stream_capturing(s):
+        RT.tls.explain("the stream is capturing")
+        return ERR.ACL_ERROR_RT_STREAM_CAPTURED
     s, code = _own_stream(stream)
     if code:
         return code
@@ -233,9 +245,12 @@ def set_stream_overflow_switch(stream, flag: int) -> int:
 
 
 def get_stream_overflow_switch(stream):
-    """aclrtGetStreamOverflowSwitch: (switch, code)."""
+    """aclrtGetStreamOverflowSwitch: (switch, code); 1 on a chip without the switch (310P:
+    ``ApiImpl::GetStreamOverflowSwitch`` answers 1 where the chip has no STARS)."""
     s, code = _own_stream(stream)
-    return (None, code) if code else (s.overflow_switch, ERR.ACL_SUCCESS)
+    if code:
+        return None, code
+    return (s.overflow_switch if RT.profile_in_force().stars else 1), ERR.ACL_SUCCESS
 
 
 def set_stream_attribute(stream, stm_attr_type: int, value) -> int:

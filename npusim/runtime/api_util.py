@@ -143,21 +143,21 @@ def _round_up(man: int, cut: int) -> int:
 
 # ---- version and capability queries ----
 def get_device_capability(device_id, device_info):
-    """aclGetDeviceCapability -> (value, code): ACL_DEVICE_INFO_AI_CORE_NUM /
-    ACL_DEVICE_INFO_VECTOR_CORE_NUM of the chip profile in force. A device id beyond the device
-    count 100000, an info type other than the three 100000 (``acl.cpp:1357``); the L2 size is
-    not part of npusim's chip profiles: 207000."""
-    count = profile().device_count
+    """aclGetDeviceCapability -> (value, code): ``ai_core_cnt``, ``vector_core_cnt`` or
+    ``l2_size`` of the SoC's platform file (``aclGetDeviceCapabilityImpl``, acl.cpp:1355-1390:
+    ``GetPlatformInfoWithKey``; ``Profile.ai_core_cnt`` ...: 24 / 48 / 192 MiB on A2 / A3). A
+    device id beyond the device count 100000, an info type other than the three 100000."""
+    p = profile()
+    count = p.device_count
     if device_id > count - 1:
         RT.tls.explain(f"deviceId {device_id} greater than deviceNum {count}")
         return None, ERR.ACL_ERROR_INVALID_PARAM
     if device_info == ACL_DEVICE_INFO_AI_CORE_NUM:
-        return profile().aic_cores, OK
+        return p.ai_core_cnt, OK
     if device_info == ACL_DEVICE_INFO_VECTOR_CORE_NUM:
-        return profile().aiv_cores, OK
+        return p.vector_core_cnt, OK
     if device_info == ACL_DEVICE_INFO_L2_SIZE:
-        RT.tls.explain("the L2 size is not part of npusim's chip profiles")
-        return None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+        return p.l2_size, OK
     RT.tls.explain(f"deviceInfo {device_info} is not AI_CORE_NUM(0), VECTOR_CORE_NUM(1) or "
                    "L2_SIZE(2)")
     return None, ERR.ACL_ERROR_INVALID_PARAM

@@ -98,7 +98,7 @@ class Runtime:
                  "host_trace", "markers", "device_options", "pageable", "progress", "users",
                  "stalled", "stall_wait_s", "op_wait_timeout_s", "op_execute_timeout_us",
                  "stream_state_callbacks", "task_fail_callback", "threads", "pre_thread_last",
-                 "callbacks")
+                 "callbacks", "sat_mode")
 
     def __init__(self):
         self.initialized = False
@@ -129,6 +129,9 @@ class Runtime:
         # its table, owned and filled by its runtime module (api_lifecycle, api_devstate,
         # api_exception); emptied by ``reset`` like everything of the process
         self.callbacks: dict = {}
+        # aclrtSetDeviceSatMode's process-wide mode (``Runtime::satMode_``); None: the chip's
+        # default (``Profile.sat_default``), read by api_device.get_device_sat_mode
+        self.sat_mode = None
         # threads (docs/architecture.md, "Threads"): every facade call holds ``lock``; a thread
         # whose wait nothing queued can satisfy waits on ``progress`` while another user thread
         # (one that set a device or context) is alive and not itself stalled
@@ -274,6 +277,7 @@ class Runtime:
         self.op_execute_timeout_us = 0
         self.task_fail_callback = None
         self.callbacks = {}
+        self.sat_mode = None
 
     # ---- contexts ----
     @property

@@ -412,14 +412,16 @@ def test_data_type_size_is_the_runtime_s_switch():
     assert acl.data_type_size(None) is None and acl.data_type_size(2.0) is None
 
 
-def test_get_device_capability_reads_the_chip_profile():
+def test_get_device_capability_reads_the_platform_file():
+    """ai_core_cnt / vector_core_cnt / l2_size of Ascend910B1.ini: 24, 48, 192 MiB (the driver's
+    25 AI Cores and 50 vector cores, which the timing model uses, less the ones kept back)."""
     prof = npusim.runtime.runtime.profile()
-    assert acl.get_device_capability(0, acl.ACL_DEVICE_INFO_AI_CORE_NUM) == (prof.aic_cores, OK)
-    assert acl.get_device_capability(0, acl.ACL_DEVICE_INFO_VECTOR_CORE_NUM) == \
-        (prof.aiv_cores, OK)
+    assert prof.name == "Ascend910B" and (prof.aic_cores, prof.aiv_cores) == (25, 50)
+    assert acl.get_device_capability(0, acl.ACL_DEVICE_INFO_AI_CORE_NUM) == (24, OK)
+    assert acl.get_device_capability(0, acl.ACL_DEVICE_INFO_VECTOR_CORE_NUM) == (48, OK)
+    assert acl.get_device_capability(0, acl.ACL_DEVICE_INFO_L2_SIZE) == (201_326_592, OK)
     assert acl.get_device_capability(prof.device_count, 0) == (None, acl.ACL_ERROR_INVALID_PARAM)
     assert acl.get_device_capability(0, 7) == (None, acl.ACL_ERROR_INVALID_PARAM)
-    assert acl.get_device_capability(0, acl.ACL_DEVICE_INFO_L2_SIZE) == (None, 207000)
 
 
 # ---- chapter 23: the application log ----

@@ -22,3 +22,32 @@ def test_random_num_res_limits_and_device_status_from_c(run_c):
     # B3: NORMAL written back; a bad id 107001; a NULL output 100000
     assert r["status_normal"] == 1
     assert r["query_status_bad_id"] == 107001 and r["query_status_null"] == 100000
+
+
+OVERFLOW_ZERO = ("init", "set_device", "create_stream", "get_mode", "set_sat", "get_mode2",
+                 "set_switch", "get_switch", "malloc", "memset", "get_status", "sync", "d2h",
+                 "reset_status", "sync2", "restore", "info_vector", "info_aicore", "info_l2",
+                 "util", "util_bad_id", "free", "destroy_stream", "reset", "finalize")
+
+
+def test_overflow_and_device_queries_from_c(run_c):
+    """B10: the overflow sample's calls; B15: the device queries of 1_device_multi_thread."""
+    r = run_c("overflow")
+    err = r.pop("__stderr__")
+    assert not {k: r[k] for k in OVERFLOW_ZERO if r[k]}, err
+    # INFNAN by default on A2, SATURATION once set; UNDEF 107000; a NULL output 100000
+    assert (r["mode_default"], r["mode_set"]) == (1, 0)
+    assert r["set_undef"] == 107000 and r["get_mode_null"] == 100000
+    assert r["switch"] == 1
+    # the 64 status bytes written in stream order (zero); size 32 107000, NULL 100000
+    assert r["status_zero"] == 1
+    assert r["get_status_size"] == 107000 and r["get_status_null"] == 100000
+    # the platform file's counts (Ascend910B1.ini)
+    assert (r["vector"], r["aicore"], r["l2"]) == (48, 24, 201_326_592)
+    assert r["info_bad_attr"] == 107000 and r["info_bad_id"] == 107000
+    assert r["info_null"] == 100000
+    # utilization: 0 / 0 / 0 / -1; a bad id -1 with success; NULL info or a non-NULL extension
+    # 100000 (the acl layer)
+    assert (r["cube"], r["vec"], r["aicpu"], r["mem"]) == (0, 0, 0, -1)
+    assert r["cube_bad"] == -1
+    assert r["util_null"] == 100000 and r["util_extend"] == 100000
