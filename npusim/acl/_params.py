@@ -411,7 +411,7 @@ PARAMS: dict[str, Spec] = {
     # strings, buffers, structs
     "path": Spec(PATH), "config_path": Spec(PATH),
     **{n: Spec(NAME) for n in ("kernel_name", "func_name", "name", "reg_name",
-                               "soc_version")},
+                               "soc_version", "pkg_name")},
     **{n: Spec(BUFFER) for n in ("data", "host_args", "args_handle_mem", "user_host_mem")},
     "place_holders": Spec(PLACEHOLDERS),
     **{n: Spec(ATTRS) for n in ("options", "cfg")},

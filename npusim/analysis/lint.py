@@ -95,10 +95,13 @@ ADVICE: dict[int, str] = {
     100000: "a required argument is NULL / None or out of range at the ACL layer (a handle, a "
             "pointer, a count of 0): check the call's arguments against its C signature",
     100002: "acl.init (or a binary load) was called again: call it once per process",
+    100003: "a file the call reads is missing or has no such entry: a package's version.info "
+            "(under $ASCEND_HOME_PATH/share/info: `npusim cabi --prefix DIR` writes one, and "
+            "DIR/bin/setenv.bash sets the variable)",
     100037: "acl.finalize was called again: finalize once, after every resource is released",
     500000: "an internal ACL-layer failure: an init / finalize callback of that type is registered "
-            "already or not at all (aclInitCallbackRegister ...), or a callback failed; see the "
-            "message for which",
+            "already or not at all (aclInitCallbackRegister ...), a callback failed, or a "
+            "package's version does not fit the call's form; see the message for which",
     107000: "an argument the runtime checks is invalid (a size, a flag, an enum, a NULL the "
             "runtime layer refuses, an unknown kernel name): see the call's check order in "
             "docs/eager_api_checks.md",

@@ -628,6 +628,12 @@ def install(prefix: os.PathLike, headers: os.PathLike | None = None,
     (prefix / "set_env.sh").write_text(text)
     (prefix / "opp").mkdir(exist_ok=True)
     (prefix / "version.info").write_text("Version=npusim-cabi\n")
+    # the runtime package's version where aclsysGetVersionStr / Num read it
+    # ($ASCEND_HOME_PATH/share/info/runtime/version.info: runtime/api_version.py)
+    from ..runtime.api_version import RUNTIME_VERSION
+    info = prefix / "share" / "info" / "runtime"
+    info.mkdir(parents=True, exist_ok=True)
+    (info / "version.info").write_text(f"Version={RUNTIME_VERSION}\n")
     from . import ascendc                # the Ascend C CMake stand-in (helper chdr's)
     ascendc.install(prefix)
     return prefix

@@ -125,6 +125,26 @@ def utilization(e, idx):
     return cdef, c, py
 
 
+def version_str(e, idx):
+    """aclsysGetVersionStr(char *pkgName, char *versionStr): the acl layer's NULL checks in its
+    order (``versionStr``, then ``pkgName``: 100000), then the facade's string into the caller's
+    128-byte buffer (``ACL_PKG_VERSION_MAX_SIZE``; the facade refuses a longer one); on a
+    failure the buffer is left as it was."""
+    c = f"""aclError aclsysGetVersionStr(char *pkgName, char *versionStr)
+{{
+    if (versionStr == NULL) return (aclError)cabi_py_null_({idx}, 0);
+    if (pkgName == NULL) return (aclError)cabi_py_null_({idx}, 1);
+    return (aclError)cabi_py_aclsysGetVersionStr((uintptr_t)pkgName, (uintptr_t)versionStr);
+}}
+"""
+    cdef, py = _ext(e, idx, "uintptr_t, uintptr_t", f"""    r = F{idx}(STR(a0))
+    if r[0] is not None:
+        WRITE_STRING(a1, r[0], 128)
+    return r[-1]
+""", nulls=("versionStr", "pkgName"))
+    return cdef, c, py
+
+
 # aclrtPhysicalMemProp's fields as the C wrapper passes them (present, then the fields)
 _PROP_C = ("prop != NULL, prop ? (int64_t)prop->handleType : 0, "
            "prop ? (int64_t)prop->allocationType : 0, prop ? (int64_t)prop->memAttr : 0, "
@@ -728,6 +748,7 @@ HANDLERS = {"aclmdlRICaptureThreadExchangeMode": exchange_mode,
             "aclrtLaunchKernelWithHostArgs": launch_with_host_args,
             "aclrtGetErrorVerbose": error_verbose,
             "aclrtGetDeviceUtilizationRate": utilization,
+            "aclsysGetVersionStr": version_str,
             "aclrtMallocPhysical": malloc_physical,
             "aclrtMemGetAllocationGranularity": granularity,
             "aclrtMemSetAccess": set_access,

@@ -194,7 +194,8 @@ def test_the_submodules_resolve_through_import_acl():
         import acl as real     # noqa: F401 -- the drop-in
         import acl.tdt, acl.log, acl.sys  # noqa: E401,F401
         assert real.tdt.create_queue is acl.tdt.create_queue
-        assert real.sys.get_version_str("runtime") == (None, 207000)
+        assert real.sys.get_cann_version(0) == (None, 207000)
+        assert real.sys.get_version_str is acl.sys.get_version_str
     finally:
         npusim.uninstall_as_acl()
 

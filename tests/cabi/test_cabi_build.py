@@ -56,6 +56,9 @@ def test_install_tree(cabi_lib, tmp_path):
     assert f"ASCEND_HOME_PATH={prefix}" in env and f"ASCEND_INSTALL_PATH={prefix}" in env
     assert f"{prefix}/lib64" in env
     assert (prefix / "set_env.sh").read_text() == (prefix / "bin" / "setenv.bash").read_text()
+    # the runtime package's version, where aclsysGetVersionStr reads it (fidelity row 510)
+    assert (prefix / "share" / "info" / "runtime" / "version.info").read_text() == \
+        "Version=9.1.0\n"
 
 
 def test_cli_names_the_fix_without_a_compiler(tmp_path, monkeypatch, capsys):

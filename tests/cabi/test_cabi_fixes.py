@@ -51,3 +51,18 @@ def test_overflow_and_device_queries_from_c(run_c):
     assert (r["cube"], r["vec"], r["aicpu"], r["mem"]) == (0, 0, 0, -1)
     assert r["cube_bad"] == -1
     assert r["util_null"] == 100000 and r["util_extend"] == 100000
+
+
+def test_versions_from_c(run_c, tmp_path, monkeypatch):
+    """B1: the runtime package's version read from $ASCEND_HOME_PATH as `npusim cabi` installs
+    it; the buffer left alone on a failure; NULLs 100000 (the acl layer)."""
+    info = tmp_path / "share" / "info" / "runtime"
+    info.mkdir(parents=True)
+    (info / "version.info").write_text("Version=9.1.0\n")
+    monkeypatch.setenv("ASCEND_HOME_PATH", str(tmp_path))
+    r = run_c("versions")
+    err = r.pop("__stderr__")
+    assert (r["init"], r["str"], r["num"], r["finalize"]) == (0, 0, 0, 0), err
+    assert r["str_is_9_1_0"] == 1 and r["number"] == 90_100_000
+    assert r["str_missing"] == 100003 and r["str_unchanged"] == 1
+    assert r["str_null_out"] == r["str_null_name"] == r["num_null_out"] == 100000

@@ -1,0 +1,27 @@
+/* npusim cabi test: aclsysGetVersionStr / aclsysGetVersionNum as 0_quickstart/2_system_info
+   calls them (docs/cabi_samples.md B1), with ASCEND_HOME_PATH set by the test. Written for
+   npusim's tests. */
+#include <stdio.h>
+#include <string.h>
+#include "acl/acl.h"
+
+#define SAY(name, v) printf("%s %lld\n", name, (long long)(v))
+
+int main(void)
+{
+    SAY("init", aclInit(NULL));
+    char buf[128];
+    memset(buf, 'x', sizeof(buf));
+    SAY("str", aclsysGetVersionStr((char *)"runtime", buf));
+    SAY("str_is_9_1_0", strcmp(buf, "9.1.0") == 0);
+    int32_t n = 0;
+    SAY("num", aclsysGetVersionNum((char *)"runtime", &n));
+    SAY("number", n);
+    SAY("str_missing", aclsysGetVersionStr((char *)"no-such-package", buf));
+    SAY("str_unchanged", strcmp(buf, "9.1.0") == 0);
+    SAY("str_null_out", aclsysGetVersionStr((char *)"runtime", NULL));
+    SAY("str_null_name", aclsysGetVersionStr(NULL, buf));
+    SAY("num_null_out", aclsysGetVersionNum((char *)"runtime", NULL));
+    SAY("finalize", aclFinalize());
+    return 0;
+}
