@@ -345,6 +345,10 @@ class Profile:
     sat_modes: tuple = (0, 1)
     """Float overflow modes ``aclrtSetDeviceSatMode`` accepts (``supportOverflowMode``:
     SATURATION (0) and INFNAN (1) on A2 / A3, INFNAN only on 950, SATURATION only on 310P)."""
+    soc_features: frozenset = frozenset({"support_inf_nan", "support_bf16"})
+    """The ``SoCInfo`` keys the chip's platform file sets to 1 among those the CANN attributes
+    ask (``support_inf_nan``, ``support_bf16``: both on A2 / A3 / 950; neither key in
+    ``Ascend310P3.ini``)."""
     sat_default: int = 1
     """The process's mode before any ``aclrtSetDeviceSatMode``: INFNAN on the chips with the
     overflow-mode feature (A2 / A3 / 950), SATURATION on 310P (``runtime.hpp`` ``satMode_``,
@@ -397,7 +401,7 @@ Ascend310P = Profile(  # config/dc/dev_info_reg.cc (CHIP_DC): HWTS, classic capt
     max_events=1023, max_notifies=1024, max_user_streams=1024, stream_clear_supported=False,
     hbm_bytes=24_000_000_000,
     ai_core_cnt=8, vector_core_cnt=7, cube_core_cnt=0, ai_cpu_cnt=7, l2_size=16_777_216,
-    npu_arch=2002, stars=False, sat_modes=(0,), sat_default=0,
+    npu_arch=2002, stars=False, sat_modes=(0,), sat_default=0, soc_features=frozenset(),
     # [chosen] inference card: host ~20 % and device ~40 % slower than A2; LPDDR4X (~200 GB/s)
     timing=_scaled(120, 140, memcpy_h2d_bytes_per_ns=20, memcpy_d2h_bytes_per_ns=20,
                    memcpy_d2d_bytes_per_ns=80, memset_bytes_per_ns=150),

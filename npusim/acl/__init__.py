@@ -84,6 +84,7 @@ get_version = _boundary.wrap("acl.get_version", "get_version", get_version, 3)
 # chapters 02 / 24 (issue 36 item 3): the acl-level functions beyond init / finalize; C
 # functions that return a value (aclDataTypeSize, the fp16 conversions) return it
 from ..runtime import api_util as _util  # noqa: E402
+from ..runtime import api_version as _version  # noqa: E402
 from ..runtime.api_refused import install as _install_refused  # noqa: E402
 
 for _attr, _fn, _outs in (
@@ -95,10 +96,13 @@ for _attr, _fn, _outs in (
         ("data_type_size", _util.data_type_size, -1),
         ("float16_to_float", _util.float16_to_float, -1),
         ("float_to_float16", _util.float_to_float16, -1),
-        ("get_device_capability", _util.get_device_capability, 1)):
-    globals()[_attr] = _boundary.wrap(f"acl.{_attr}", _attr, _fn, _outs)
+        ("get_device_capability", _util.get_device_capability, 1),
+        ("get_cann_attribute_list", _version.get_cann_attribute_list, 2),
+        ("get_cann_attribute", _version.get_cann_attribute, 1)):
+    # raw: the one-frame path, whose failures set the recent error message (lint.failed)
+    globals()[_attr] = _boundary.wrap(f"acl.{_attr}", _attr, _fn, _outs, raw=_fn)
 app_log = _util.app_log          # void, varargs: it checks its own arguments
-_install_refused(globals(), "")  # aclGetCannAttribute / aclGetCannAttributeList: 207000
+_install_refused(globals(), "")  # the acl-level functions refused by design
 
 # pyACL's spellings (docs/pyacl.md): the same wrapped function under a second name; pyACL
 # functions of areas npusim does not simulate return 207000 with a message

@@ -407,7 +407,8 @@ PARAMS: dict[str, Spec] = {
     # int32_t and enums
     **{n: Spec(I32) for n in ("dev_id", "timeout_ms", "timeout", "value")},
     **{n: Spec(ENUM) for n in ("kind", "policy", "mode", "attr", "attr_id", "cond_type",
-                               "stm_attr_type", "block_type", "condition", "data_type")},
+                               "stm_attr_type", "block_type", "condition", "data_type",
+                               "cann_attr")},
     # strings, buffers, structs
     "path": Spec(PATH), "config_path": Spec(PATH),
     **{n: Spec(NAME) for n in ("kernel_name", "func_name", "name", "reg_name",
@@ -511,6 +512,7 @@ OVERRIDES: dict[tuple[str, str], Spec] = {
     ("get_device_capability", "device_id"): Spec(U32, E_ACL),
     ("get_device_info", "device_id"): Spec(U32),            # uint32_t deviceId
     ("get_device_utilization_rate", "device_id"): Spec(I32),  # int32_t deviceId
+    ("get_device_capability", "dev_feature_type"): Spec(ENUM),  # acl.rt's aclrtDevFeatureType
     # peer access (runtime/api_peer.py): int32_t deviceId / peerDeviceId
     **{(f, n): Spec(I32) for f, n in (
         ("device_can_access_peer", "device_id"), ("device_can_access_peer", "peer_device_id"),

@@ -96,6 +96,10 @@ from ..runtime.api_exception import (ACL_RT_CONTEXT_LEVEL, ACL_RT_ERROR_MEMORY, 
 from ..runtime.api_device import (ACL_RT_DEV_RES_CUBE_CORE,  # noqa: F401,E402
                                   ACL_RT_DEV_RES_VECTOR_CORE, ACL_RT_DEVICE_STATUS_ABNORMAL,
                                   ACL_RT_DEVICE_STATUS_NORMAL)
+from ..runtime.api_device import (ACL_DEV_FEATURE_NOT_SUPPORT,  # noqa: F401,E402
+                                  ACL_DEV_FEATURE_SUPPORT,
+                                  ACL_FEATURE_SYSTEM_MEMQ_EVENT_CROSS_DEV,
+                                  ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV)
 from ..runtime.api_device import (ACL_DEV_ATTR_AICPU_CORE_NUM,  # noqa: F401,E402
                                   ACL_DEV_ATTR_AICORE_CORE_NUM, ACL_DEV_ATTR_CUBE_CORE_NUM,
                                   ACL_DEV_ATTR_CUST_OP_PRIVILEGE, ACL_DEV_ATTR_DEVICE_FORM_FACTOR,
@@ -114,6 +118,8 @@ from ..runtime.api_device import (ACL_DEV_ATTR_AICPU_CORE_NUM,  # noqa: F401,E40
                                   ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE,
                                   ACL_DEV_ATTR_UBUF_PER_VECTOR_CORE, ACL_DEV_ATTR_VECTOR_CORE_NUM,
                                   ACL_DEV_ATTR_WARP_SIZE)
+from ..runtime.api_version import (ACL_CANN_ATTR_BF16, ACL_CANN_ATTR_INF_NAN,  # noqa: F401,E402
+                                   ACL_CANN_ATTR_JIT_COMPILE, ACL_CANN_ATTR_UNDEFINED)
 from ..runtime.api_overflow import (ACL_RT_OVERFLOW_MODE_INFNAN,  # noqa: F401,E402
                                     ACL_RT_OVERFLOW_MODE_SATURATION,
                                     ACL_RT_OVERFLOW_MODE_UNDEF)

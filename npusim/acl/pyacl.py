@@ -151,7 +151,6 @@ REFUSED: list[tuple[str, str, str, int, str]] = [
     # acl.rt functions of pyACL's runtime reference that npusim does not simulate (the names are
     # pyACL's index, hicann/runtime python/docs/zh/api_ref/runtime/README.md; the output counts
     # are the C functions' out-parameters, include/external/acl/acl_rt.h)
-    ("rt", "get_device_capability", "aclrtGetDeviceCapability", 1, _HW),
     ("rt", "get_devices_topo", "aclrtGetDevicesTopo", 1, _HW),
     ("rt", "device_get_uuid", "aclrtDeviceGetUuid", 1, _HW),
     ("rt", "device_get_bare_tgid", "aclrtDeviceGetBareTgid", 1, _HW),

@@ -133,7 +133,7 @@ from ..runtime.api_device import (get_res_in_current_thread,  # noqa: F401,E402
                                   query_device_status)
 # aclrtGetDeviceInfo, aclrtGetDeviceUtilizationRate, the saturation mode and overflow status
 # (chapter 04: the samples' device and overflow queries)
-from ..runtime.api_device import (get_device_info,  # noqa: F401,E402
+from ..runtime.api_device import (get_device_capability, get_device_info,  # noqa: F401,E402
                                   get_device_utilization_rate)
 from ..runtime.api_overflow import (get_device_sat_mode, get_overflow_status,  # noqa: F401,E402
                                     reset_overflow_status, set_device_sat_mode)

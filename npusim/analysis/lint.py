@@ -98,6 +98,8 @@ ADVICE: dict[int, str] = {
     100003: "a file the call reads is missing or has no such entry: a package's version.info "
             "(under $ASCEND_HOME_PATH/share/info: `npusim cabi --prefix DIR` writes one, and "
             "DIR/bin/setenv.bash sets the variable)",
+    100006: "a file the call reads is not in its format: the install's data/ascendcl_config/"
+            "swFeatureList.json must be JSON (`npusim cabi --prefix DIR` writes it anew)",
     100037: "acl.finalize was called again: finalize once, after every resource is released",
     500000: "an internal ACL-layer failure: an init / finalize callback of that type is registered "
             "already or not at all (aclInitCallbackRegister ...), a callback failed, or a "

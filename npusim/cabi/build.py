@@ -28,6 +28,7 @@ What it does, in order:
 from __future__ import annotations
 
 import inspect
+import json
 import os
 import pathlib
 import shutil
@@ -387,6 +388,7 @@ ATTR_WORD = RS.attr_word
 ONERROR = RS.onerror
 ONERROR_ZERO = RS.onerror_zero
 RS.FFI = ffi
+RS.register_library_dir()
 TL = threading.local()
 
 
@@ -630,10 +632,13 @@ def install(prefix: os.PathLike, headers: os.PathLike | None = None,
     (prefix / "version.info").write_text("Version=npusim-cabi\n")
     # the runtime package's version where aclsysGetVersionStr / Num read it
     # ($ASCEND_HOME_PATH/share/info/runtime/version.info: runtime/api_version.py)
-    from ..runtime.api_version import RUNTIME_VERSION
-    info = prefix / "share" / "info" / "runtime"
-    info.mkdir(parents=True, exist_ok=True)
-    (info / "version.info").write_text(f"Version={RUNTIME_VERSION}\n")
+    from ..runtime import api_version as V
+    info = prefix / V.RUNTIME_INFO
+    info.parent.mkdir(parents=True, exist_ok=True)
+    info.write_text(f"Version={V.RUNTIME_VERSION}\n")
+    # the runtime versions the CANN attributes need, beside the library (aclGetCannAttribute*)
+    (prefix / V.SW_CONFIG).parent.mkdir(parents=True, exist_ok=True)
+    (prefix / V.SW_CONFIG).write_text(json.dumps(V.FEATURE_MINIMUMS, indent=2) + "\n")
     from . import ascendc                # the Ascend C CMake stand-in (helper chdr's)
     ascendc.install(prefix)
     return prefix

@@ -145,6 +145,39 @@ def version_str(e, idx):
     return cdef, c, py
 
 
+def cann_attribute_list(e, idx):
+    """aclGetCannAttributeList(const aclCannAttr **cannAttrList, size_t *num): the NULL checks in
+    the acl layer's order, then the available attributes into a static array of the library
+    (the runtime hands out its own static array too) and its address and count out."""
+    c = f"""aclError aclGetCannAttributeList(const aclCannAttr **cannAttrList, size_t *num)
+{{
+    static aclCannAttr attrs_[8];
+    if (cannAttrList == NULL) return (aclError)cabi_py_null_({idx}, 0);
+    if (num == NULL) return (aclError)cabi_py_null_({idx}, 1);
+    int64_t *o_ = cabi_out_;
+    o_[9] = 0;
+    aclError r_ = (aclError)cabi_py_aclGetCannAttributeList();
+    if (o_[9] & 1) {{
+        size_t n_ = (size_t)o_[8];
+        for (size_t i_ = 0; i_ < n_ && i_ < 8; i_++) attrs_[i_] = (aclCannAttr)o_[i_];
+        *cannAttrList = attrs_;
+        *num = n_;
+    }}
+    return r_;
+}}
+"""
+    cdef, py = _ext(e, idx, "void", f"""    r = F{idx}()
+{_OUT}    o[9] = 0
+    if r[0] is not None:
+        for i, a in enumerate(r[0][:8]):
+            o[i] = int(a)
+        o[8] = min(int(r[1]), 8)
+        o[9] = 1
+    return r[-1]
+""", nulls=("cannAttrList", "num"))
+    return cdef, c, py
+
+
 # aclrtPhysicalMemProp's fields as the C wrapper passes them (present, then the fields)
 _PROP_C = ("prop != NULL, prop ? (int64_t)prop->handleType : 0, "
            "prop ? (int64_t)prop->allocationType : 0, prop ? (int64_t)prop->memAttr : 0, "
@@ -749,6 +782,7 @@ HANDLERS = {"aclmdlRICaptureThreadExchangeMode": exchange_mode,
             "aclrtGetErrorVerbose": error_verbose,
             "aclrtGetDeviceUtilizationRate": utilization,
             "aclsysGetVersionStr": version_str,
+            "aclGetCannAttributeList": cann_attribute_list,
             "aclrtMallocPhysical": malloc_physical,
             "aclrtMemGetAllocationGranularity": granularity,
             "aclrtMemSetAccess": set_access,

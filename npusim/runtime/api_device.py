@@ -354,6 +354,43 @@ def get_device_utilization_rate(device_id):
     return {"cubeUtilization": busy, "vectorUtilization": busy, "aicpuUtilization": busy,
             "memoryUtilization": -1}, ERR.ACL_SUCCESS
 
+
+ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV, ACL_FEATURE_SYSTEM_MEMQ_EVENT_CROSS_DEV = 1, 21
+"""aclrtDevFeatureType (acl_rt.h)."""
+ACL_DEV_FEATURE_NOT_SUPPORT, ACL_DEV_FEATURE_SUPPORT = 0, 1
+_FEATURE_MAX = 20002            # RT_DEV_FEATURE_MAX (rt_external_device.h)
+_FEATURE_INTERNAL = (10001, 20001)   # the AI CPU schedule type, the task id width: runtime-internal
+
+
+def get_device_capability(dev_id, dev_feature_type):
+    """aclrtGetDeviceCapability -> (ACL_DEV_FEATURE_SUPPORT / NOT_SUPPORT, code)
+    (``rtsDeviceGetCapability``, api_c_device.cc:512-556). Checks in order: a type outside
+    [0, 20002) 107000; a type that is none of the runtime's 107000; an id outside the devices
+    107001; for TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV no current context 107002
+    (``ApiImpl::GetModelTaskUpdateIsSupport``). Values: task update of AI Core / vector tasks
+    by the TS CPU (tiling-key sink): every simulated chip has the feature
+    (``RT_FEATURE_KERNEL_TILING_KEY_SINK`` in each ``dev_info_reg.cc``) and [chosen] its TS
+    firmware has it too: 1; MEMQ events across devices: [chosen] 1 (the driver API version of a
+    current driver). The runtime-internal types 10001 / 20001 are not simulated: 207000
+    (docs/fidelity.md row 511)."""
+    t = dev_feature_type
+    if not 0 <= t < _FEATURE_MAX:
+        RT.tls.explain(f"devFeatureType: {t} is outside [0, {_FEATURE_MAX})")
+        return None, ERR.ACL_ERROR_RT_PARAM_INVALID
+    if t not in (ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV,
+                 ACL_FEATURE_SYSTEM_MEMQ_EVENT_CROSS_DEV, *_FEATURE_INTERNAL):
+        RT.tls.explain(f"devFeatureType: {t} is not TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV (1) or "
+                       "SYSTEM_MEMQ_EVENT_CROSS_DEV (21)")
+        return None, ERR.ACL_ERROR_RT_PARAM_INVALID
+    if not valid_device_id(dev_id):
+        return None, ERR.ACL_ERROR_RT_INVALID_DEVICEID
+    if t in _FEATURE_INTERNAL:
+        RT.tls.explain(f"devFeatureType {t} is one of the runtime's internal queries")
+        return None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    if t == ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV and RT.current_context is None:
+        return None, ERR.ACL_ERROR_RT_CONTEXT_NULL
+    return ACL_DEV_FEATURE_SUPPORT, ERR.ACL_SUCCESS
+
 # ---- contexts ----
 def create_context(dev_id):
     if not valid_device_id(dev_id):

@@ -130,8 +130,7 @@ BY_DESIGN: dict[str, tuple[int, str]] = {
     # ---- chapters 23 / 24 ----
     "aclrtCreateStreamV2": (1, _COMPACT),
     "aclrtSetStreamConfigOpt": (0, _COMPACT),
-    **{c: (n, _CANNPKG) for c, n in (("aclsysGetCANNVersion", 1), ("aclGetCannAttributeList", 2),
-                                     ("aclGetCannAttribute", 1),
+    **{c: (n, _CANNPKG) for c, n in (("aclsysGetCANNVersion", 1),
                                      ("aclplatformGetDeviceInfo", 1),
                                      ("aclplatformGetInstructionInfo", 1))},
     **{c: (0, _OPINFO) for c in ("aclrtCacheLastTaskOpInfo", "aclrtCacheLastTaskExtendInfo")},

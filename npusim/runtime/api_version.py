@@ -1,16 +1,21 @@
 """The installed packages' versions (chapter 24: ``aclsysGetVersionStr``, ``aclsysGetVersionNum``),
 read as the runtime reads them: from ``version.info`` files of the CANN install that
-``ASCEND_HOME_PATH`` names (``src/acl/aclrt_impl/acl.cpp:903-1248``).
+``ASCEND_HOME_PATH`` names (``src/acl/aclrt_impl/acl.cpp:903-1248``); and the CANN attributes
+(``aclGetCannAttributeList`` / ``aclGetCannAttribute``), found from the library's own directory
+(``src/acl/utils/cann_info_utils.cpp``: :func:`cann_attributes`).
 
 npusim has no CANN of its own, but ``npusim cabi --prefix DIR`` writes a CANN-shaped install whose
 ``bin/setenv.bash`` exports ``ASCEND_HOME_PATH=DIR``; it writes ``share/info/runtime/version.info``
 with :data:`RUNTIME_VERSION`, the version of the runtime source npusim follows
 (``hicann/runtime`` ``version.cmake``: ``npu-runtime`` 9.1.0). So a program started from that
 environment reads 9.1.0 / 90100000, and a process without one gets the runtime's own 100003, as
-on a machine without CANN. docs/fidelity.md row 510.
+on a machine without CANN. The same install holds ``data/ascendcl_config/swFeatureList.json``
+(:data:`FEATURE_MINIMUMS`), so the attributes are found next to ``lib64/libascendcl.so`` as the
+runtime finds them. docs/fidelity.md rows 510, 511.
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 
@@ -133,3 +138,115 @@ def get_version_num(pkg_name):
                        f"beta / rc number")
         return None, ERR.ACL_ERROR_INTERNAL_ERROR
     return n, ERR.ACL_SUCCESS
+
+
+# ---- the CANN attributes (cann_info_utils.cpp) ----
+ACL_CANN_ATTR_UNDEFINED, ACL_CANN_ATTR_INF_NAN, ACL_CANN_ATTR_BF16, ACL_CANN_ATTR_JIT_COMPILE = (
+    -1, 0, 1, 2)
+"""aclCannAttr (acl_base_rt.h)."""
+ATTRIBUTES = ((ACL_CANN_ATTR_INF_NAN, "INF_NAN", "support_inf_nan"),
+              (ACL_CANN_ATTR_BF16, "BF16", "support_bf16"),
+              (ACL_CANN_ATTR_JIT_COMPILE, "JIT_COMPILE", ""))
+"""(attribute, its name in swFeatureList.json, the SoCInfo key it also needs, "" none), in the
+enum's order, the order of the list."""
+FEATURE_MINIMUMS = {"BF16": {"runtimeVersion": "7.1"}, "INF_NAN": {"runtimeVersion": "7.1"},
+                    "JIT_COMPILE": {"runtimeVersion": "6.4"}}
+"""The runtime version each attribute needs (``src/acl/config/swFeatureList.json``), written by
+``npusim cabi`` into the install's ``data/ascendcl_config/swFeatureList.json``."""
+SW_CONFIG = os.path.join("data", "ascendcl_config", "swFeatureList.json")
+RUNTIME_INFO = os.path.join("share", "info", "runtime", "version.info")
+_SEARCH_DEPTH = 8
+_library_dir: list = []         # [the directory of the loaded libascendcl.so] (npusim.cabi)
+
+
+def set_library_dir(path: str) -> None:
+    """Where ``libascendcl.so`` was loaded from (the C library calls this as it starts): the
+    attributes are looked for from there, as the runtime looks from its own library."""
+    _library_dir[:] = [path]
+
+
+def _find_up(start: str, rel: str) -> str | None:
+    """The first of ``start`` and its parents (``_SEARCH_DEPTH`` at most) holding ``rel``."""
+    d = start
+    for _ in range(_SEARCH_DEPTH):
+        if os.path.isfile(os.path.join(d, rel)):
+            return d
+        parent = os.path.dirname(d.rstrip("/"))
+        if not parent or parent == d:
+            return None
+        d = parent
+    return None
+
+
+def _minimum(text) -> int | None:
+    """``"7.1"`` -> 7010 (``1000 * major + 10 * minor`` of the first two parts); None: unset or
+    not that form."""
+    m = re.match(r"\s*(\d+)\.(\d+)", str(text)) if text is not None else None
+    return 1000 * int(m[1]) + 10 * int(m[2]) if m else None
+
+
+def cann_attributes():
+    """({attribute: 0 / 1}, code): ``CannInfoUtils::Initialize``. The library's directory D
+    (npusim's C library; [chosen] in Python, which has none, ``$ASCEND_HOME_PATH/lib64``);
+    ``swFeatureList.json`` under D's parent, else under the nearest of D's parents that has it
+    (missing 100003, not JSON 100006); the runtime's ``version.info`` under the parent of that,
+    else the nearest of D's parents (missing or no ``Version=`` 500000). An attribute is
+    available when the runtime's version reaches the one it needs (none set: always) and the
+    chip's SoCInfo key, where it names one, is 1 (``Profile.soc_features``)."""
+    if _library_dir:
+        lib = _library_dir[0]
+    else:
+        home = os.environ.get("ASCEND_HOME_PATH", "")
+        lib = os.path.join(home, "lib64") if home else ""
+    if not lib:
+        RT.tls.explain("no libascendcl.so directory: ASCEND_HOME_PATH is unset (`npusim cabi "
+                       "--prefix DIR` writes an install; source DIR/bin/setenv.bash)")
+        return None, ERR.ACL_ERROR_INVALID_FILE
+    base = os.path.dirname(lib.rstrip("/"))
+    if not os.path.isfile(os.path.join(base, SW_CONFIG)):
+        base = _find_up(lib, SW_CONFIG) or base
+    try:
+        with open(os.path.join(base, SW_CONFIG), encoding="utf-8") as f:
+            config = json.load(f)
+    except OSError:
+        RT.tls.explain(f"no {SW_CONFIG} above {lib}")
+        return None, ERR.ACL_ERROR_INVALID_FILE
+    except ValueError:
+        RT.tls.explain(f"{os.path.join(base, SW_CONFIG)} is not JSON")
+        return None, ERR.ACL_ERROR_PARSE_FILE
+    install = os.path.dirname(base.rstrip("/"))
+    if not os.path.isfile(os.path.join(install, RUNTIME_INFO)):
+        install = _find_up(lib, RUNTIME_INFO) or install
+    line = _key_line(os.path.join(install, RUNTIME_INFO), "Version=")
+    current = _minimum(line) if line else None
+    if current is None:
+        RT.tls.explain(f"no runtime version in {os.path.join(install, RUNTIME_INFO)}")
+        return None, ERR.ACL_ERROR_INTERNAL_ERROR
+    features = RT.profile_in_force().soc_features
+    out = {}
+    for attr, name, key in ATTRIBUTES:
+        entry = config.get(name) if isinstance(config, dict) else None
+        need = _minimum(entry.get("runtimeVersion")) if isinstance(entry, dict) else None
+        out[attr] = int((need is None or current >= need) and (not key or key in features))
+    return out, ERR.ACL_SUCCESS
+
+
+def get_cann_attribute_list():
+    """aclGetCannAttributeList -> (the available attributes, their count, code)."""
+    attrs, code = cann_attributes()
+    if code:
+        return None, None, code
+    avail = [a for a, on in attrs.items() if on]
+    return avail, len(avail), ERR.ACL_SUCCESS
+
+
+def get_cann_attribute(cann_attr):
+    """aclGetCannAttribute -> (1 available / 0 not, code); an attribute that is not one of
+    :data:`ATTRIBUTES` 100000 (after the files are read)."""
+    attrs, code = cann_attributes()
+    if code:
+        return None, code
+    if cann_attr not in attrs:
+        RT.tls.explain(f"cannAttr: {cann_attr} is not INF_NAN (0), BF16 (1) or JIT_COMPILE (2)")
+        return None, ERR.ACL_ERROR_INVALID_PARAM
+    return attrs[cann_attr], ERR.ACL_SUCCESS

@@ -75,3 +75,20 @@ def test_utilization():
     assert acl.rt.get_device_utilization_rate(7) == (want, OK)
     for bad in (-1, 8, 1 << 20):
         assert acl.rt.get_device_utilization_rate(bad) == (dict.fromkeys(want, -1), OK)
+
+
+def test_rt_device_capability():
+    """aclrtGetDeviceCapability: a type outside [0, 20002) or none of the runtime's 107000, then
+    the id 107001, then (task update) the context 107002; both features supported; the
+    runtime-internal types 207000."""
+    S = acl.ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV
+    F = acl.ACL_FEATURE_SYSTEM_MEMQ_EVENT_CROSS_DEV
+    assert (S, F, acl.ACL_DEV_FEATURE_SUPPORT) == (1, 21, 1)
+    for bad in (-1, 0, 2, 20, 22, 10000, 20002):
+        assert acl.rt.get_device_capability(99, bad) == (None, acl.ACL_ERROR_RT_PARAM_INVALID)
+    assert acl.rt.get_device_capability(99, S) == (None, acl.ACL_ERROR_RT_INVALID_DEVICEID)
+    assert acl.rt.get_device_capability(0, S) == (None, acl.ACL_ERROR_RT_CONTEXT_NULL)
+    assert acl.rt.get_device_capability(0, F) == (1, OK)
+    assert acl.rt.get_device_capability(0, 10001) == (None, acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT)
+    assert acl.rt.set_device(0) == OK
+    assert acl.rt.get_device_capability(3, S) == (1, OK)

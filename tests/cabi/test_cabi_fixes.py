@@ -53,16 +53,28 @@ def test_overflow_and_device_queries_from_c(run_c):
     assert r["util_null"] == 100000 and r["util_extend"] == 100000
 
 
-def test_versions_from_c(run_c, tmp_path, monkeypatch):
+def test_versions_from_c(run_c, cabi_lib, tmp_path, monkeypatch):
     """B1: the runtime package's version read from $ASCEND_HOME_PATH as `npusim cabi` installs
-    it; the buffer left alone on a failure; NULLs 100000 (the acl layer)."""
+    it; the buffer left alone on a failure; NULLs 100000 (the acl layer). The CANN attributes
+    found from the library's own directory (its parent holds what an install holds there)."""
+    import json
+    from npusim.runtime import api_version as V
     info = tmp_path / "share" / "info" / "runtime"
     info.mkdir(parents=True)
     (info / "version.info").write_text("Version=9.1.0\n")
     monkeypatch.setenv("ASCEND_HOME_PATH", str(tmp_path))
+    root = cabi_lib[0].parent
+    for rel, text in ((V.RUNTIME_INFO, "Version=9.1.0\n"),
+                      (V.SW_CONFIG, json.dumps(V.FEATURE_MINIMUMS))):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
     r = run_c("versions")
     err = r.pop("__stderr__")
     assert (r["init"], r["str"], r["num"], r["finalize"]) == (0, 0, 0, 0), err
     assert r["str_is_9_1_0"] == 1 and r["number"] == 90_100_000
     assert r["str_missing"] == 100003 and r["str_unchanged"] == 1
     assert r["str_null_out"] == r["str_null_name"] == r["num_null_out"] == 100000
+    assert r["list"] == 0 and r["count"] == 3
+    assert [r[f"attr{i}"] for i in range(3)] == [0, 1, 2]
+    assert [(r[f"get{i}"], r[f"value{i}"]) for i in range(3)] == [(0, 1)] * 3
+    assert r["list_null"] == r["list_num_null"] == r["get_bad"] == r["get_null"] == 100000

@@ -1,5 +1,6 @@
 /* npusim cabi test: aclsysGetVersionStr / aclsysGetVersionNum as 0_quickstart/2_system_info
-   calls them (docs/cabi_samples.md B1), with ASCEND_HOME_PATH set by the test. Written for
+   calls them (docs/cabi_samples.md B1), with ASCEND_HOME_PATH set by the test, and the CANN
+   attributes 0_runtime_compatibility lists. Written for
    npusim's tests. */
 #include <stdio.h>
 #include <string.h>
@@ -22,6 +23,27 @@ int main(void)
     SAY("str_null_out", aclsysGetVersionStr((char *)"runtime", NULL));
     SAY("str_null_name", aclsysGetVersionStr(NULL, buf));
     SAY("num_null_out", aclsysGetVersionNum((char *)"runtime", NULL));
+
+    /* the CANN attributes, found from the library's directory (0_runtime_compatibility) */
+    const aclCannAttr *attrs = NULL;
+    size_t count = 99;
+    SAY("list", aclGetCannAttributeList(&attrs, &count));
+    SAY("count", count);
+    for (size_t i = 0; i < count && attrs != NULL; i++) {
+        char name[16];
+        snprintf(name, sizeof(name), "attr%zu", i);
+        SAY(name, attrs[i]);
+        int32_t v = -1;
+        snprintf(name, sizeof(name), "get%zu", i);
+        SAY(name, aclGetCannAttribute(attrs[i], &v));
+        snprintf(name, sizeof(name), "value%zu", i);
+        SAY(name, v);
+    }
+    SAY("list_null", aclGetCannAttributeList(NULL, &count));
+    SAY("list_num_null", aclGetCannAttributeList(&attrs, NULL));
+    int32_t v = 0;
+    SAY("get_bad", aclGetCannAttribute(ACL_CANN_ATTR_UNDEFINED, &v));
+    SAY("get_null", aclGetCannAttribute(ACL_CANN_ATTR_BF16, NULL));
     SAY("finalize", aclFinalize());
     return 0;
 }
