@@ -293,14 +293,18 @@ device_properties.h); 0 on the chips without SIMT (``ApiImpl::GetDeviceSimtInfo`
 _SYSTEM_IDS = range(ACL_DEV_ATTR_SMP_ID, ACL_DEV_ATTR_DEVICE_FORM_FACTOR + 1)
 
 
+_FROM_PROFILE = {ACL_DEV_ATTR_AICPU_CORE_NUM: "ai_cpu_cnt",
+                 ACL_DEV_ATTR_AICORE_CORE_NUM: "ai_core_cnt",
+                 ACL_DEV_ATTR_VECTOR_CORE_NUM: "vector_core_cnt",
+                 ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE: "hbm_bytes",
+                 ACL_DEV_ATTR_L2_CACHE_SIZE: "l2_size", ACL_DEV_ATTR_NPU_ARCH: "npu_arch"}
+"""The attributes that are a field of the chip's profile."""
+
+
 def _device_attr(p, attr):
     """(value, code) of attribute ``attr`` of a device of profile ``p``."""
-    if attr == ACL_DEV_ATTR_AICPU_CORE_NUM:
-        return p.ai_cpu_cnt, ERR.ACL_SUCCESS
-    if attr == ACL_DEV_ATTR_AICORE_CORE_NUM:
-        return p.ai_core_cnt, ERR.ACL_SUCCESS
-    if attr == ACL_DEV_ATTR_VECTOR_CORE_NUM:
-        return p.vector_core_cnt, ERR.ACL_SUCCESS
+    if attr in _FROM_PROFILE:
+        return getattr(p, _FROM_PROFILE[attr]), ERR.ACL_SUCCESS
     if attr == ACL_DEV_ATTR_CUBE_CORE_NUM:
         if p.cube_core_cnt:
             return p.cube_core_cnt, ERR.ACL_SUCCESS
@@ -308,12 +312,6 @@ def _device_attr(p, attr):
         return None, ERR.ACL_ERROR_RT_PARAM_INVALID
     if attr in _SIMT:
         return (_SIMT[attr] if p.is_v200 else 0), ERR.ACL_SUCCESS
-    if attr == ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE:
-        return p.hbm_bytes, ERR.ACL_SUCCESS
-    if attr == ACL_DEV_ATTR_L2_CACHE_SIZE:
-        return p.l2_size, ERR.ACL_SUCCESS
-    if attr == ACL_DEV_ATTR_NPU_ARCH:
-        return p.npu_arch, ERR.ACL_SUCCESS
     if attr == ACL_DEV_ATTR_IS_VIRTUAL:
         return 0, ERR.ACL_SUCCESS
     if attr in _SYSTEM_IDS:

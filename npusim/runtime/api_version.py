@@ -65,9 +65,13 @@ def _version_file(name: str) -> str | None:
     return os.path.join(os.path.realpath(home), "share", "info", name, "version.info")
 
 
-def _read_version(pkg_name: str):
+def _read_version(pkg_name: str | None):
     """(version string, code): the first ``Version=`` line of the package's file, trying the
-    other spelling of its name second; 100003 when neither gives a non-empty one."""
+    other spelling of its name second; 100003 when neither gives a non-empty one; a NULL name
+    100000."""
+    if pkg_name is None:
+        RT.tls.explain("pkgName is NULL")
+        return None, ERR.ACL_ERROR_INVALID_PARAM
     for name in (pkg_name, _other_spelling(pkg_name)):
         if name is None:
             continue
@@ -85,9 +89,6 @@ def _read_version(pkg_name: str):
 def get_version_str(pkg_name):
     """aclsysGetVersionStr -> (version string, code): checks in order: NULL (100000 in C, both
     pointers); the file (100003); a version of 128 characters or more 500000."""
-    if pkg_name is None:
-        RT.tls.explain("pkgName is NULL")
-        return None, ERR.ACL_ERROR_INVALID_PARAM
     v, code = _read_version(pkg_name)
     if code:
         return None, code
@@ -126,9 +127,6 @@ def version_number(v: str) -> int | None:
 def get_version_num(pkg_name):
     """aclsysGetVersionNum -> (version number, code): the file as for the string (100003), then
     :func:`version_number`; a version that does not follow its form 500000."""
-    if pkg_name is None:
-        RT.tls.explain("pkgName is NULL")
-        return None, ERR.ACL_ERROR_INVALID_PARAM
     v, code = _read_version(pkg_name)
     if code:
         return None, code
