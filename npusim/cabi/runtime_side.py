@@ -9,7 +9,6 @@ Imported only by the library's init code (after ``FFI`` is set to the library's 
 from __future__ import annotations
 
 import os
-
 import sys
 import threading
 import traceback

@@ -130,7 +130,7 @@ class Runtime:
         # api_exception); emptied by ``reset`` like everything of the process
         self.callbacks: dict = {}
         # aclrtSetDeviceSatMode's process-wide mode (``Runtime::satMode_``); None: the chip's
-        # default (``Profile.sat_default``), read by api_device.get_device_sat_mode
+        # default (``Profile.sat_default``), read by api_overflow.get_device_sat_mode
         self.sat_mode = None
         # threads (docs/architecture.md, "Threads"): every facade call holds ``lock``; a thread
         # whose wait nothing queued can satisfy waits on ``progress`` while another user thread
