@@ -513,6 +513,13 @@ OVERRIDES: dict[tuple[str, str], Spec] = {
     ("get_device_info", "device_id"): Spec(U32),            # uint32_t deviceId
     ("get_device_utilization_rate", "device_id"): Spec(I32),  # int32_t deviceId
     ("get_device_capability", "dev_feature_type"): Spec(ENUM),  # acl.rt's aclrtDevFeatureType
+    # user allocators (runtime/api_allocator.py): the desc is npusim's handle; the allocator
+    # object and the functions are the caller's pointers, only tested for NULL
+    **{(f, "allocator_desc"): Spec(HANDLE) for f in (
+        "allocator_destroy_desc", "allocator_set_obj_to_desc", "allocator_set_alloc_func_to_desc",
+        "allocator_set_free_func_to_desc", "allocator_set_alloc_advise_func_to_desc",
+        "allocator_set_get_addr_from_block_func_to_desc", "allocator_register")},
+    ("allocator_set_obj_to_desc", "allocator"): Spec(NULLABLE),
     # peer access (runtime/api_peer.py): int32_t deviceId / peerDeviceId
     **{(f, n): Spec(I32) for f, n in (
         ("device_can_access_peer", "device_id"), ("device_can_access_peer", "peer_device_id"),
@@ -609,7 +616,8 @@ OUTPUTS = {"launch_kernel": 0, "launch_kernel_v2": 0, "launch_kernel_with_args_a
            "launch_simt_kernel_with_host_args": 0, "launch_simt_kernel_with_args_array": 0,
            "data_type_size": -1, "float16_to_float": -1, "float_to_float16": -1,
            "get_device_capability": 1, "finalize_reference": 1}
-OUTPUTS.update({"mem_get_access": 2, "mem_get_address_range": 2})   # chapter 11-04 (api_vmm)
+OUTPUTS.update({"mem_get_access": 2, "mem_get_address_range": 2})
+OUTPUTS.update({"allocator_create_desc": -1, "allocator_get_by_stream": 6})   # api_allocator   # chapter 11-04 (api_vmm)
 
 
 def outputs_of(attr: str, fn) -> int:

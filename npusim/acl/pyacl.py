@@ -99,7 +99,6 @@ _LIMIT = "runtime system parameters, resource limits and the primary context's s
 _ABORT = "aborting unfinished tasks (device task abort)"
 _IPC = "inter-process memory sharing (IPC): npusim simulates one process"
 _CMO = "cache maintenance of real hardware: simulated device memory is always coherent"
-_ALLOC = "user memory allocators registered on a stream"
 REFUSED: list[tuple[str, str, str, int, str]] = [
     ("acl", "create_data_buffer", "aclCreateDataBuffer", -1, _OM),
     ("acl", "destroy_data_buffer", "aclDestroyDataBuffer", 0, _OM),
@@ -182,8 +181,6 @@ REFUSED: list[tuple[str, str, str, int, str]] = [
     ("rt", "ipc_mem_import_by_key", "aclrtIpcMemImportByKey", 1, _IPC),
     ("rt", "ipc_mem_close", "aclrtIpcMemClose", 0, _IPC),
     ("rt", "cmo_async", "aclrtCmoAsync", 0, _CMO),
-    ("rt", "allocator_register", "aclrtAllocatorRegister", 0, _ALLOC),
-    ("rt", "allocator_unregister", "aclrtAllocatorUnregister", 0, _ALLOC),
 ]
 WHOLE_AREAS = {"media": _DVPP, "prof": _PROF, "op": _OP}   # modules that refuse any name
 

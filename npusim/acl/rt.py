@@ -137,3 +137,12 @@ from ..runtime.api_device import (get_device_capability, get_device_info,  # noq
                                   get_device_utilization_rate)
 from ..runtime.api_overflow import (get_device_sat_mode, get_overflow_status,  # noqa: F401,E402
                                     reset_overflow_status, set_device_sat_mode)
+# user memory allocators registered on a stream (chapter 11-08, the 25-03 desc functions)
+from ..runtime.api_allocator import (allocator_create_desc,  # noqa: F401,E402
+                                     allocator_destroy_desc, allocator_get_by_stream,
+                                     allocator_register,
+                                     allocator_set_alloc_advise_func_to_desc,
+                                     allocator_set_alloc_func_to_desc,
+                                     allocator_set_free_func_to_desc,
+                                     allocator_set_get_addr_from_block_func_to_desc,
+                                     allocator_set_obj_to_desc, allocator_unregister)

@@ -178,6 +178,60 @@ def cann_attribute_list(e, idx):
     return cdef, c, py
 
 
+def _allocator_func(func_type: str):
+    def make(e, idx):
+        """``aclError f(aclrtAllocatorDesc allocatorDesc, <func_type> func)``: the caller's
+        function pointer kept as the address it is (npusim never calls it; GetByStream hands it
+        back), not wrapped as a Python callback."""
+        name = e.func.name
+        c = f"""aclError {name}(aclrtAllocatorDesc allocatorDesc, {func_type} func)
+{{
+    return (aclError)cabi_py_{name}((uintptr_t)allocatorDesc, (uintptr_t)func);
+}}
+"""
+        cdef, py = _ext(e, idx, "uintptr_t, uintptr_t", f"""    return F{idx}(OBJ(a0), a1 or None)
+""")
+        return cdef, c, py
+    return make
+
+
+def allocator_get_by_stream(e, idx):
+    """aclrtAllocatorGetByStream(stream, *allocatorDesc, *allocator, *allocFunc, *freeFunc,
+    *allocAdviseFunc, *getAddrFromBlockFunc): the desc output must not be NULL (checked first,
+    100000); the other five are optional, a NULL one skipped (``allocator.cpp``). The facade's
+    six values are pointers the caller gave (or npusim's desc handle)."""
+    c = f"""aclError aclrtAllocatorGetByStream(aclrtStream stream, aclrtAllocatorDesc *allocatorDesc,
+    aclrtAllocator *allocator, aclrtAllocatorAllocFunc *allocFunc, aclrtAllocatorFreeFunc *freeFunc,
+    aclrtAllocatorAllocAdviseFunc *allocAdviseFunc,
+    aclrtAllocatorGetAddrFromBlockFunc *getAddrFromBlockFunc)
+{{
+    if (allocatorDesc == NULL) return (aclError)cabi_py_null_({idx}, 0);
+    int64_t *o_ = cabi_out_;
+    o_[6] = 0;
+    aclError r_ = (aclError)cabi_py_aclrtAllocatorGetByStream((uintptr_t)stream);
+    if (o_[6] & 1) {{
+        *allocatorDesc = (aclrtAllocatorDesc)(uintptr_t)o_[0];
+        if (allocator) *allocator = (aclrtAllocator)(uintptr_t)o_[1];
+        if (allocFunc) *allocFunc = (aclrtAllocatorAllocFunc)(uintptr_t)o_[2];
+        if (freeFunc) *freeFunc = (aclrtAllocatorFreeFunc)(uintptr_t)o_[3];
+        if (allocAdviseFunc) *allocAdviseFunc = (aclrtAllocatorAllocAdviseFunc)(uintptr_t)o_[4];
+        if (getAddrFromBlockFunc)
+            *getAddrFromBlockFunc = (aclrtAllocatorGetAddrFromBlockFunc)(uintptr_t)o_[5];
+    }}
+    return r_;
+}}
+"""
+    cdef, py = _ext(e, idx, "uintptr_t", f"""    r = F{idx}(OBJ(a0))
+{_OUT}    o[6] = 0
+    if r[-1] == 0:
+        for i in range(6):
+            o[i] = PTR(r[i])
+        o[6] = 1
+    return r[-1]
+""", nulls=("allocatorDesc",))
+    return cdef, c, py
+
+
 # aclrtPhysicalMemProp's fields as the C wrapper passes them (present, then the fields)
 _PROP_C = ("prop != NULL, prop ? (int64_t)prop->handleType : 0, "
            "prop ? (int64_t)prop->allocationType : 0, prop ? (int64_t)prop->memAttr : 0, "
@@ -783,6 +837,9 @@ HANDLERS = {"aclmdlRICaptureThreadExchangeMode": exchange_mode,
             "aclrtGetDeviceUtilizationRate": utilization,
             "aclsysGetVersionStr": version_str,
             "aclGetCannAttributeList": cann_attribute_list,
+            "aclrtAllocatorGetByStream": allocator_get_by_stream,
+            **{f"aclrtAllocatorSet{what}FuncToDesc": _allocator_func(f"aclrtAllocator{what}Func")
+               for what in ("Alloc", "Free", "AllocAdvise", "GetAddrFromBlock")},
             "aclrtMallocPhysical": malloc_physical,
             "aclrtMemGetAllocationGranularity": granularity,
             "aclrtMemSetAccess": set_access,

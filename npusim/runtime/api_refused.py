@@ -85,8 +85,6 @@ _PROF = ("profiling data collection (msprof / msproftx): npusim's own timeline i
 _SNAP = "process snapshots (locking, backing up and restoring a process's device state)"
 
 _HWID = "PCI bus ids and atomic capabilities of a real machine's devices"
-_ALLOCATOR = ("user memory allocators registered on a stream (aclrtAllocatorRegister is refused "
-              "too)")
 _LABEL = ("labels of GE-built models (aclrtSetLabel / aclrtSwitchLabelByIndex jump inside a model "
           "stream): npusim's engine has no jumps within a stream")
 _COMPACT = ("not supported on the chips npusim simulates (Atlas A2 / A3, Ascend 950: chapter 24); "
@@ -122,7 +120,6 @@ BY_DESIGN: dict[str, tuple[int, str]] = {
     **{c: (1, _HWID) for c in ("aclrtDeviceGetPCIBusId", "aclrtDeviceGetByPCIBusId",
                                "aclrtDeviceGetHostAtomicCapabilities",
                                "aclrtDeviceGetP2PAtomicCapabilities")},
-    "aclrtAllocatorGetByStream": (6, _ALLOCATOR),
     # ---- chapter 10 ----
     **{c: (n, _LABEL) for c, n in (("aclrtCreateLabel", 1), ("aclrtSetLabel", 0),
                                    ("aclrtDestroyLabel", 0), ("aclrtCreateLabelList", 1),

@@ -24,6 +24,7 @@ _KIND_BASE = {
     "physmem": 0x5AE0_0000_0000, "mempool": 0x5AF0_0000_0000,
     "binary_desc": 0x5B00_0000_0000,      # aclrtCreateBinary's descriptor (api_binary.py)
     "hccl_comm": 0x5B10_0000_0000,        # a rank of an HCCL communicator (hccl/comm.py)
+    "allocator_desc": 0x5B20_0000_0000,   # aclrtAllocatorCreateDesc's (api_allocator.py)
 }
 _STRIDE = 0x40
 

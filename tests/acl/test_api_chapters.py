@@ -68,7 +68,7 @@ def test_refused_functions_have_the_c_function_s_output_count():
     assert acl.prof.range_start(1) == (None, 207000)
     assert acl.dump.get_path(0) is None
     assert acl.rt.get_mem_uce_info(0, None, 0) == (None, None, 207000)
-    assert acl.rt.allocator_get_by_stream(1) == (None,) * 6 + (207000,)
+    assert acl.rt.device_get_pci_bus_id(0, 64) == (None, 207000)
     assert acl.rt.get_group_count() == (None, 207000)
     assert "AI Core groups" in acl.get_recent_err_msg()
 

@@ -78,3 +78,20 @@ def test_versions_from_c(run_c, cabi_lib, tmp_path, monkeypatch):
     assert [r[f"attr{i}"] for i in range(3)] == [0, 1, 2]
     assert [(r[f"get{i}"], r[f"value{i}"]) for i in range(3)] == [(0, 1)] * 3
     assert r["list_null"] == r["list_num_null"] == r["get_bad"] == r["get_null"] == 100000
+
+
+def test_user_allocator_from_c(run_c):
+    """B7: the descriptor's functions, a registration on the stream and its read-back, as
+    0_custom_allocator makes them; the caller's function pointers come back as they went in."""
+    r = run_c("allocator")
+    err = r.pop("__stderr__")
+    zero = ("init", "set_device", "create_stream", "set_obj", "set_alloc", "set_free",
+            "set_advise", "set_addr", "register", "get", "get_optional_null", "unregister",
+            "unregister_again", "destroy_desc", "destroy_stream", "reset", "finalize")
+    assert not {k: r[k] for k in zero if r[k]}, err
+    assert r["desc_made"] == 1 and r["same"] == 1
+    assert (r["allocs"], r["frees"]) == (2, 2)
+    # an incomplete desc, a NULL function, a NULL stream, a NULL desc output, a stream with no
+    # allocator, a NULL desc: 100000 (the acl layer)
+    assert r["register_empty"] == r["set_null_func"] == r["register_null_stream"] == 100000
+    assert r["get_desc_null"] == r["get_none"] == r["destroy_null"] == 100000
