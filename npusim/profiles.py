@@ -199,6 +199,7 @@ class Timing:
             "MODEL_EXECUTE": self.model_execute_ns, "COND_FIRST": self.cond_eval_ns,
             "COND_NOTIFY_WAIT": self.notify_wait_ns, "COND_JUMP_BACK": self.cond_jump_back_ns,
             "SQE_UPDATE": self.sqe_update_ns, "STREAM_SWITCH": self.stream_switch_ns,
+            "LABEL_SWITCH": self.cond_eval_ns,      # a COND SQE running its program, as a cond
         }
 
 

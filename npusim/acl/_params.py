@@ -520,6 +520,11 @@ OVERRIDES: dict[tuple[str, str], Spec] = {
         "allocator_set_free_func_to_desc", "allocator_set_alloc_advise_func_to_desc",
         "allocator_set_get_addr_from_block_func_to_desc", "allocator_register")},
     ("allocator_set_obj_to_desc", "allocator"): Spec(NULLABLE),
+    # labels (runtime/api_label.py)
+    **{(f, "label"): Spec(HANDLE) for f in ("destroy_label", "set_label")},
+    **{(f, "label_list"): Spec(HANDLE) for f in ("destroy_label_list", "switch_label_by_index")},
+    ("create_label_list", "labels"): Spec(SEQ),             # aclrtLabel *labels
+    ("switch_label_by_index", "max_value"): Spec(U32),      # uint32_t maxValue
     # peer access (runtime/api_peer.py): int32_t deviceId / peerDeviceId
     **{(f, n): Spec(I32) for f, n in (
         ("device_can_access_peer", "device_id"), ("device_can_access_peer", "peer_device_id"),

@@ -137,6 +137,9 @@ from ..runtime.api_device import (get_device_capability, get_device_info,  # noq
                                   get_device_utilization_rate)
 from ..runtime.api_overflow import (get_device_sat_mode, get_overflow_status,  # noqa: F401,E402
                                     reset_overflow_status, set_device_sat_mode)
+# labels (chapter 10): jumps within and between the streams of a built model
+from ..runtime.api_label import (create_label, create_label_list, destroy_label,  # noqa: F401,E402
+                                 destroy_label_list, set_label, switch_label_by_index)
 # user memory allocators registered on a stream (chapter 11-08, the 25-03 desc functions)
 from ..runtime.api_allocator import (allocator_create_desc,  # noqa: F401,E402
                                      allocator_destroy_desc, allocator_get_by_stream,

@@ -107,6 +107,8 @@ ADVICE: dict[int, str] = {
     107000: "an argument the runtime checks is invalid (a size, a flag, an enum, a NULL the "
             "runtime layer refuses, an unknown kernel name): see the call's check order in "
             "docs/eager_api_checks.md",
+    507031: "the label was made in another context: create, set and destroy a label in the "
+            "context that is current when it is used (aclrtSetCurrentContext)",
     507002: "a model stream's task queue is full: a stream bound to a built model (or a capture "
             "stream) holds at most the profile's stream depth of tasks; split the work over more "
             "bound streams",

@@ -195,6 +195,31 @@ def _allocator_func(func_type: str):
     return make
 
 
+def create_label_list(e, idx):
+    """aclrtCreateLabelList(aclrtLabel *labels, size_t num, aclrtLabelList *labelList): the
+    ``num`` label handles read from the caller's array (capped at the runtime's 65535: a larger
+    ``num`` is refused before the array is read), the list's handle out."""
+    c = f"""aclError aclrtCreateLabelList(aclrtLabel *labels, size_t num, aclrtLabelList *labelList)
+{{
+    if (labelList == NULL) return (aclError)cabi_py_null_({idx}, 0);
+    int64_t *o_ = cabi_out_;
+    o_[1] = 0;
+    aclError r_ = (aclError)cabi_py_aclrtCreateLabelList((uintptr_t)labels, (uint64_t)num);
+    if (o_[1] & 1) *labelList = (aclrtLabelList)(uintptr_t)o_[0];
+    return r_;
+}}
+"""
+    cdef, py = _ext(e, idx, "uintptr_t, uint64_t", f"""    n = int(a1)
+    r = F{idx}(U64S(a0, n if 0 < n <= 65535 else 0), n)
+{_OUT}    o[1] = 0
+    if r[0] is not None:
+        o[0] = PTR(r[0])
+        o[1] = 1
+    return r[-1]
+""", nulls=("labelList",))
+    return cdef, c, py
+
+
 def allocator_get_by_stream(e, idx):
     """aclrtAllocatorGetByStream(stream, *allocatorDesc, *allocator, *allocFunc, *freeFunc,
     *allocAdviseFunc, *getAddrFromBlockFunc): the desc output must not be NULL (checked first,
@@ -838,6 +863,7 @@ HANDLERS = {"aclmdlRICaptureThreadExchangeMode": exchange_mode,
             "aclsysGetVersionStr": version_str,
             "aclGetCannAttributeList": cann_attribute_list,
             "aclrtAllocatorGetByStream": allocator_get_by_stream,
+            "aclrtCreateLabelList": create_label_list,
             **{f"aclrtAllocatorSet{what}FuncToDesc": _allocator_func(f"aclrtAllocator{what}Func")
                for what in ("Alloc", "Free", "AllocAdvise", "GetAddrFromBlock")},
             "aclrtMallocPhysical": malloc_physical,

@@ -5,7 +5,7 @@ the reason as the thread's recent error message (``acl.get_recent_err_msg()``).
 What is refused is what a one-process simulator cannot mean: events, notifies and memory shared
 with other processes (IPC), cache maintenance of real hardware, host memory mapped into the
 device's address space, and the areas of chapters 02-24 with no simulated counterpart (tdt
-channels and queues, mbufs, groups, dumps, profiling, snapshots, labels, UCE repair, installed
+channels and queues, mbufs, groups, dumps, profiling, snapshots, UCE repair, installed
 package versions ...: docs/fidelity.md row 236). ``docs/api_coverage.md`` lists every function of
 chapters 02-24 with its status; :func:`install` puts one :func:`refusal` per row in the facade
 module its name falls in (``acl``, ``acl.rt``, ``acl.tdt``, ``acl.prof`` ...).
@@ -85,8 +85,6 @@ _PROF = ("profiling data collection (msprof / msproftx): npusim's own timeline i
 _SNAP = "process snapshots (locking, backing up and restoring a process's device state)"
 
 _HWID = "PCI bus ids and atomic capabilities of a real machine's devices"
-_LABEL = ("labels of GE-built models (aclrtSetLabel / aclrtSwitchLabelByIndex jump inside a model "
-          "stream): npusim's engine has no jumps within a stream")
 _COMPACT = ("not supported on the chips npusim simulates (Atlas A2 / A3, Ascend 950: chapter 24); "
             "it is the compact runtime's API (src/acl/aclrt_c)")
 _CANNPKG = ("versions and attributes of installed CANN packages and SoC platform files: npusim "
@@ -120,10 +118,6 @@ BY_DESIGN: dict[str, tuple[int, str]] = {
     **{c: (1, _HWID) for c in ("aclrtDeviceGetPCIBusId", "aclrtDeviceGetByPCIBusId",
                                "aclrtDeviceGetHostAtomicCapabilities",
                                "aclrtDeviceGetP2PAtomicCapabilities")},
-    # ---- chapter 10 ----
-    **{c: (n, _LABEL) for c, n in (("aclrtCreateLabel", 1), ("aclrtSetLabel", 0),
-                                   ("aclrtDestroyLabel", 0), ("aclrtCreateLabelList", 1),
-                                   ("aclrtDestroyLabelList", 0), ("aclrtSwitchLabelByIndex", 0))},
     # ---- chapters 23 / 24 ----
     "aclrtCreateStreamV2": (1, _COMPACT),
     "aclrtSetStreamConfigOpt": (0, _COMPACT),

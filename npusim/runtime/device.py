@@ -67,7 +67,8 @@ def fault_code(f) -> int:
 
 FAULT_NAMES = {E.F_RUNAWAY: "runaway WHILE", E.F_KERNEL_TRAP: "kernel trap",
                E.F_KERNEL_OOB: "out-of-bounds kernel access",
-               E.F_BAD_ADDRESS: "unmapped address in a copy/value task", E.F_BAD_OP: "bad opcode"}
+               E.F_BAD_ADDRESS: "unmapped address in a copy/value task", E.F_BAD_OP: "bad opcode",
+               E.F_LABEL: "label switch to no label, back, or to a busy stream"}
 
 
 def sync_cost(t, start: int) -> int:

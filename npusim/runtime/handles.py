@@ -25,6 +25,7 @@ _KIND_BASE = {
     "binary_desc": 0x5B00_0000_0000,      # aclrtCreateBinary's descriptor (api_binary.py)
     "hccl_comm": 0x5B10_0000_0000,        # a rank of an HCCL communicator (hccl/comm.py)
     "allocator_desc": 0x5B20_0000_0000,   # aclrtAllocatorCreateDesc's (api_allocator.py)
+    "label": 0x5B30_0000_0000, "label_list": 0x5B40_0000_0000,     # chapter 10 (api_label.py)
 }
 _STRIDE = 0x40
 

@@ -37,7 +37,8 @@ from ..device.engine import (_OP_UNIT, COND_IF, COND_JUMP_AT, COND_WAIT_AT, COND
                              E_CONTEND, E_EXACT, E_FKIND, E_HORIZON, E_INFO, E_INFO2, E_MEM_WAITERS,
                              E_NOW, E_NSQ, E_POOL, E_POS, E_SQ, E_STATUS, E_STEPS, E_STEP_LIMIT,
                              E_STOP_A, E_STOP_B, E_STOP_KIND, E_TRACE_N, E_TRACE_ON, F_BAD_ADDRESS,
-                             F_BAD_OP, F_KERNEL_OOB, F_KERNEL_TRAP, F_RUNAWAY, INF, K_MODEL, P_AIC,
+                             F_BAD_OP, F_KERNEL_OOB, F_KERNEL_TRAP, F_LABEL, F_RUNAWAY, INF,
+                             K_MODEL, P_AIC,
                              P_AICPU, P_AIV, P_MAX, P_STRIDE, Q_BASE, Q_DEPTH, Q_DISPATCH, Q_DONE,
                              Q_ERR, Q_ERR_POS, Q_EXACT, Q_HEAD, Q_KIND, Q_STATE, Q_STOP_ON_FAIL,
                              Q_TAIL, Q_TIME, Q_WAIT, Q_WAIT_SINCE, R_DEADLOCK, R_FAULT, R_GO,
@@ -593,6 +594,47 @@ def op_stream_switch(m, t):
     return X_YIELD                      # an activation ends the turn
 
 
+def op_label_switch(m, t):
+    """LABEL_SWITCH: the uint32 index at a0, clamped to a1 - 1, picks slot index of the label
+    list at a2 (a3 slots: the label's SQ and position, int64 each, -1 unset). The same SQ goes
+    on at the label's position, which must lie ahead; another SQ starts there at the task's end
+    and this one stops (next position its tail), unless it is running with work queued. No
+    label, a jump back or that busy SQ: F_LABEL. Trace value: the index."""
+    io = _range_ok(m, t.a0, 4)
+    if io < 0:
+        return _fault(m, t, F_BAD_ADDRESS, t.a0, 4)
+    if m.rec_on:
+        rec_access(m.ctx, t.a0, 4, ACC_R)
+    idx = int.from_bytes(m.mem[io:io + 4].tobytes(), "little")
+    if idx >= t.a1:
+        idx = t.a1 - 1
+    if idx < 0 or idx >= t.a3:
+        t.val = idx if idx >= 0 else 0
+        return _fault(m, t, F_LABEL, idx, t.a3)
+    t.val = idx
+    so = _range_ok(m, t.a2 + 16 * idx, 16)
+    if so < 0:
+        return _fault(m, t, F_BAD_ADDRESS, t.a2 + 16 * idx, 16)
+    if m.rec_on:
+        rec_access(m.ctx, t.a2 + 16 * idx, 16, ACC_R)
+    a = int.from_bytes(m.mem[so:so + 8].tobytes(), "little", signed=True)
+    at = int.from_bytes(m.mem[so + 8:so + 16].tobytes(), "little", signed=True)
+    if a < 0 or a >= len(m.Q) or at < 0 or at > m.Q[a][Q_TAIL]:
+        return _fault(m, t, F_LABEL, idx, a)
+    if a == t.q:
+        if at <= t.pos:
+            return _fault(m, t, F_LABEL, idx, at)
+        t.nxt = at
+        return X_DONE
+    qa = m.Q[a]
+    if qa[Q_STATE] == S_ACTIVE and qa[Q_HEAD] < qa[Q_TAIL]:
+        return _fault(m, t, F_LABEL, idx, a)
+    _start_sq(m, a, t.end)
+    qa[Q_HEAD] = at
+    t.nxt = m.Q[t.q][Q_TAIL]
+    return X_YIELD                      # an activation ends the turn
+
+
 _SWITCH = (lambda a, b: a == b, lambda a, b: a != b, lambda a, b: a > b, lambda a, b: a >= b,
            lambda a, b: a < b)
 """aclrtCondition EQ, NE, GT, GE, LT (LE, and anything above it, is the engine's last branch)."""
@@ -607,7 +649,7 @@ OPCODES = {
     S.OP_END_GRAPH: op_notify_record, S.OP_MODEL_EXECUTE: op_model_execute,
     S.OP_COND_FIRST: op_cond_first, S.OP_COND_NOTIFY_WAIT: op_notify_wait,
     S.OP_COND_JUMP_BACK: op_cond_jump_back, S.OP_SQE_UPDATE: op_sqe_update,
-    S.OP_STREAM_SWITCH: op_stream_switch,
+    S.OP_STREAM_SWITCH: op_stream_switch, S.OP_LABEL_SWITCH: op_label_switch,
 }
 assert sorted(OPCODES) == list(range(S.N_OPCODES))
 _OP_FN = [OPCODES[op] for op in range(S.N_OPCODES)]

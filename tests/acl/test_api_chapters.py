@@ -182,12 +182,6 @@ def test_counting_notify_codes_on_950(on_950):
     assert acl.rt.cnt_notify_get_id(n) == (None, acl.ACL_ERROR_RT_INVALID_HANDLE)
 
 
-def test_labels_answer_207000_naming_the_missing_jumps(stream):
-    assert acl.rt.create_label() == (None, 207000)
-    assert acl.rt.switch_label_by_index(0, 1, 0, stream) == 207000
-    assert "no jumps within a stream" in acl.get_recent_err_msg()
-
-
 def test_the_submodules_resolve_through_import_acl():
     npusim.install_as_acl()
     try:

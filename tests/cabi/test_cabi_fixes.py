@@ -95,3 +95,14 @@ def test_user_allocator_from_c(run_c):
     # allocator, a NULL desc: 100000 (the acl layer)
     assert r["register_empty"] == r["set_null_func"] == r["register_null_stream"] == 100000
     assert r["get_desc_null"] == r["get_none"] == r["destroy_null"] == 100000
+
+
+def test_labels_from_c(run_c):
+    """B4: the simple_label sample's calls, and the branch index 1 takes: label 1's memset runs,
+    label 0's is jumped over."""
+    r = run_c("labels")
+    err = r.pop("__stderr__")
+    bad = {"list_null": 100000, "list_zero": 107000, "set_again": 507000}
+    assert not {k: v for k, v in r.items() if k not in bad and not k.endswith("_value") and v}, err
+    assert {k: r[k] for k in bad} == bad
+    assert (r["mark0_value"], r["mark1_value"]) == (0, 9)

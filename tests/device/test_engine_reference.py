@@ -499,6 +499,82 @@ def test_stream_switch_on_an_unmapped_value_faults():
     assert eng[ST][E.E_FKIND] == E.F_BAD_ADDRESS and eng[ST][E.E_INFO] == 0x1000
 
 
+def _label_list(d, slots) -> int:
+    """A label list (16 bytes a slot: SQ, position as int64; -1 unset) in device memory."""
+    lst = d.mem.malloc(16 * len(slots))
+    d.mem.view(lst, 16 * len(slots))[:] = np.array(
+        [w for sq_pos in slots for w in (sq_pos or (-1, -1))], np.int64).view(np.uint8)
+    return lst
+
+
+@pytest.mark.parametrize("index, max_value, kernels_run", [(0, 3, 3), (1, 3, 2), (2, 3, 1),
+                                                          (9, 3, 1), (9, 1, 3)])
+def test_label_switch_jumps_ahead_within_its_sq(index, max_value, kernels_run):
+    """LABEL_SWITCH: the uint32 index, clamped to max - 1, picks the slot; the SQ goes on at its
+    position (labels at 1, 3, 5: each a NOP before a kernel)."""
+    d = small_device()
+    x, idx, argv = d.mem.malloc(4), d.mem.malloc(4), d.mem.malloc(8)
+    d.mem.view(idx, 4)[:] = np.array([index], np.uint32).view(np.uint8)
+    put_i64(d, argv, x)
+    q = d.alloc_sq(8)
+    lst = _label_list(d, [(q, 1), (q, 3), (q, 5)])
+    k = dict(op=S.OP_KERNEL, a0=EASY, a1=argv, a2=8, blocks=1, t_submit=0)
+    fill(d, q, [dict(op=S.OP_LABEL_SWITCH, a0=idx, a1=max_value, a2=lst, a3=3, t_submit=0),
+                dict(op=S.OP_NOP, t_submit=0), k, dict(op=S.OP_NOP, t_submit=0), k,
+                dict(op=S.OP_NOP, t_submit=0), k])
+    d.set_tracing(True)
+    eng, log = run_both(d)
+    assert log[-1][0] == E.R_IDLE
+    assert u32_at(eng[MEM], d, x)[0] == kernels_run
+
+
+def test_label_switch_to_another_sq_starts_it_at_the_label():
+    d = small_device()
+    x, idx, argv = d.mem.malloc(4), d.mem.malloc(4), d.mem.malloc(8)
+    put_i64(d, argv, x)
+    target = d.alloc_sq(4, kind=E.K_MODEL)
+    k = dict(op=S.OP_KERNEL, a0=EASY, a1=argv, a2=8, blocks=1, t_submit=0)
+    fill(d, target, [k, dict(op=S.OP_NOP, t_submit=0), k])
+    q = d.alloc_sq(4)
+    lst = _label_list(d, [(target, 1)])
+    fill(d, q, [dict(op=S.OP_LABEL_SWITCH, a0=idx, a1=1, a2=lst, a3=1, t_submit=0), k])
+    d.set_tracing(True)
+    eng, log = run_both(d)
+    assert log[-1][0] == E.R_IDLE
+    assert u32_at(eng[MEM], d, x)[0] == 1                      # target's second kernel only
+    assert eng[SQS][q, E.Q_DONE] == 1 and eng[SQS][target, E.Q_DONE] == 2
+
+
+@pytest.mark.parametrize("slots, index, fkind", [
+    ([None, None], 1, E.F_LABEL),              # the label is not set
+    ([("q", 0)], 0, E.F_LABEL),                # a jump back (to the switch itself)
+    ([("q", 2)], 0, None),                     # ahead: runs
+])
+def test_label_switch_faults(slots, index, fkind):
+    d = small_device()
+    idx = d.mem.malloc(4)
+    d.mem.view(idx, 4)[:] = np.array([index], np.uint32).view(np.uint8)
+    q = d.alloc_sq(4)
+    lst = _label_list(d, [(q, s[1]) if s else None for s in slots])
+    fill(d, q, [dict(op=S.OP_LABEL_SWITCH, a0=idx, a1=len(slots), a2=lst, a3=len(slots),
+                     t_submit=0), dict(op=S.OP_NOP, t_submit=0), dict(op=S.OP_NOP, t_submit=0)])
+    eng, log = run_both(d)
+    if fkind is None:
+        assert log[-1][0] == E.R_IDLE
+    else:
+        assert log[0][0] == E.R_FAULT and eng[ST][E.E_FKIND] == fkind
+
+
+def test_label_switch_on_an_unmapped_index_faults():
+    d = small_device()
+    q = d.alloc_sq(2)
+    lst = _label_list(d, [None])
+    fill(d, q, [dict(op=S.OP_LABEL_SWITCH, a0=0x1000, a1=1, a2=lst, a3=1, t_submit=0)])
+    eng, log = run_both(d)
+    assert log[0][0] == E.R_FAULT
+    assert eng[ST][E.E_FKIND] == E.F_BAD_ADDRESS and eng[ST][E.E_INFO] == 0x1000
+
+
 def test_model_execute_activates_every_head_sq():
     d = small_device()
     x, y = d.mem.malloc(4), d.mem.malloc(4)

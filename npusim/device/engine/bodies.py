@@ -1,6 +1,6 @@
 """The rare opcodes' bodies (``B_*``): MEM_WRITE_VALUE, MEM_WAIT_VALUE, STREAM_ACTIVE, SQE_UPDATE,
-STREAM_SWITCH and the address modes of MEMCPY, each a cfunc built at its first use in a process
-(``body``, ``provide``) and called by ``run`` through its address, as kernels are.
+STREAM_SWITCH, LABEL_SWITCH and the address modes of MEMCPY, each a cfunc built at its first use
+in a process (``body``, ``provide``) and called by ``run`` through its address, as kernels are.
 """
 from __future__ import annotations
 
@@ -13,11 +13,11 @@ from .. import sqe as S
 from ..memview import ACC_R, ACC_W, rec_access, view_at
 from ..timing import T_BW_H2H, T_WAKEUP
 from .layout import (E_BODY, E_COLS, E_FRAME, E_MEM_WAITERS, E_NEED, F_BAD_ADDRESS, F_CTX, F_DUR,
-                     F_LHEAD, F_MEM, F_NCTX, F_NLHEAD, F_NMEM, F_NPOOL, F_NSQS, F_NTC, F_NTREE,
-                     F_NXT, F_POOL, F_POS, F_Q, F_REC, F_SCH, F_SQS, F_START, F_TC, F_TREE,
-                     F_TSTART, F_VAL, F_X, INF, Q_BASE, Q_COLS, Q_DEPTH, Q_TAIL, Q_WAIT,
-                     Q_WAIT_SINCE, SCH_COLS, T_LEAF, W_MEMORY, W_NONE, X_DONE, X_FAULT, X_PARK,
-                     X_YIELD, _MEMCPY_KIND, _NB, _NW, _WORD)
+                     F_LABEL, F_LHEAD, F_MEM, F_NCTX, F_NLHEAD, F_NMEM, F_NPOOL, F_NSQS, F_NTC,
+                     F_NTREE, F_NXT, F_POOL, F_POS, F_Q, F_REC, F_SCH, F_SQS, F_START, F_TC,
+                     F_TREE, F_TSTART, F_VAL, F_X, INF, Q_BASE, Q_COLS, Q_DEPTH, Q_HEAD, Q_STATE,
+                     Q_TAIL, Q_WAIT, Q_WAIT_SINCE, SCH_COLS, S_ACTIVE, T_LEAF, W_MEMORY, W_NONE,
+                     X_DONE, X_FAULT, X_PARK, X_YIELD, _MEMCPY_KIND, _NB, _NW, _WORD)
 from .sched import _fault, _head_row, _next_start, _park, _start_sq, _t_set, _wrote_memory
 from .opcodes import _BODY_SIG, _compare, _move, _peek, _range_ok, _read_value, _write_value
 
@@ -172,6 +172,56 @@ def _op_stream_switch(e, sqs, pool, st, tree, sch, lhead, q, pos, end, mem, ctx,
     return X_YIELD, sqs[q, Q_TAIL], np.int64(1)     # an activation ends the turn
 
 
+_IDX_BYTES, _SLOT_BYTES = np.int64(4), np.int64(16)   # LABEL_SWITCH's index word, a label's slot
+
+
+@njit(cache=True)
+def _op_label_switch(e, sqs, pool, st, tree, sch, lhead, q, pos, end, mem, ctx, rec_on):
+    """LABEL_SWITCH (aclrtSwitchLabelByIndex): the uint32 index at a0, clamped to a1 - 1, picks
+    slot index of the label list at a2 (a3 slots of 16 bytes: the label's SQ and position as two
+    int64, -1 while the label is not set). The same SQ goes on at the label's position, which
+    must lie ahead ([chosen] a backward jump, a loop the hardware would run until a timeout,
+    is F_LABEL: npusim has no bound for it); another SQ starts there at the SQE's end and this
+    one stops (its next position its tail), unless that SQ is running with work queued. An
+    index with no label set, or that busy SQ: F_LABEL. Trace value: the index. Returns (X_*,
+    next position, trace value)."""
+    io = _range_ok(ctx, mem, e.a0, _IDX_BYTES)
+    if io < 0:
+        _fault(sqs, st, q, pos, F_BAD_ADDRESS, e.a0, _IDX_BYTES)
+        return X_FAULT, pos + 1, np.int64(0)
+    if rec_on:
+        rec_access(ctx, e.a0, _IDX_BYTES, ACC_R)
+    base = mem.ctypes.data
+    idx = np.int64(_peek(base + io, np.uint32))
+    if idx >= e.a1:
+        idx = e.a1 - 1              # maxValue 0: -1, no label
+    if idx < 0 or idx >= e.a3:
+        _fault(sqs, st, q, pos, F_LABEL, idx, e.a3)
+        return X_FAULT, pos + 1, idx
+    so = _range_ok(ctx, mem, e.a2 + _SLOT_BYTES * idx, _SLOT_BYTES)
+    if so < 0:
+        _fault(sqs, st, q, pos, F_BAD_ADDRESS, e.a2 + _SLOT_BYTES * idx, _SLOT_BYTES)
+        return X_FAULT, pos + 1, idx
+    if rec_on:
+        rec_access(ctx, e.a2 + _SLOT_BYTES * idx, _SLOT_BYTES, ACC_R)
+    a, at = _peek(base + so, np.int64), _peek(base + so + 8, np.int64)
+    if a < 0 or a >= sqs.shape[0] or at < 0 or at > sqs[a, Q_TAIL]:
+        _fault(sqs, st, q, pos, F_LABEL, idx, a)
+        return X_FAULT, pos + 1, idx
+    if a == q:
+        if at <= pos:
+            _fault(sqs, st, q, pos, F_LABEL, idx, at)
+            return X_FAULT, pos + 1, idx
+        return X_DONE, at, idx
+    if sqs[a, Q_STATE] == S_ACTIVE and sqs[a, Q_HEAD] < sqs[a, Q_TAIL]:
+        _fault(sqs, st, q, pos, F_LABEL, idx, a)
+        return X_FAULT, pos + 1, idx
+    _start_sq(sqs, pool, tree, sch, lhead, a, end, q)
+    sqs[a, Q_HEAD] = at             # it starts at the label, not at 0: re-keyed there
+    _t_set(tree, sch, a, _next_start(sqs, pool, sch, a), True)
+    return X_YIELD, sqs[q, Q_TAIL], idx     # an activation ends the turn
+
+
 @njit(cache=True, inline="always")
 def _frame(stp):
     """In a body: the SQE (its pool row), the engine's arrays and the SQE's operands from the
@@ -232,6 +282,13 @@ def _b_stream_switch(stp):
     return _answer(st, x, start, dur, nxt, val, start)
 
 
+def _b_label_switch(stp):
+    e, pool, sqs, st, tree, sch, lhead, mem, ctx, tc, q, pos, start, dur, rec_on = _frame(stp)
+    x, nxt, val = _op_label_switch(e, sqs, pool, st, tree, sch, lhead, q, pos, start + dur, mem,
+                                   ctx, rec_on)
+    return _answer(st, x, start, dur, nxt, val, start)
+
+
 def _b_memcpy_mode(stp):
     e, pool, sqs, st, tree, sch, lhead, mem, ctx, tc, q, pos, start, dur, rec_on = _frame(stp)
     x, dur = _op_memcpy_mode(e, sqs, pool, st, tree, sch, lhead, q, pos, dur, mem, ctx, tc,
@@ -240,7 +297,7 @@ def _b_memcpy_mode(stp):
 
 
 _BODIES = (_b_mem_write_value, _b_mem_wait_value, _b_stream_active, _b_sqe_update,
-           _b_stream_switch, _b_memcpy_mode)     # by B_*
+           _b_stream_switch, _b_memcpy_mode, _b_label_switch)     # by B_*
 
 
 _BUILT: dict = {}                   # B_* -> its cfunc, kept alive for its address

@@ -67,7 +67,8 @@ COND_WAIT_AT, COND_JUMP_AT = 1, 2
 # or a host-function handshake notices, too much for a WHILE iteration (COND_*).
 B_MEM_WRITE_VALUE, B_MEM_WAIT_VALUE, B_STREAM_ACTIVE, B_SQE_UPDATE, B_STREAM_SWITCH = range(5)
 B_MEMCPY_MODE = 5           # a MEMCPY with an address mode in its flag (sqe.MEMCPY_MODES)
-N_BODIES = 6
+B_LABEL_SWITCH = 6
+N_BODIES = 7
 _OP_BODY = np.full(256, -1, np.int64)   # per opcode byte: its body (B_*), -1 inlined,
 _OP_BODY[S.N_OPCODES:] = -2             # -2 not an opcode (F_BAD_OP)
 _OP_BODY[S.OP_MEM_WRITE_VALUE] = B_MEM_WRITE_VALUE
@@ -75,6 +76,7 @@ _OP_BODY[S.OP_MEM_WAIT_VALUE] = B_MEM_WAIT_VALUE
 _OP_BODY[S.OP_STREAM_ACTIVE] = B_STREAM_ACTIVE
 _OP_BODY[S.OP_SQE_UPDATE] = B_SQE_UPDATE
 _OP_BODY[S.OP_STREAM_SWITCH] = B_STREAM_SWITCH
+_OP_BODY[S.OP_LABEL_SWITCH] = B_LABEL_SWITCH
 _OP_BODY[S.OP_MEMCPY] = -3              # inlined, but its address modes are B_MEMCPY_MODE
 # frame words (st[E_FRAME + F_*]): the arrays (address, rows) a body rebuilds, the SQE and its
 # SQ, the times; then what the body did (_execute's results)
@@ -129,6 +131,7 @@ TRACE_DTYPE = np.dtype([("sq", np.int32), ("op", np.uint8), ("unit", np.uint8),
 # constant as a literal; typed constants (and ``_WORD``) keep one compiled ``_fault``,
 # ``_range_ok`` and ``rec_access`` whatever their callers pass.
 F_NONE, F_KERNEL_TRAP, F_KERNEL_OOB, F_BAD_ADDRESS, F_BAD_OP, F_RUNAWAY = map(np.int64, range(6))
+F_LABEL = np.int64(6)   # LABEL_SWITCH to an index with no label set, or to a busy other SQ
 _WORD = np.int64(8)             # bytes of a pointer word or a cond word
 
 # return codes of run (np.int64 for the reason given at F_*: ``run`` hands them to ``_finish``,
