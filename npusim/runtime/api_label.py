@@ -64,19 +64,28 @@ def create_label():
     return RT.handles.add("label", Label(ctx)), ERR.ACL_SUCCESS
 
 
-def destroy_label(label) -> int:
-    """aclrtDestroyLabel: NULL 100000; not a label 107017; no context 107002; a label of another
-    context 507031. Its slot and its task stay as they are (the runtime checks no use)."""
-    if not label:
-        return _null("label")
+def _own_label(label):
+    """(label, code) of a non-NULL handle: not a label 107017, no context 107002, a label of
+    another context 507031."""
     lb, code = RT.handles.get("label", label)
     if code:
-        return code
+        return None, code
     ctx = RT.current_context
     if ctx is None:
-        return ERR.ACL_ERROR_RT_CONTEXT_NULL
+        return None, ERR.ACL_ERROR_RT_CONTEXT_NULL
     if lb.ctx is not ctx:
-        return ERR.ACL_ERROR_RT_LABEL_CONTEXT
+        return None, ERR.ACL_ERROR_RT_LABEL_CONTEXT
+    return lb, ERR.ACL_SUCCESS
+
+
+def destroy_label(label) -> int:
+    """aclrtDestroyLabel: NULL 100000; then :func:`_own_label`. Its slot and its task stay as
+    they are (the runtime checks no use)."""
+    if not label:
+        return _null("label")
+    lb, code = _own_label(label)
+    if code:
+        return code
     RT.handles.remove(lb.handle)
     return ERR.ACL_SUCCESS
 
@@ -151,14 +160,9 @@ def set_label(label, stream) -> int:
     position (``LabelSet``, label.cc)."""
     if not label or not stream:
         return _null("label" if not label else "stream")
-    lb, code = RT.handles.get("label", label)
+    lb, code = _own_label(label)
     if code:
         return code
-    ctx = RT.current_context
-    if ctx is None:
-        return ERR.ACL_ERROR_RT_CONTEXT_NULL
-    if lb.ctx is not ctx:
-        return ERR.ACL_ERROR_RT_LABEL_CONTEXT
     s, sq, code = _resolve(stream)
     if code:
         return code
