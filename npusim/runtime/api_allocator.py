@@ -11,7 +11,7 @@ docs/fidelity.md row 512.
 from __future__ import annotations
 
 from .. import errors as ERR
-from .runtime import RT
+from .runtime import RT, null_param
 
 TABLE = "allocators"
 """``RT.callbacks`` entry: stream handle -> (the desc handle, a copy of its five fields)."""
@@ -28,11 +28,6 @@ class AllocatorDesc:
     def __init__(self):
         self.handle = 0
         self.obj = self.alloc = self.free = self.advise = self.get_addr = None
-
-
-def _null(what: str) -> int:
-    RT.tls.explain(f"{what} is NULL")
-    return ERR.ACL_ERROR_INVALID_PARAM
 
 
 def _desc(allocator_desc):
@@ -52,7 +47,7 @@ def allocator_destroy_desc(allocator_desc) -> int:
     holds a copy)."""
     d = _desc(allocator_desc)
     if d is None:
-        return _null("allocatorDesc")
+        return null_param("allocatorDesc")
     RT.handles.remove(d.handle)
     return ERR.ACL_SUCCESS
 
@@ -61,9 +56,9 @@ def _set(allocator_desc, field: str, value, what: str) -> int:
     """The ``Set*ToDesc`` functions: a NULL desc, then a NULL value, 100000."""
     d = _desc(allocator_desc)
     if d is None:
-        return _null("allocatorDesc")
+        return null_param("allocatorDesc")
     if value is None:
-        return _null(what)
+        return null_param(what)
     setattr(d, field, value)
     return ERR.ACL_SUCCESS
 
@@ -99,13 +94,13 @@ def allocator_register(stream, allocator_desc) -> int:
     100000. The stream is not otherwise checked (no context, capture or liveness test); a second
     registration replaces the first. The desc's fields are copied."""
     if not stream:
-        return _null("stream")
+        return null_param("stream")
     d = _desc(allocator_desc)
     if d is None:
-        return _null("allocatorDesc")
+        return null_param("allocatorDesc")
     for f in _REQUIRED:
         if getattr(d, f) is None:
-            return _null(f"the desc's {f} (aclrtAllocatorSet*ToDesc)")
+            return null_param(f"the desc's {f} (aclrtAllocatorSet*ToDesc)")
     RT.callbacks.setdefault(TABLE, {})[stream] = (d.handle,) + tuple(getattr(d, f)
                                                                      for f in _FIELDS)
     return ERR.ACL_SUCCESS
@@ -114,7 +109,7 @@ def allocator_register(stream, allocator_desc) -> int:
 def allocator_unregister(stream) -> int:
     """aclrtAllocatorUnregister: NULL 100000; else success, registered or not."""
     if not stream:
-        return _null("stream")
+        return null_param("stream")
     RT.callbacks.get(TABLE, {}).pop(stream, None)
     return ERR.ACL_SUCCESS
 
@@ -124,7 +119,7 @@ def allocator_get_by_stream(stream):
     the desc's handle as registered (even if destroyed since) and the copied fields. A NULL
     stream, or one with no allocator, 100000 and no outputs."""
     if not stream:
-        return (None,) * 6 + (_null("stream"),)
+        return (None,) * 6 + (null_param("stream"),)
     entry = RT.callbacks.get(TABLE, {}).get(stream)
     if entry is None:
         RT.tls.explain("the stream is not registered with any allocator")

@@ -18,7 +18,7 @@ import numpy as np
 from .. import errors as ERR
 from ..device import sqe as S
 from .api_build import _model_stream
-from .runtime import RT
+from .runtime import RT, context_checks, null_param
 from .stream import lookup, refused
 
 SLOT_BYTES = 16
@@ -51,11 +51,6 @@ class LabelList:
         self.addr = addr
 
 
-def _null(what: str) -> int:
-    RT.tls.explain(f"{what} is NULL")
-    return ERR.ACL_ERROR_INVALID_PARAM
-
-
 def create_label():
     """aclrtCreateLabel -> (label, code): no current context 107002 (``ApiImpl::LabelCreateEx``)."""
     ctx = RT.current_context
@@ -82,7 +77,7 @@ def destroy_label(label) -> int:
     """aclrtDestroyLabel: NULL 100000; then :func:`_own_label`. Its slot and its task stay as
     they are (the runtime checks no use)."""
     if not label:
-        return _null("label")
+        return null_param("label")
     lb, code = _own_label(label)
     if code:
         return code
@@ -95,7 +90,7 @@ def create_label_list(labels, num):
     107000; a handle that is not a label 107017; no context 107002; a label already in a list
     507000. ``16 * num`` bytes of the context's device memory, 0xFF, one slot a label in order."""
     if labels is None:
-        return None, _null("labels")
+        return None, null_param("labels")
     if not 0 < num <= MAX_LABELS:
         RT.tls.explain(f"num: {num} is not in [1, {MAX_LABELS}]")
         return None, ERR.ACL_ERROR_RT_PARAM_INVALID
@@ -106,7 +101,7 @@ def create_label_list(labels, num):
     for h in list(labels)[:num]:
         lb, code = RT.handles.get("label", h)
         if code or lb is None:
-            return None, code or _null("a label of labels")
+            return None, code or null_param("a label of labels")
         objs.append(lb)
     ctx = RT.current_context
     if ctx is None:
@@ -128,7 +123,7 @@ def destroy_label_list(label_list) -> int:
     """aclrtDestroyLabelList: NULL 100000; not a label list 107017; its device memory freed. Its
     labels stay bound to it, so none goes into another list (as in the runtime)."""
     if not label_list:
-        return _null("labelList")
+        return null_param("labelList")
     lst, code = RT.handles.get("label_list", label_list)
     if code:
         return code
@@ -143,11 +138,9 @@ def _resolve(stream):
     s, code = lookup(stream)
     if code:
         return None, -1, code
-    ctx = RT.current_context
-    if ctx is None:
-        return None, -1, ERR.ACL_ERROR_RT_CONTEXT_NULL
-    if s.ctx is not ctx:
-        return None, -1, ERR.ACL_ERROR_RT_STREAM_CONTEXT
+    code = context_checks(s, ERR.ACL_ERROR_RT_STREAM_CONTEXT)
+    if code:
+        return None, -1, code
     sq, code = _model_stream(s)
     return s, sq, code
 
@@ -159,7 +152,7 @@ def set_label(label, stream) -> int:
     Then a placeholder task on the model stream, and the label's slot written with its SQ and
     position (``LabelSet``, label.cc)."""
     if not label or not stream:
-        return _null("label" if not label else "stream")
+        return null_param("label" if not label else "stream")
     lb, code = _own_label(label)
     if code:
         return code
@@ -188,7 +181,7 @@ def switch_label_by_index(ptr, max_value, label_list, stream) -> int:
     A LABEL_SWITCH task on the model stream (``StreamLabelSwitchByIndex``); what it does when
     it runs is the engine's (``bodies._op_label_switch``)."""
     if not ptr or not label_list or not stream:
-        return _null("ptr" if not ptr else "labelList" if not label_list else "stream")
+        return null_param("ptr" if not ptr else "labelList" if not label_list else "stream")
     lst, code = RT.handles.get("label_list", label_list)
     if code:
         return code

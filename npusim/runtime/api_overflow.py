@@ -22,8 +22,8 @@ from .. import errors as ERR
 from ..device import sqe as S
 from .capture import stream_capturing
 from .hostmem import DEVICE, locate
-from .runtime import RT, profile
-from .stream import lookup, refused
+from .runtime import RT, null_param, profile
+from .stream import lookup, refused, resolve_same_ctx
 
 ACL_RT_OVERFLOW_MODE_SATURATION, ACL_RT_OVERFLOW_MODE_INFNAN, ACL_RT_OVERFLOW_MODE_UNDEF = 0, 1, 2
 """aclrtFloatOverflowMode (acl_rt.h)."""
@@ -61,25 +61,14 @@ def get_device_sat_mode():
     return (profile().sat_default if mode is None else mode), ERR.ACL_SUCCESS
 
 
-def _status_stream(stream, what: str):
-    """The stream an overflow-status task goes to, in ``ApiImpl``'s order: no current context
-    107002, NULL the context's default stream, a stream of another context 107003."""
-    s, code = lookup(stream)
-    if code:
-        return None, code
+def _status_stream(s, what: str):
+    """The stream (``s``: the looked-up handle, None for NULL) an overflow-status task goes to: a
+    capturing stream 107027, then ``resolve_same_ctx`` (no current context 107002, NULL the
+    context's default stream, a model's own stream 207000, another context's stream 107003)."""
     if s is not None and stream_capturing(s):
         RT.tls.explain(f"{what}: the stream is capturing")
         return None, ERR.ACL_ERROR_RT_STREAM_CAPTURED
-    ctx = RT.current_context
-    if ctx is None:
-        return None, ERR.ACL_ERROR_RT_CONTEXT_NULL
-    if s is None:
-        s = ctx.default_stream
-    elif s.ctx is not ctx:
-        return None, ERR.ACL_ERROR_RT_STREAM_CONTEXT
-    if s.is_model:
-        return None, ERR.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
-    return s, ERR.ACL_SUCCESS
+    return resolve_same_ctx(s)
 
 
 def get_overflow_status(output_addr, output_size, stream) -> int:
@@ -90,8 +79,7 @@ def get_overflow_status(output_addr, output_size, stream) -> int:
     :func:`_status_stream`; an address that is not 64 bytes of the stream's device memory
     107000 (the copy's own check)."""
     if not output_addr:
-        RT.tls.explain("output_addr is NULL")
-        return ERR.ACL_ERROR_INVALID_PARAM
+        return null_param("output_addr")
     s, code = lookup(stream)
     if code:
         return code
@@ -99,7 +87,7 @@ def get_overflow_status(output_addr, output_size, stream) -> int:
         RT.tls.explain(f"output_size: {output_size} bytes; only {OVERFLOW_STATUS_SIZE} are "
                        "supported")
         return ERR.ACL_ERROR_RT_PARAM_INVALID
-    s, code = _status_stream(stream, "aclrtGetOverflowStatus")
+    s, code = _status_stream(s, "aclrtGetOverflowStatus")
     if code:
         return code
     w = locate(output_addr)
@@ -131,7 +119,7 @@ def reset_overflow_status(stream) -> int:
     if profile().stars and s is None and RT.current_context is None:
         RT.tls.explain("stream is NULL and there is no current context (no default stream)")
         return ERR.ACL_ERROR_RT_PARAM_INVALID
-    s, code = _status_stream(stream, "aclrtResetOverflowStatus")
+    s, code = _status_stream(s, "aclrtResetOverflowStatus")
     if code:
         return code
     if s.ctx.failure_code:

@@ -20,7 +20,7 @@ import os
 import re
 
 from .. import errors as ERR
-from .runtime import RT
+from .runtime import RT, null_param
 
 RUNTIME_VERSION = "9.1.0"
 """The ``npu-runtime`` package version of the runtime source npusim follows (version.cmake)."""
@@ -70,8 +70,7 @@ def _read_version(pkg_name: str | None):
     other spelling of its name second; 100003 when neither gives a non-empty one; a NULL name
     100000."""
     if pkg_name is None:
-        RT.tls.explain("pkgName is NULL")
-        return None, ERR.ACL_ERROR_INVALID_PARAM
+        return None, null_param("pkgName")
     for name in (pkg_name, _other_spelling(pkg_name)):
         if name is None:
             continue
@@ -176,6 +175,14 @@ def _find_up(start: str, rel: str) -> str | None:
     return None
 
 
+def _where(first: str, lib: str, rel: str) -> str:
+    """``first`` if it holds ``rel``, else the nearest of ``lib`` and its parents that does, else
+    ``first`` (``GetConfigInstallPath``: the expected place, then the search up)."""
+    if os.path.isfile(os.path.join(first, rel)):
+        return first
+    return _find_up(lib, rel) or first
+
+
 def _minimum(text) -> int | None:
     """``"7.1"`` -> 7010 (``1000 * major + 10 * minor`` of the first two parts); None: unset or
     not that form."""
@@ -200,9 +207,7 @@ def cann_attributes():
         RT.tls.explain("no libascendcl.so directory: ASCEND_HOME_PATH is unset (`npusim cabi "
                        "--prefix DIR` writes an install; source DIR/bin/setenv.bash)")
         return None, ERR.ACL_ERROR_INVALID_FILE
-    base = os.path.dirname(lib.rstrip("/"))
-    if not os.path.isfile(os.path.join(base, SW_CONFIG)):
-        base = _find_up(lib, SW_CONFIG) or base
+    base = _where(os.path.dirname(lib.rstrip("/")), lib, SW_CONFIG)
     try:
         with open(os.path.join(base, SW_CONFIG), encoding="utf-8") as f:
             config = json.load(f)
@@ -212,9 +217,7 @@ def cann_attributes():
     except ValueError:
         RT.tls.explain(f"{os.path.join(base, SW_CONFIG)} is not JSON")
         return None, ERR.ACL_ERROR_PARSE_FILE
-    install = os.path.dirname(base.rstrip("/"))
-    if not os.path.isfile(os.path.join(install, RUNTIME_INFO)):
-        install = _find_up(lib, RUNTIME_INFO) or install
+    install = _where(os.path.dirname(base.rstrip("/")), lib, RUNTIME_INFO)
     line = _key_line(os.path.join(install, RUNTIME_INFO), "Version=")
     current = _minimum(line) if line else None
     if current is None:

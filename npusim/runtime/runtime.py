@@ -311,6 +311,12 @@ def context_checks(obj, mismatch: int) -> int:
     return ERR.ACL_SUCCESS
 
 
+def null_param(what: str) -> int:
+    """The acl layer's NULL check (``ACL_REQUIRES_NOT_NULL``): 100000, naming ``what``."""
+    RT.tls.explain(f"{what} is NULL")
+    return ERR.ACL_ERROR_INVALID_PARAM
+
+
 # ---- watching failures (npusim run --explain) ----
 ERROR_WATCHERS: list = []
 """Callbacks ``watch(text)`` told of every recent error message a failed facade call sets (the
