@@ -7,8 +7,10 @@ heap grown per cycle (tracemalloc) and the resource census before and after (it 
 The benchmark figure pytest-benchmark keeps is one cycle. Kinds: event create/record/sync/
 destroy, notify record/wait, stream create/destroy, malloc/free, capture → replay → destroy,
 the same with an IF cond branch, ``aclrtResetDevice`` of a device holding a stream, a graph,
-an event and a notify, ``numpy_to_ptr`` of temporaries, and the replay of a graph whose 10
-kernels all fault (a bad pointer) with the synchronize that reports it.
+an event and a notify, ``numpy_to_ptr`` of temporaries, the replay of a graph whose 10
+kernels all fault (a bad pointer) with the synchronize that reports it, and (stop 48) a built
+model with a label switch, a user allocator registered and read back, and the overflow status
+read and reset.
 
 Session 12: the faulting replay grew the heap by ~185 B per fault (the device's fault log kept
 every fault ever logged, for three readers that each kept their own count into it); the device
@@ -47,6 +49,7 @@ class Program:
         self.x = _ok(acl.rt.malloc(256, 0))
 
         self._faulting = None
+        self._index = None                      # the label switch's index word (labels)
 
     def faulting_replay(self):
         if self._faulting is None:              # 10 EasyOPf launches reading x[0] at address 0
@@ -118,9 +121,56 @@ class Program:
     def numpy_to_ptr(self):
         acl.util.numpy_to_ptr(np.zeros(64, np.uint8))
 
+    def labels(self):
+        """A built model whose switch jumps to label 1, run, then every label resource freed."""
+        idx = self._label_index()
+        m = _ok(acl.mdl.ri_build_begin(0))
+        t = _ok(acl.rt.create_stream_with_config(0, acl.ACL_STREAM_PERSISTENT))
+        _ok(acl.mdl.ri_bind_stream(m, t, acl.ACL_MODEL_STREAM_FLAG_HEAD))
+        l0, l1 = _ok(acl.rt.create_label()), _ok(acl.rt.create_label())
+        lst = _ok(acl.rt.create_label_list([l0, l1], 2))
+        _ok(acl.rt.switch_label_by_index(idx, 2, lst, t))
+        _ok(acl.rt.set_label(l0, t))
+        _ok(acl.rt.memset_async(self.x, 1, 7, 1, t))
+        _ok(acl.rt.set_label(l1, t))
+        _ok(acl.mdl.ri_end_task(m, t))
+        _ok(acl.mdl.ri_build_end(m, None))
+        _ok(acl.mdl.ri_execute_async(m, self.s))
+        _ok(acl.rt.synchronize_stream(self.s))
+        _ok(acl.mdl.ri_unbind_stream(m, t))
+        _ok(acl.mdl.ri_destroy(m))
+        _ok(acl.rt.destroy_label_list(lst))
+        _ok(acl.rt.destroy_label(l0))
+        _ok(acl.rt.destroy_label(l1))
+        _ok(acl.rt.destroy_stream(t))
+
+    def _label_index(self):
+        if self._index is None:
+            self._index = _ok(acl.rt.malloc(4, 0))
+            _ok(acl.rt.memset(self._index, 4, 0, 4))
+            _ok(acl.rt.memset(self._index, 1, 1, 1))           # index 1 (little-endian)
+        return self._index
+
+    def allocator(self):
+        d = acl.rt.allocator_create_desc()
+        for fn, v in ((acl.rt.allocator_set_obj_to_desc, 0x10),
+                      (acl.rt.allocator_set_alloc_func_to_desc, 0x20),
+                      (acl.rt.allocator_set_free_func_to_desc, 0x30),
+                      (acl.rt.allocator_set_get_addr_from_block_func_to_desc, 0x40)):
+            _ok(fn(d, v))
+        _ok(acl.rt.allocator_register(self.s, d))
+        assert acl.rt.allocator_get_by_stream(self.s)[1] == 0x10
+        _ok(acl.rt.allocator_unregister(self.s))
+        _ok(acl.rt.allocator_destroy_desc(d))
+
+    def overflow_status(self):
+        _ok(acl.rt.get_overflow_status(self.x, 64, self.s))
+        _ok(acl.rt.reset_overflow_status(self.s))
+        _ok(acl.rt.synchronize_stream(self.s))
+
 
 KINDS = ["event", "notify", "stream", "malloc", "graph", "cond_graph", "reset_device",
-         "numpy_to_ptr", "faulting_replay"]
+         "numpy_to_ptr", "faulting_replay", "labels", "allocator", "overflow_status"]
 
 
 @pytest.mark.parametrize("kind", KINDS)
