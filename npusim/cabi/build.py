@@ -388,7 +388,6 @@ ATTR_WORD = RS.attr_word
 ONERROR = RS.onerror
 ONERROR_ZERO = RS.onerror_zero
 RS.FFI = ffi
-RS.register_library_dir()
 TL = threading.local()
 
 

@@ -8,7 +8,6 @@ Imported only by the library's init code (after ``FFI`` is set to the library's 
 """
 from __future__ import annotations
 
-import os
 import sys
 import threading
 import traceback
@@ -324,19 +323,3 @@ def onerror_zero(exc, value, tb):
     NULL / 0 instead of a code."""
     onerror(exc, value, tb)
     return 0
-
-
-def register_library_dir() -> None:
-    """Tell the runtime where this process loaded ``libascendcl.so`` from (the mapped file's
-    directory, /proc/self/maps): the CANN attributes are found from there
-    (``runtime/api_version.py``), as the runtime finds them from its own library."""
-    from ..runtime.api_version import set_library_dir
-    try:
-        with open("/proc/self/maps", encoding="utf-8", errors="replace") as f:
-            for line in f:
-                path = line.rstrip("\n").split(maxsplit=5)[-1]
-                if path.endswith("/libascendcl.so"):
-                    set_library_dir(os.path.dirname(path))
-                    return
-    except OSError:
-        pass

@@ -153,13 +153,24 @@ FEATURE_MINIMUMS = {"BF16": {"runtimeVersion": "7.1"}, "INF_NAN": {"runtimeVersi
 SW_CONFIG = os.path.join("data", "ascendcl_config", "swFeatureList.json")
 RUNTIME_INFO = os.path.join("share", "info", "runtime", "version.info")
 _SEARCH_DEPTH = 8
-_library_dir: list = []         # [the directory of the loaded libascendcl.so] (npusim.cabi)
+_library: list = []             # [the directory of the loaded libascendcl.so], once found
 
 
-def set_library_dir(path: str) -> None:
-    """Where ``libascendcl.so`` was loaded from (the C library calls this as it starts): the
-    attributes are looked for from there, as the runtime looks from its own library."""
-    _library_dir[:] = [path]
+def _library_dir() -> str | None:
+    """The directory this process mapped ``libascendcl.so`` from (/proc/self/maps: npusim's C
+    library, when a C program runs on it), None in a Python process without it. Looked up at
+    the first query that needs it, kept once found (a loaded library is never unloaded)."""
+    if not _library:
+        try:
+            with open("/proc/self/maps", encoding="utf-8", errors="replace") as f:
+                for line in f:
+                    path = line.rstrip("\n").split(maxsplit=5)[-1]
+                    if path.endswith("/libascendcl.so"):
+                        _library.append(os.path.dirname(path))
+                        break
+        except OSError:
+            pass
+    return _library[0] if _library else None
 
 
 def _find_up(start: str, rel: str) -> str | None:
@@ -198,9 +209,8 @@ def cann_attributes():
     else the nearest of D's parents (missing or no ``Version=`` 500000). An attribute is
     available when the runtime's version reaches the one it needs (none set: always) and the
     chip's SoCInfo key, where it names one, is 1 (``Profile.soc_features``)."""
-    if _library_dir:
-        lib = _library_dir[0]
-    else:
+    lib = _library_dir()
+    if lib is None:
         home = os.environ.get("ASCEND_HOME_PATH", "")
         lib = os.path.join(home, "lib64") if home else ""
     if not lib:
